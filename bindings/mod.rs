@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Raw bindings of the MMC host API and the clock provider API.
+//!
+//! `scripts/build-module.sh` generates `build/bindings/mmc_generated.rs` from
+//! `bindings/mmc_helper.h` with the kernel's own bindgen command line,
+//! restricted to `include/linux/mmc/` and `include/linux/clk-provider.h`.
+//! Every other type (`struct device`, `struct scatterlist`, ...) comes from
+//! `kernel::bindings`, which is re-exported here so that this module is the
+//! single place `mmc.rs` and `clkc.rs` take raw C items from. Items defined
+//! by the generated file take precedence over the glob re-export.
+//!
+//! Nothing outside `mmc.rs` and `clkc.rs` uses this module.
+
+#![allow(
+    clippy::all,
+    clippy::undocumented_unsafe_blocks,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    dead_code,
+    improper_ctypes,
+    missing_docs,
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    unreachable_pub,
+    unsafe_op_in_unsafe_fn,
+    unused_imports
+)]
+
+pub(crate) use kernel::bindings::*;
+use kernel::ffi;
+use pin_init::MaybeZeroable;
+
+include!("../build/bindings/mmc_generated.rs");

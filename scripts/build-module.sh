@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Build the meson_mx_sdhc_rs module out of tree.
+#
+#   scripts/build-module.sh          bindings + module (meson_mx_sdhc_rs.ko in the repo top)
+#   scripts/build-module.sh check    rustfmt --check on our sources, then the build with CLIPPY=1
+#   scripts/build-module.sh clean    remove the module build products and the generated bindings
+#
+# Variables (environment or make command line):
+#   KDIR   kernel build directory (O=) of a Linux 7.3 tree with CONFIG_RUST
+#          (default: the test kernel, $CACHE/kernel)
+#   ARCH   default arm
+#   LLVM   default -19
+#
+# The MMC host and clock-provider bindings are generated here with the very
+# bindgen command line the kernel used for its own bindings (read from
+# $KDIR/rust/bindings/.bindings_generated.rs.cmd), restricted to
+# include/linux/mmc/ and include/linux/clk-provider.h.  They go to build/,
+# never into the source tree.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+kbuild_env
+
+KDIR=${KDIR:-$CACHE/kernel}
+ARCH=${ARCH:-arm}
+LLVM=${LLVM:-$LLVM_SUFFIX}
+GEN="$TOP/build/bindings"
+HDR="$TOP/bindings/mmc_helper.h"
+OUT="$GEN/mmc_generated.rs"
+
+# Our Rust sources: rustfmt follows the crate root's `mod` items to mmc.rs,
+# clkc.rs, regs.rs and bindings/mod.rs (not into the generated file, which is
+# include!()d).  Top-level files that are not modules are checked too.
+rust_sources() {
+    local f
+    echo "$TOP/meson_mx_sdhc_rs.rs"
+    for f in "$TOP"/*.rs; do
+        grep -qE "^mod $(basename "$f" .rs);" "$TOP/meson_mx_sdhc_rs.rs" ||
+            [ "$f" = "$TOP/meson_mx_sdhc_rs.rs" ] || echo "$f"
+    done
+}
+
+check_kdir() {
+    [ -d "$KDIR" ] || die "KDIR=$KDIR does not exist (run 'make kernel' or set KDIR)"
+    [ -f "$KDIR/.config" ] || die "KDIR=$KDIR is not a configured kernel build directory"
+    grep -qx 'CONFIG_RUST=y' "$KDIR/.config" || die "KDIR=$KDIR was not built with CONFIG_RUST=y"
+    [ -f "$KDIR/rust/bindings/.bindings_generated.rs.cmd" ] ||
+        die "KDIR=$KDIR has no rust/bindings (build the kernel first)"
+}
+
+# Names of the types (struct, union, enum, alias) a generated bindings file defines.
+type_names() {
+    grep -oE '^pub (struct|union|enum|type) [A-Za-z0-9_]+' "$1" | awk '{print $3}' | sort -u
+}
+
+# The kernel's bindgen command line, with our header, our output and our allowlist.
+gen_bindings() {
+    local cmdfile="$KDIR/rust/bindings/.bindings_generated.rs.cmd" cmd tmp
+    cmd=$(sed -n 's|^savedcmd_rust/bindings/bindings_generated.rs := ||p' "$cmdfile")
+    [ -n "$cmd" ] || die "cannot read the bindgen command from $cmdfile"
+    # Drop the trailing post-processing, the dep-file flag and the enum
+    # attributes that need #![feature(cfi_encoding)] (not allowed in modules).
+    cmd=${cmd%%; sed *}
+    cmd=$(sed -E \
+        -e 's/ -Wp,-MMD,[^ ]+//' \
+        -e "s/ --with-attribute-custom-enum=[^ ]+//g" \
+        <<<"$cmd")
+    case "$cmd" in "bindgen "*" -o rust/bindings/bindings_generated.rs"*" -- "*) ;;
+        *) die "unexpected bindgen command in $cmdfile" ;;
+    esac
+    # bindgen <kernel header> ... -o <kernel output> ... -- <clang flags>
+    local head=${cmd%% -- *} clang=${cmd#* -- }
+    head=${head#bindgen }
+    head=${head#* }                      # the kernel's bindings_helper.h
+    head=${head/ -o rust\/bindings\/bindings_generated.rs/}
+    mkdir -p "$GEN"
+    tmp="$OUT.tmp"
+    run_bindgen() {
+        (
+            cd "$KDIR"
+            eval "bindgen \"\$HDR\" $head -o \"\$tmp\"" \
+                "--allowlist-file '.*/include/linux/mmc/.*'" \
+                "--allowlist-file '.*/include/linux/clk-provider.h'" \
+                "--allowlist-var 'RUST_CONST_HELPER_.*'" \
+                "--no-recursive-allowlist" \
+                "$*" \
+                "-- $clang"
+        ) || die "bindgen failed"
+    }
+    # Types our headers merely forward-declare (struct clk, struct regulator, ...)
+    # come out as opaque copies; the kernel crate already has them, so a second
+    # pass leaves them out and the kernel's types are used.
+    run_bindgen
+    local dup block=()
+    for dup in $(comm -12 \
+        <(type_names "$tmp") \
+        <(type_names "$KDIR/rust/bindings/bindings_generated.rs")); do
+        case "$dup" in __*) ;; *) block+=("--blocklist-type '^$dup\$'") ;; esac
+    done
+    [ ${#block[@]} = 0 ] || run_bindgen "${block[@]}"
+    sed -Ei 's/pub const RUST_CONST_HELPER_([a-zA-Z0-9_]*)/pub const \1/g' "$tmp"
+    grep -q 'pub struct mmc_host ' "$tmp" || die "generated bindings lack struct mmc_host"
+    # Keep the old file (and its mtime) when nothing changed: no needless rebuilds.
+    if cmp -s "$tmp" "$OUT"; then rm -f "$tmp"; else mv "$tmp" "$OUT"; fi
+}
+
+kmake() {
+    make -C "$KDIR" M="$TOP" ARCH="$ARCH" LLVM="$LLVM" RUST_LIB_SRC="$(rust_lib_src)" \
+        -j"$(nproc)" "$@"
+}
+
+case "${1:-build}" in
+build)
+    check_kdir
+    gen_bindings
+    kmake modules
+    [ -f "$TOP/meson_mx_sdhc_rs.ko" ] || die "meson_mx_sdhc_rs.ko was not produced"
+    log "built $TOP/meson_mx_sdhc_rs.ko"
+    ;;
+check)
+    check_kdir
+    src=$(readlink -f "$KDIR/source" 2>/dev/null || echo "$KDIR")
+    cfg=()
+    [ -f "$src/.rustfmt.toml" ] && cfg=(--config-path "$src/.rustfmt.toml")
+    mapfile -t files < <(rust_sources)
+    rustfmt --check --edition 2021 "${cfg[@]}" "${files[@]}" || die "rustfmt: sources are not formatted"
+    log "rustfmt clean"
+    gen_bindings
+    # Force the crate to be recompiled under clippy.
+    rm -f "$TOP/meson_mx_sdhc_rs.o"
+    kmake CLIPPY=1 modules
+    log "clippy clean"
+    ;;
+clean)
+    if [ -d "$KDIR" ]; then kmake clean; fi
+    rm -rf "$GEN"
+    ;;
+*)
+    die "usage: $0 [build|check|clean]"
+    ;;
+esac
