@@ -1,0 +1,936 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Amlogic Meson6/Meson8/Meson8b/Meson8m2 SDHC MMC host controller driver.
+//!
+//! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the
+//! hardware the same way. The driver logic in this file is safe Rust; the raw
+//! MMC host API lives in `mmc.rs`, the controller's clock tree in `clkc.rs`
+//! and the register map in `regs.rs`.
+
+use kernel::{
+    clk::Clk,
+    device::{Bound, Core, Device},
+    io::{poll::read_poll_timeout, Io},
+    irq::{self, IrqReturn, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration},
+    new_mutex, new_spinlock_irq,
+    num::Bounded,
+    of, platform,
+    prelude::*,
+    sync::{Arc, Mutex, SpinLockIrq},
+    time::{
+        delay::{fsleep, udelay},
+        Delta,
+    },
+};
+
+mod bindings;
+mod clkc;
+mod mmc;
+mod regs;
+
+use clkc::Clkc;
+use mmc::{BusWidth, Host, HostConfig, HostOps, Ios, PowerMode, Request, UnregisteredHost};
+use regs::{update_bits, Regs, ALL_IRQS, REGS_SIZE};
+
+/// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
+const MAX_BLK_SIZE: u32 = 512;
+/// Tuning commands that must all succeed at one RX phase.
+const NUM_TUNING_TRIES: u32 = 10;
+/// Largest request: 128 KiB.
+const MAX_REQ_SIZE: u32 = 128 * 1024;
+/// `FIELD_GET(MESON_SDHC_SEND_TOTAL_PACK, ~0)`: 16 bits of block count.
+const MAX_BLK_COUNT: u32 = 0xffff;
+/// Longest busy wait, in milliseconds.
+const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
+
+const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(1);
+const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
+const WAIT_BEFORE_SEND_SLEEP: Delta = Delta::from_micros(1);
+const WAIT_BEFORE_SEND_TIMEOUT: Delta = Delta::from_micros(200);
+
+/// What differs between the SoC generations (`struct meson_mx_sdhc_data`).
+#[derive(Clone, Copy)]
+struct SocData {
+    /// SoC specific part of the hardware initialisation.
+    init_hw: fn(&Regs<'_>),
+    /// Switches the controller to DMA for a transfer in the given direction (`true`: write).
+    set_pdma: fn(&Regs<'_>, bool),
+    /// Waits until the controller may start the command.
+    wait_before_send: Option<fn(&Sdhc<'_>, &CmdInfo)>,
+    /// Whether the hardware flushes the FIFO itself, also for reads.
+    hardware_flush_all_cmds: bool,
+}
+
+/// Meson6, Meson8 and Meson8b.
+const MESON8: SocData = SocData {
+    init_hw: init_hw_meson8,
+    set_pdma: set_pdma_meson8,
+    wait_before_send: Some(wait_before_send_meson8),
+    hardware_flush_all_cmds: false,
+};
+
+/// Meson8m2.
+const MESON8M2: SocData = SocData {
+    init_hw: init_hw_meson8m2,
+    set_pdma: set_pdma_meson8m2,
+    wait_before_send: None,
+    hardware_flush_all_cmds: true,
+};
+
+fn init_hw_meson8(regs: &Regs<'_>) {
+    regs.write_reg(
+        regs::MISC::zeroed()
+            .with_const_txstart_thres::<7>()
+            .with_const_wcrc_err_patt::<5>()
+            .with_const_wcrc_ok_patt::<2>(),
+    );
+    regs.write_reg(
+        regs::ENHC_MESON6::zeroed()
+            .with_const_rxfifo_th::<63>()
+            .with_dma_wr_resp(true)
+            .with_const_rx_timeout::<255>()
+            .with_const_sdio_irq_period::<12>(),
+    );
+}
+
+fn set_pdma_meson8(regs: &Regs<'_>, write: bool) {
+    if write {
+        update_bits!(regs, PDMA, |r| r
+            .with_dma_mode(true)
+            .with_const_rd_burst::<31>()
+            .with_txfifo_fill(true));
+        update_bits!(regs, PDMA, |r| r.with_const_rd_burst::<15>());
+    } else {
+        update_bits!(regs, PDMA, |r| r
+            .with_dma_mode(true)
+            .with_const_rxfifo_manual_flush::<1>());
+    }
+}
+
+fn wait_before_send_meson8(sdhc: &Sdhc<'_>, cmd: &CmdInfo) {
+    let mut last = 0;
+    let esta = read_poll_timeout(
+        || Ok(sdhc.regs.read(regs::ESTA).into_raw()),
+        |v| {
+            last = *v;
+            *v == 0
+        },
+        WAIT_BEFORE_SEND_SLEEP,
+        WAIT_BEFORE_SEND_TIMEOUT,
+    );
+    if esta.is_err() {
+        dev_warn!(
+            sdhc.dev,
+            "Failed to wait for ESTA to clear: 0x{:08x}\n",
+            last
+        );
+    }
+
+    if cmd.data.is_some_and(|d| d.write) {
+        let fill = read_poll_timeout(
+            || Ok(sdhc.regs.read(regs::STAT)),
+            |s| s.txfifo_cnt().get() != 0,
+            WAIT_BEFORE_SEND_SLEEP,
+            WAIT_BEFORE_SEND_TIMEOUT,
+        );
+        if fill.is_err() {
+            dev_warn!(sdhc.dev, "Failed to wait for TX FIFO to fill\n");
+        }
+    }
+}
+
+fn init_hw_meson8m2(regs: &Regs<'_>) {
+    regs.write_reg(
+        regs::MISC::zeroed()
+            .with_const_txstart_thres::<6>()
+            .with_const_wcrc_err_patt::<5>()
+            .with_const_wcrc_ok_patt::<2>(),
+    );
+    regs.write_reg(
+        regs::ENHC::zeroed()
+            .with_const_rxfifo_th::<64>()
+            .with_const_meson8m2_debug::<1>()
+            .with_meson8m2_wrrsp_mode(true)
+            .with_const_sdio_irq_period::<12>(),
+    );
+}
+
+fn set_pdma_meson8m2(regs: &Regs<'_>, _write: bool) {
+    update_bits!(regs, PDMA, |r| r.with_dma_mode(true));
+}
+
+/// Resets the whole controller.
+fn reset(regs: &Regs<'_>) {
+    regs.write_reg(
+        regs::SRST::zeroed()
+            .with_main_ctrl(true)
+            .with_rxfifo(true)
+            .with_txfifo(true)
+            .with_dphy_rx(true)
+            .with_dphy_tx(true)
+            .with_dma_if(true),
+    );
+    fsleep(Delta::from_micros(10));
+
+    regs.write_reg(regs::SRST::zeroed());
+    fsleep(Delta::from_micros(10));
+}
+
+/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`).
+fn init_hw(regs: &Regs<'_>, soc: &SocData) {
+    reset(regs);
+
+    regs.write_reg(
+        regs::CTRL::zeroed()
+            .with_const_rx_period::<0xf>()
+            .with_const_rx_timeout::<0x7f>()
+            .with_const_rx_endian::<0x7>()
+            .with_const_tx_endian::<0x7>(),
+    );
+
+    // Start with a valid divider and enable the memory (un-setting MEM_PWR_OFF).
+    regs.write_reg(regs::CLKC::zeroed().with_const_clk_div::<0xfff>());
+
+    regs.write_reg(regs::CLK2::zeroed().with_const_sd_clk_phase::<1>());
+
+    regs.write_reg(
+        regs::PDMA::zeroed()
+            .with_dma_urgent(true)
+            .with_const_wr_burst::<7>()
+            .with_const_txfifo_th::<49>()
+            .with_const_rd_burst::<15>()
+            .with_const_rxfifo_th::<7>(),
+    );
+
+    // Some initialization bits depend on the SoC.
+    (soc.init_hw)(regs);
+
+    // Disable and mask all interrupts.
+    regs.write_reg(regs::ICTL::zeroed());
+    regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
+}
+
+/// The data phase of a command, as far as the controller needs it.
+#[derive(Clone, Copy)]
+struct DataInfo {
+    blksz: u32,
+    blocks: u32,
+    write: bool,
+    /// DMA address of the single mapped segment.
+    dma_addr: u32,
+}
+
+/// A command, as far as the controller needs it.
+#[derive(Clone, Copy)]
+struct CmdInfo {
+    opcode: u32,
+    arg: u32,
+    resp_present: bool,
+    resp_136: bool,
+    resp_crc: bool,
+    resp_busy: bool,
+    data: Option<DataInfo>,
+}
+
+/// What `set_ios` and `request` share (serialized by the MMC core).
+struct IosState {
+    /// The outcome of the last `set_ios`; requests fail with it (`host->error`).
+    error: Option<Error>,
+    /// Whether the four gate clocks are on.
+    clks_enabled: bool,
+}
+
+/// A "pclk" that is prepared and enabled for as long as this object lives.
+struct EnabledClk(Clk);
+
+impl EnabledClk {
+    fn new(clk: Clk) -> Result<Self> {
+        clk.prepare_enable()?;
+        Ok(Self(clk))
+    }
+}
+
+impl Drop for EnabledClk {
+    fn drop(&mut self) {
+        self.0.disable_unprepare();
+    }
+}
+
+/// The controller (`struct meson_mx_sdhc_host`), shared by the MMC callbacks and the IRQ
+/// handlers.
+///
+/// Teardown order: the gate clocks are switched off in `drop`, then the fields go in
+/// declaration order: pclk off, clock tree unregistered, registers unmapped.
+#[pin_data(PinnedDrop)]
+struct Sdhc<'a> {
+    dev: &'a Device<Bound>,
+    soc: SocData,
+    pclk: EnabledClk,
+    clkc: Clkc<'a>,
+    regs: Arc<Regs<'a>>,
+    /// The request in flight, from `request` until the threaded IRQ handler completes it.
+    #[pin]
+    cur: SpinLockIrq<Option<Request>>,
+    #[pin]
+    ios: Mutex<IosState>,
+}
+
+#[pinned_drop]
+impl PinnedDrop for Sdhc<'_> {
+    fn drop(self: Pin<&mut Self>) {
+        let mut st = self.ios.lock();
+        self.disable_clks(&mut st);
+    }
+}
+
+impl<'a> Sdhc<'a> {
+    fn disable_clks(&self, st: &mut IosState) {
+        if st.clks_enabled {
+            self.clkc.disable();
+            st.clks_enabled = false;
+        }
+    }
+
+    fn enable_clks(&self, st: &mut IosState) -> Result {
+        if !st.clks_enabled {
+            self.clkc.enable()?;
+            st.clks_enabled = true;
+        }
+        Ok(())
+    }
+
+    /// Resets the FIFOs if they hold anything.
+    fn clear_fifo(&self) {
+        let stat = self.regs.read(regs::STAT);
+        if stat.rxfifo_cnt().get() == 0 && stat.txfifo_cnt().get() == 0 {
+            return;
+        }
+
+        self.regs.write_reg(
+            regs::SRST::zeroed()
+                .with_rxfifo(true)
+                .with_txfifo(true)
+                .with_main_ctrl(true),
+        );
+        udelay(Delta::from_micros(5));
+
+        let stat = self.regs.read(regs::STAT);
+        if stat.rxfifo_cnt().get() != 0 || stat.txfifo_cnt().get() != 0 {
+            dev_warn!(
+                self.dev,
+                "Failed to clear FIFOs, RX: {}, TX: {}\n",
+                stat.rxfifo_cnt().get(),
+                stat.txfifo_cnt().get()
+            );
+        }
+    }
+
+    /// Waits until the controller is idle; resets it if it does not get there.
+    fn wait_cmd_ready(&self, opcode: u32) {
+        let busy = read_poll_timeout(
+            || Ok(self.regs.read(regs::STAT)),
+            |s| !s.cmd_busy(),
+            WAIT_CMD_READY_SLEEP,
+            WAIT_CMD_READY_TIMEOUT,
+        );
+        if busy.is_err() {
+            dev_warn!(
+                self.dev,
+                "Failed to poll for CMD_BUSY while processing CMD{}\n",
+                opcode
+            );
+            reset(&self.regs);
+        }
+
+        let esta = read_poll_timeout(
+            || Ok(self.regs.read(regs::ESTA)),
+            |e| e.esta_11_13().get() == 0,
+            WAIT_CMD_READY_SLEEP,
+            WAIT_CMD_READY_TIMEOUT,
+        );
+        if esta.is_err() {
+            dev_warn!(
+                self.dev,
+                "Failed to poll for ESTA[13:11] while processing CMD{}\n",
+                opcode
+            );
+            reset(&self.regs);
+        }
+    }
+
+    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`).
+    fn start_cmd(&self, cmd: &CmdInfo) {
+        let mut ictl = regs::ICTL::zeroed()
+            .with_data_timeout(true)
+            .with_data_err_crc(true)
+            .with_rxfifo_full(true)
+            .with_txfifo_empty(true)
+            .with_resp_timeout(true)
+            .with_resp_err_crc(true);
+
+        let mut send = regs::SEND::zeroed().with_cmd_index(Bounded::from_expr(cmd.opcode & 0x3f));
+        let pack_len;
+        let mut manual_stop = false;
+
+        if let Some(data) = cmd.data {
+            send = send
+                .with_cmd_has_data(true)
+                .with_total_pack(Bounded::from_expr(data.blocks.wrapping_sub(1) & 0xffff));
+
+            pack_len = if data.blksz < MAX_BLK_SIZE {
+                data.blksz
+            } else {
+                0
+            };
+
+            if data.write {
+                send = send.with_data_dir(true);
+            }
+
+            // Without data the controller raises RESP_OK; with data it raises DMA_DONE
+            // (hardware flush) or DATA_XFER_OK (software flush), regardless of DAT0 busy.
+            ictl = if self.soc.hardware_flush_all_cmds || data.write {
+                ictl.with_dma_done(true)
+            } else {
+                ictl.with_data_xfer_ok(true)
+            };
+
+            // Like the vendor driver, set MANUAL_STOP for multi-block SD_IO_RW_EXTENDED only:
+            // firmware downloads to BCM43362 SDIO cards time out without it.
+            manual_stop = data.blocks > 1 && cmd.opcode == mmc::SD_IO_RW_EXTENDED;
+        } else {
+            pack_len = 0;
+            ictl = ictl.with_resp_ok(true);
+        }
+
+        update_bits!(self.regs, MISC, |r| r.with_manual_stop(manual_stop));
+
+        if cmd.opcode == mmc::MMC_STOP_TRANSMISSION {
+            send = send.with_data_stop(true);
+        }
+        if cmd.resp_present {
+            send = send.with_cmd_has_resp(true);
+        }
+        if cmd.resp_136 {
+            send = send.with_resp_len(true).with_resp_no_crc(true);
+        }
+        if !cmd.resp_crc {
+            send = send.with_resp_no_crc(true);
+        }
+        if cmd.resp_busy {
+            send = send.with_r1b(true);
+        }
+
+        // Enable the new IRQs and mask all pending ones.
+        self.regs.write_reg(ictl);
+        self.regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
+
+        self.regs.write_reg(regs::ARGU::from_raw(cmd.arg));
+
+        update_bits!(self.regs, CTRL, |r| r
+            .with_pack_len(Bounded::from_expr(pack_len & 0x1ff)));
+
+        if let Some(data) = cmd.data {
+            self.regs.write_reg(regs::ADDR::from_raw(data.dma_addr));
+        }
+
+        self.wait_cmd_ready(cmd.opcode);
+
+        if let Some(data) = cmd.data {
+            (self.soc.set_pdma)(&self.regs, data.write);
+        }
+
+        if let Some(wait) = self.soc.wait_before_send {
+            wait(self, cmd);
+        }
+
+        self.regs.write_reg(send);
+    }
+
+    /// Maps the request's data and collects what `start_cmd` needs.
+    fn prepare(&self, mrq: &mut Request) -> Result<CmdInfo> {
+        let dma_addr = if mrq.cmd().data().is_some() {
+            let addr = mrq.map_dma().inspect_err(|e| match e {
+                mmc::DmaMapError::Segments(n) => dev_err!(
+                    self.dev,
+                    "request mapped to {} DMA segments, only 1 is supported\n",
+                    n
+                ),
+                _ => dev_err!(self.dev, "dma_map_sg failed\n"),
+            })?;
+            Some(u32::try_from(addr).map_err(|_| {
+                dev_err!(self.dev, "DMA address {:#x} beyond 32 bits\n", addr);
+                mrq.unmap_dma();
+                EIO
+            })?)
+        } else {
+            None
+        };
+
+        let cmd = mrq.cmd();
+        Ok(CmdInfo {
+            opcode: cmd.opcode(),
+            arg: cmd.arg(),
+            resp_present: cmd.resp_present(),
+            resp_136: cmd.resp_136(),
+            resp_crc: cmd.resp_crc(),
+            resp_busy: cmd.resp_busy(),
+            data: cmd.data().zip(dma_addr).map(|(d, dma_addr)| DataInfo {
+                blksz: d.blksz(),
+                blocks: d.blocks(),
+                write: d.is_write(),
+                dma_addr,
+            }),
+        })
+    }
+
+    /// Programs the bus clock (`meson_mx_sdhc_set_clk()`).
+    fn set_clk(&self, host: &Host, st: &mut IosState, ios: &Ios) -> Result {
+        self.disable_clks(st);
+
+        if ios.clock == 0 {
+            host.set_actual_clock(0);
+            return Ok(());
+        }
+
+        self.clkc.set_rate(ios.clock).inspect_err(|e| {
+            dev_warn!(
+                self.dev,
+                "Failed to set MMC clock to {}Hz: {}\n",
+                ios.clock,
+                e.to_errno()
+            )
+        })?;
+
+        self.enable_clks(st)?;
+
+        host.set_actual_clock(self.clkc.rate());
+
+        // Phase 90 should work in most cases. For data transmission, execute_tuning() will find
+        // a accurate value.
+        let rx_clk_phase = self.regs.read(regs::CLKC).clk_div() / 4;
+        update_bits!(self.regs, CLK2, |r| r
+            .with_rx_clk_phase(regs::phase(rx_clk_phase)));
+
+        Ok(())
+    }
+
+    fn do_set_ios(&self, host: &Host, st: &mut IosState, ios: &Ios) -> Result {
+        match ios.power_mode {
+            PowerMode::Off => host.set_vmmc_ocr(0)?,
+            PowerMode::Up => host.set_vmmc_ocr(ios.vdd)?,
+            PowerMode::On | PowerMode::Undefined => {}
+        }
+
+        self.set_clk(host, st, ios)?;
+
+        let dat_type = match ios.bus_width {
+            BusWidth::One => 0,
+            BusWidth::Four => 1,
+            BusWidth::Eight => 2,
+            BusWidth::Other(w) => {
+                dev_err!(self.dev, "unsupported bus width: {}\n", w);
+                return Err(EINVAL);
+            }
+        };
+        update_bits!(self.regs, CTRL, |r| r
+            .with_dat_type(Bounded::from_expr(dat_type & 0x3)));
+
+        Ok(())
+    }
+
+    /// Reads response word `idx` through the `ARGU` window.
+    fn read_response(&self, idx: u32) -> u32 {
+        update_bits!(self.regs, PDMA, |r| r.with_dma_mode(false));
+        update_bits!(self.regs, PDMA, |r| r
+            .with_pio_rdresp(Bounded::from_expr(idx & 0x7)));
+        self.regs.read(regs::ARGU).into_raw()
+    }
+
+    /// Disables the interrupts and completes the request (`meson_mx_sdhc_request_done()`).
+    fn request_done(&self, mrq: Request) {
+        update_bits!(self.regs, ICTL, |r| regs::ICTL::from_raw(
+            r.into_raw() & !ALL_IRQS
+        ));
+        update_bits!(self.regs, ISTA, |r| regs::ISTA::from_raw(
+            r.into_raw() | ALL_IRQS
+        ));
+
+        mrq.done();
+    }
+
+    /// Hard IRQ handler: records errors, defers the rest to the thread.
+    fn irq(&self) -> ThreadedIrqReturn {
+        let ictl = self.regs.read(regs::ICTL).into_raw();
+        let ista = self.regs.read(regs::ISTA);
+
+        if ictl & ista.into_raw() == 0 {
+            return ThreadedIrqReturn::None;
+        }
+
+        let cur = self.cur.lock();
+        let Some(mrq) = cur.as_ref() else {
+            // No command is in flight: not ours to handle.
+            return ThreadedIrqReturn::None;
+        };
+        let cmd = mrq.cmd();
+
+        if ista.rxfifo_full() || ista.txfifo_empty() {
+            cmd.set_error(EIO);
+        } else if ista.resp_err_crc() {
+            cmd.set_error(EILSEQ);
+        } else if ista.resp_timeout() {
+            cmd.set_error(ETIMEDOUT);
+        }
+
+        if let Some(data) = cmd.data() {
+            if ista.data_err_crc() {
+                data.set_error(EILSEQ);
+            } else if ista.data_timeout() {
+                data.set_error(ETIMEDOUT);
+            }
+        }
+
+        if cmd.error().is_some() || cmd.data().is_some_and(|d| d.error().is_some()) {
+            dev_dbg!(
+                self.dev,
+                "CMD{} error, ISTA: 0x{:08x}\n",
+                cmd.opcode(),
+                ista.into_raw()
+            );
+        }
+
+        ThreadedIrqReturn::WakeThread
+    }
+
+    /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
+    fn irq_thread(&self) -> IrqReturn {
+        let Some(mut mrq) = self.cur.lock().take() else {
+            dev_warn!(self.dev, "interrupt thread without a command in flight\n");
+            return IrqReturn::Handled;
+        };
+        let opcode = mrq.cmd().opcode();
+
+        let data_ok = mrq
+            .cmd()
+            .data()
+            .filter(|d| d.error().is_none())
+            .map(|d| (d.is_read(), d.blksz().wrapping_mul(d.blocks())));
+        if let Some((is_read, bytes)) = data_ok {
+            if !self.soc.hardware_flush_all_cmds && is_read {
+                self.wait_cmd_ready(opcode);
+
+                // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
+                // 2. Without this, reading SD cards sometimes transfers garbage, which results
+                // in cards not being detected due to: unrecognised SCR structure version.
+                update_bits!(self.regs, PDMA, |r| r.with_rxfifo_manual_flush(
+                    Bounded::from_expr((r.rxfifo_manual_flush().get() | 2) & 0x3)
+                ));
+            }
+
+            mrq.unmap_dma();
+
+            if let Some(data) = mrq.cmd().data() {
+                data.set_bytes_xfered(bytes);
+            }
+        }
+
+        self.wait_cmd_ready(opcode);
+
+        let cmd = mrq.cmd();
+        if cmd.resp_136() {
+            cmd.set_resp(0, self.read_response(4));
+            cmd.set_resp(1, self.read_response(3));
+            cmd.set_resp(2, self.read_response(2));
+            cmd.set_resp(3, self.read_response(1));
+        } else {
+            cmd.set_resp(0, self.read_response(0));
+        }
+
+        if matches!(cmd.error(), Some(e) if e == EIO || e == ETIMEDOUT) {
+            reset(&self.regs);
+        } else if cmd.data().is_some() {
+            // Clear the FIFOs after completing data transfers to prevent corrupting data on
+            // write access. It's not clear why this is needed (for reads and writes), but it
+            // mimics what the BSP kernel did.
+            self.clear_fifo();
+        }
+
+        // Data that failed is unmapped on completion.
+        self.request_done(mrq);
+
+        IrqReturn::Handled
+    }
+
+    /// Whether all tuning commands succeed at the current RX phase.
+    fn tuning_point_matches(&self, host: &Host, opcode: u32) -> bool {
+        (0..NUM_TUNING_TRIES)
+            .filter(|_| host.send_tuning(opcode).is_ok())
+            .count()
+            == NUM_TUNING_TRIES as usize
+    }
+
+    fn set_rx_phase(&self, phase: u32) {
+        update_bits!(self.regs, CLK2, |r| r.with_rx_clk_phase(regs::phase(phase)));
+    }
+}
+
+impl HostOps for Sdhc<'_> {
+    fn request(&self, _host: &Host, mut mrq: Request) {
+        let error = self.ios.lock().error;
+        let info = match error {
+            Some(e) => Err(e),
+            None => self.prepare(&mut mrq),
+        };
+
+        match info {
+            Err(e) => {
+                mrq.cmd().set_error(e);
+                mrq.done();
+            }
+            Ok(info) => {
+                *self.cur.lock() = Some(mrq);
+                self.start_cmd(&info);
+            }
+        }
+    }
+
+    fn set_ios(&self, host: &Host, ios: &Ios) {
+        let mut st = self.ios.lock();
+        let result = self.do_set_ios(host, &mut st, ios);
+        st.error = result.err();
+    }
+
+    fn card_busy(&self, _host: &Host) -> bool {
+        self.regs.read(regs::STAT).dat3_0().get() == 0
+    }
+
+    fn execute_tuning(&self, host: &Host, opcode: u32) -> Result {
+        let old_phase = self.regs.read(regs::CLK2).rx_clk_phase().get();
+        let div = self.regs.read(regs::CLKC).clk_div().get();
+
+        let (mut start, mut len) = (0, 0);
+        let (mut best_start, mut best_len) = (0, 0);
+
+        for curr_phase in 0..=div {
+            self.set_rx_phase(curr_phase);
+
+            if self.tuning_point_matches(host, opcode) {
+                if len == 0 {
+                    start = curr_phase;
+                    dev_dbg!(self.dev, "New RX phase window starts at {}\n", start);
+                }
+                len += 1;
+            } else {
+                if len > best_len {
+                    best_start = start;
+                    best_len = len;
+                    dev_dbg!(
+                        self.dev,
+                        "New best RX phase window: {} - {}\n",
+                        best_start,
+                        best_start + best_len
+                    );
+                }
+                // Reset the current window.
+                len = 0;
+            }
+        }
+
+        let new_phase = if len > best_len {
+            // The last window is the best (or possibly only) window.
+            start + len / 2
+        } else if best_len != 0 {
+            // There was a better window than the last.
+            best_start + best_len / 2
+        } else {
+            // No window was found at all, reset to the original phase.
+            old_phase
+        };
+
+        self.set_rx_phase(new_phase);
+
+        if len == 0 && best_len == 0 {
+            return Err(EIO);
+        }
+
+        dev_dbg!(self.dev, "Tuned RX clock phase to {}\n", new_phase);
+
+        Ok(())
+    }
+}
+
+/// The IRQ handlers' view of the controller.
+struct IrqHandler<'a>(Arc<Sdhc<'a>>);
+
+impl ThreadedHandler for IrqHandler<'_> {
+    fn handle(&self) -> ThreadedIrqReturn {
+        self.0.irq()
+    }
+
+    fn handle_threaded(&self) -> IrqReturn {
+        self.0.irq_thread()
+    }
+}
+
+/// Everything a bound device owns.
+///
+/// Fields drop in declaration order, which is the remove path: the MMC host is removed first
+/// (no more requests or callbacks), then the IRQ is freed, then the last reference to the
+/// controller goes and with it the clocks and the register mapping.
+#[pin_data]
+struct SdhcData<'bound> {
+    mmc: mmc::Registration<Sdhc<'bound>>,
+    #[pin]
+    irq: ThreadedRegistration<'bound, IrqHandler<'bound>>,
+    sdhc: Arc<Sdhc<'bound>>,
+}
+
+/// Logs a probe failure unless it is a deferral.
+fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
+    if e != EPROBE_DEFER {
+        dev_err!(dev, "{}: error {}\n", what, e.to_errno());
+    }
+    e
+}
+
+struct SdhcDriver;
+
+kernel::of_device_table!(
+    OF_TABLE,
+    <SdhcDriver as platform::Driver>::IdInfo,
+    [
+        (of::DeviceId::new(c"amlogic,meson8-sdhc"), MESON8),
+        (of::DeviceId::new(c"amlogic,meson8b-sdhc"), MESON8),
+        (of::DeviceId::new(c"amlogic,meson8m2-sdhc"), MESON8M2),
+    ]
+);
+
+impl platform::Driver for SdhcDriver {
+    type IdInfo = SocData;
+    type Data<'bound> = SdhcData<'bound>;
+    const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
+
+    fn probe<'bound>(
+        pdev: &'bound platform::Device<Core<'_>>,
+        info: Option<&'bound Self::IdInfo>,
+    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
+        pin_init::pin_init_scope(move || {
+            let dev: &'bound Device<Bound> = pdev.as_ref();
+
+            let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
+
+            let regs = pdev
+                .io_request_by_index(0)
+                .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?
+                .iomap_sized::<REGS_SIZE>()
+                .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
+            let regs = Arc::new(regs, GFP_KERNEL)?;
+
+            let pclk = Clk::get(dev, Some(c"pclk"))
+                .map_err(|e| probe_err(dev, "missing clock \"pclk\"", e))?;
+            // The mux of the clock tree starts at its first input; without it there is no
+            // bus clock.
+            drop(
+                Clk::get(dev, Some(c"clkin0"))
+                    .map_err(|e| probe_err(dev, "missing clock \"clkin0\"", e))?,
+            );
+
+            // Accessing any register requires the module clock to be enabled.
+            let pclk = EnabledClk::new(pclk)
+                .map_err(|e| probe_err(dev, "Failed to enable 'pclk' clock", e))?;
+
+            init_hw(&regs, &soc);
+
+            let clkc = Clkc::register(dev, regs.clone())
+                .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
+
+            let mut host = UnregisteredHost::new(dev)?;
+
+            // Get regulators and the supported OCR mask.
+            host.regulator_get_supply()
+                .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
+
+            let f_min = clkc
+                .round_rate(1)
+                .map_err(|e| probe_err(dev, "no usable bus clock rate", e))?;
+            let f_max = clkc
+                .round_rate(c_ulong::MAX)
+                .map_err(|e| probe_err(dev, "no usable bus clock rate", e))?;
+            if f_max == 0 {
+                return Err(probe_err(dev, "bus clock has no rate", EINVAL));
+            }
+
+            host.configure(&HostConfig {
+                f_min,
+                f_max,
+                max_req_size: MAX_REQ_SIZE,
+                max_seg_size: MAX_REQ_SIZE,
+                // Exactly one DMA segment per request; a bounce buffer for more comes later.
+                max_segs: 1,
+                max_blk_count: MAX_BLK_COUNT,
+                max_blk_size: MAX_BLK_SIZE,
+                max_busy_timeout: MAX_BUSY_TIMEOUT_MS,
+                max_current_180: 300,
+                max_current_330: 300,
+                caps: mmc::CAP_WAIT_WHILE_BUSY | mmc::CAP_HW_RESET,
+            });
+
+            host.of_parse().map_err(|e| {
+                probe_err(
+                    dev,
+                    "invalid MMC properties in the device tree (bus-width, cd-gpios, ...)",
+                    e,
+                )
+            })?;
+
+            let irq = pdev
+                .irq_by_index(0)
+                .map_err(|e| probe_err(dev, "missing interrupt", e))?;
+
+            let sdhc = Arc::pin_init(
+                try_pin_init!(Sdhc {
+                    dev,
+                    soc,
+                    pclk,
+                    clkc,
+                    regs,
+                    cur <- new_spinlock_irq!(None, "meson_mx_sdhc_rs::cur"),
+                    ios <- new_mutex!(
+                        IosState {
+                            error: None,
+                            clks_enabled: false,
+                        },
+                        "meson_mx_sdhc_rs::ios"
+                    ),
+                }),
+                GFP_KERNEL,
+            )?;
+
+            // SAFETY: The registration becomes a field of the driver data, which the driver
+            // core drops when the device is unbound; it is never leaked.
+            let irq = unsafe {
+                ThreadedRegistration::new(
+                    irq,
+                    irq::Flags::ONESHOT,
+                    c"meson-mx-sdhc-rs",
+                    Ok::<_, Error>(IrqHandler(sdhc.clone())),
+                )
+            };
+
+            Ok(try_pin_init!(SdhcData {
+                irq <- irq,
+                mmc: host.register(sdhc.clone())?,
+                sdhc,
+            }))
+        })
+    }
+}
+
+kernel::module_platform_driver! {
+    type: SdhcDriver,
+    name: "meson-mx-sdhc-rs",
+    authors: ["meson_mx_sdhc_rs developers"],
+    description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
+    license: "GPL",
+}
