@@ -12,11 +12,14 @@ use kernel::{
     device::{Bound, Core, Device},
     io::{poll::read_poll_timeout, Io},
     irq::{self, IrqReturn, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration},
-    new_mutex, new_spinlock_irq,
+    new_mutex,
     num::Bounded,
     of, platform,
     prelude::*,
-    sync::{Arc, Mutex, SpinLockIrq},
+    sync::{
+        atomic::{Acquire, Atomic, Release},
+        Arc, Mutex,
+    },
     time::{
         delay::{fsleep, udelay},
         Delta,
@@ -270,7 +273,10 @@ struct Sdhc<'a> {
     regs: Arc<Regs<'a>>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
-    cur: SpinLockIrq<Option<Request>>,
+    cur: Mutex<Option<Request>>,
+    /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
+    /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
+    irq_ista: Atomic<u32>,
     #[pin]
     ios: Mutex<IosState>,
 }
@@ -559,20 +565,25 @@ impl<'a> Sdhc<'a> {
         mrq.done();
     }
 
-    /// Hard IRQ handler: records errors, defers the rest to the thread.
+    /// Hard IRQ handler: claims the interrupt and hands `ISTA` to the thread.
+    ///
+    /// Unlike the C driver it does not write the command's error here: the request is only
+    /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
+    /// anything looks at them).
     fn irq(&self) -> ThreadedIrqReturn {
         let ictl = self.regs.read(regs::ICTL).into_raw();
-        let ista = self.regs.read(regs::ISTA);
+        let ista = self.regs.read(regs::ISTA).into_raw();
 
-        if ictl & ista.into_raw() == 0 {
+        if ictl & ista == 0 {
             return ThreadedIrqReturn::None;
         }
 
-        let cur = self.cur.lock();
-        let Some(mrq) = cur.as_ref() else {
-            // No command is in flight: not ours to handle.
-            return ThreadedIrqReturn::None;
-        };
+        self.irq_ista.store(ista, Release);
+        ThreadedIrqReturn::WakeThread
+    }
+
+    /// Records the errors `ISTA` reports on the command and its data.
+    fn set_errors(&self, mrq: &Request, ista: regs::ISTA) {
         let cmd = mrq.cmd();
 
         if ista.rxfifo_full() || ista.txfifo_empty() {
@@ -599,8 +610,6 @@ impl<'a> Sdhc<'a> {
                 ista.into_raw()
             );
         }
-
-        ThreadedIrqReturn::WakeThread
     }
 
     /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
@@ -609,6 +618,7 @@ impl<'a> Sdhc<'a> {
             dev_warn!(self.dev, "interrupt thread without a command in flight\n");
             return IrqReturn::Handled;
         };
+        self.set_errors(&mrq, regs::ISTA::from_raw(self.irq_ista.load(Acquire)));
         let opcode = mrq.cmd().opcode();
 
         let data_ok = mrq
@@ -895,7 +905,8 @@ impl platform::Driver for SdhcDriver {
                     pclk,
                     clkc,
                     regs,
-                    cur <- new_spinlock_irq!(None, "meson_mx_sdhc_rs::cur"),
+                    cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
+                    irq_ista: Atomic::new(0),
                     ios <- new_mutex!(
                         IosState {
                             error: None,
