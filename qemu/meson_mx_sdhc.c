@@ -1,0 +1,906 @@
+/*
+ * Amlogic Meson6/8/8b/8m2 SDHC host controller model
+ *
+ * Register layout and behaviour follow what Linux's
+ * drivers/mmc/host/meson-mx-sdhc-mmc.c (and meson-mx-sdhc.h) relies on:
+ *
+ *  - a command is issued by writing SEND (index, response/data flags,
+ *    TOTAL_PACK); ARGU holds the argument;
+ *  - responses are read back through ARGU after PDMA.DMA_MODE is cleared
+ *    and PDMA.PIO_RDRESP selects the word (0: 48-bit response; 4..1: the
+ *    four words of a 136-bit response, most significant first);
+ *  - data moves by DMA at the single address in ADDR: (TOTAL_PACK + 1)
+ *    packets of CTRL.PACK_LEN bytes (0 means 512), in both directions;
+ *  - ICTL enables interrupts, ISTA latches them (write 1 to clear); the
+ *    interrupt line is a level: high while ICTL & ISTA;
+ *  - SRST resets the state machine and FIFOs; STAT shows CMD_BUSY, the
+ *    FIFO counts and the DAT lines; ESTA is zero (no pending error);
+ *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
+ *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
+ *    manual-stop bit.
+ *
+ * Timing model (QEMU_CLOCK_VIRTUAL; run with -icount so results do not
+ * depend on the host): every command costs cmd-latency-ns plus its bits on
+ * the CMD line at the programmed SD clock; a data command adds
+ * read-access-ns (reads) and the packets on DAT at the programmed clock and
+ * bus width (plus start/CRC/end bits per packet).  After a write the card
+ * holds DAT0 low for prog-base-ns + prog-ns-per-kib per KiB: STAT shows it
+ * and the next command starts only when the card is ready again.
+ *
+ * Counters and fault injection are QOM properties (qom-get/qom-set over
+ * QMP); see docs in the project's Documentation/emulated-board.rst.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qemu/bitops.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/irq.h"
+#include "hw/qdev-properties.h"
+#include "hw/sd/meson_mx_sdhc.h"
+#include "system/dma.h"
+#include "exec/address-spaces.h"
+#include "migration/vmstate.h"
+
+#define R_ARGU  (0x00 / 4)
+#define R_SEND  (0x04 / 4)
+#define R_CTRL  (0x08 / 4)
+#define R_STAT  (0x0c / 4)
+#define R_CLKC  (0x10 / 4)
+#define R_ADDR  (0x14 / 4)
+#define R_PDMA  (0x18 / 4)
+#define R_MISC  (0x1c / 4)
+#define R_DATA  (0x20 / 4)
+#define R_ICTL  (0x24 / 4)
+#define R_ISTA  (0x28 / 4)
+#define R_SRST  (0x2c / 4)
+#define R_ESTA  (0x30 / 4)
+#define R_ENHC  (0x34 / 4)
+#define R_CLK2  (0x38 / 4)
+
+/* SEND */
+#define SEND_CMD_INDEX(v)       ((v) & 0x3f)
+#define SEND_CMD_HAS_RESP       BIT(6)
+#define SEND_CMD_HAS_DATA       BIT(7)
+#define SEND_RESP_LEN           BIT(8)
+#define SEND_RESP_NO_CRC        BIT(9)
+#define SEND_DATA_DIR           BIT(10)
+#define SEND_DATA_STOP          BIT(11)
+#define SEND_R1B                BIT(12)
+#define SEND_TOTAL_PACK(v)      (((v) >> 16) & 0xffff)
+
+/* CTRL */
+#define CTRL_DAT_TYPE(v)        ((v) & 0x3)
+#define CTRL_DDR_MODE           BIT(2)
+#define CTRL_PACK_LEN(v)        (((v) >> 4) & 0x1ff)
+
+/* STAT */
+#define STAT_CMD_BUSY           BIT(0)
+#define STAT_DAT3_0_SHIFT       1
+#define STAT_CMD                BIT(5)
+#define STAT_RXFIFO_CNT_SHIFT   6
+#define STAT_TXFIFO_CNT_SHIFT   13
+#define STAT_FIFO_CNT_MASK      0x7f
+#define STAT_DAT7_4_SHIFT       20
+
+/* CLKC */
+#define CLKC_CLK_DIV(v)         ((v) & 0xfff)
+#define CLKC_SD_CLK_EN          BIT(12)
+#define CLKC_RX_CLK_EN          BIT(13)
+#define CLKC_TX_CLK_EN          BIT(14)
+#define CLKC_MOD_CLK_EN         BIT(15)
+#define CLKC_SRC_SEL(v)         (((v) >> 16) & 0x3)
+#define CLKC_MEM_PWR_OFF        (3u << 25)
+
+/* PDMA */
+#define PDMA_DMA_MODE           BIT(0)
+#define PDMA_PIO_RDRESP(v)      (((v) >> 1) & 0x7)
+#define PDMA_TXFIFO_FILL        BIT(31)
+
+/* ICTL / ISTA */
+#define IRQ_RESP_OK             BIT(0)
+#define IRQ_RESP_TIMEOUT        BIT(1)
+#define IRQ_RESP_ERR_CRC        BIT(2)
+#define IRQ_RESP_OK_NOCLEAR     BIT(3)
+#define IRQ_DATA_1PACK_OK       BIT(4)
+#define IRQ_DATA_TIMEOUT        BIT(5)
+#define IRQ_DATA_ERR_CRC        BIT(6)
+#define IRQ_DATA_XFER_OK        BIT(7)
+#define IRQ_DMA_DONE            BIT(11)
+#define IRQ_RXFIFO_FULL         BIT(12)
+#define IRQ_TXFIFO_EMPTY        BIT(13)
+#define IRQ_ALL                 0x7fff
+
+/* SRST */
+#define SRST_MAIN_CTRL          BIT(0)
+#define SRST_RXFIFO             BIT(1)
+#define SRST_TXFIFO             BIT(2)
+#define SRST_DMA_IF             BIT(5)
+
+#define TX_FIFO_WORDS           64
+#define MAX_XFER                (65536u * 512u)
+
+static const char *const fault_names[MESON_FAULT__MAX] = {
+    [MESON_FAULT_NONE] = "none",
+    [MESON_FAULT_DATA_CRC] = "data-crc",
+    [MESON_FAULT_DATA_TIMEOUT] = "data-timeout",
+    [MESON_FAULT_RESP_CRC] = "resp-crc",
+    [MESON_FAULT_RESP_TIMEOUT] = "resp-timeout",
+    [MESON_FAULT_MIXED] = "mixed",
+};
+
+static const char *const fault_dir_names[] = { "any", "read", "write" };
+
+static void meson_mx_sdhc_update_irq(MesonMxSdhcState *s)
+{
+    qemu_set_irq(s->irq, !!(s->regs[R_ICTL] & s->regs[R_ISTA] & IRQ_ALL));
+}
+
+/* The SD clock in Hz, 0 when it is gated or the memory is powered off. */
+static uint64_t meson_mx_sdhc_sd_clk(MesonMxSdhcState *s)
+{
+    uint32_t clkc = s->regs[R_CLKC];
+
+    if (!(clkc & CLKC_SD_CLK_EN) || (clkc & CLKC_MEM_PWR_OFF)) {
+        return 0;
+    }
+    return s->clkin_hz[CLKC_SRC_SEL(clkc)] / (CLKC_CLK_DIV(clkc) + 1);
+}
+
+static unsigned meson_mx_sdhc_bus_width(MesonMxSdhcState *s)
+{
+    switch (CTRL_DAT_TYPE(s->regs[R_CTRL])) {
+    case 0:
+        return 1;
+    case 1:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+/* Nanoseconds for the given number of SD clock cycles. */
+static int64_t meson_mx_sdhc_clocks_ns(uint64_t clocks, uint64_t hz)
+{
+    return muldiv64(clocks, NANOSECONDS_PER_SECOND, hz);
+}
+
+/* xorshift64*: reproducible from fault-seed */
+static uint64_t meson_mx_sdhc_rand(MesonMxSdhcState *s)
+{
+    uint64_t x = s->fault_rng ? s->fault_rng : 0x9e3779b97f4a7c15ull;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->fault_rng = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
+{
+    switch (kind) {
+    case MESON_FAULT_DATA_CRC:
+    case MESON_FAULT_DATA_TIMEOUT:
+        return send & SEND_CMD_HAS_DATA;
+    case MESON_FAULT_RESP_CRC:
+    case MESON_FAULT_RESP_TIMEOUT:
+        return send & SEND_CMD_HAS_RESP;
+    default:
+        return false;
+    }
+}
+
+/* Decide whether the command being issued gets a fault, and which. */
+static int meson_mx_sdhc_pick_fault(MesonMxSdhcState *s, uint32_t send)
+{
+    int kind = s->fault_kind;
+
+    if (kind == MESON_FAULT_NONE) {
+        return MESON_FAULT_NONE;
+    }
+    if (s->fault_limit && s->faults_done >= s->fault_limit) {
+        return MESON_FAULT_NONE;
+    }
+    if (s->fault_dir != MESON_FAULT_DIR_ANY) {
+        bool is_write = send & SEND_DATA_DIR;
+
+        if (!(send & SEND_CMD_HAS_DATA) ||
+            is_write != (s->fault_dir == MESON_FAULT_DIR_WRITE)) {
+            return MESON_FAULT_NONE;
+        }
+    }
+
+    if (s->fault_after) {
+        /* one shot on the Nth next eligible command */
+        if (kind == MESON_FAULT_MIXED) {
+            kind = MESON_FAULT_RESP_TIMEOUT;
+        }
+        if (!meson_mx_sdhc_fault_eligible(kind, send)) {
+            return MESON_FAULT_NONE;
+        }
+        if (--s->fault_after) {
+            return MESON_FAULT_NONE;
+        }
+        s->fault_kind = MESON_FAULT_NONE;
+        return kind;
+    }
+
+    if (!s->fault_ppm) {
+        return MESON_FAULT_NONE;
+    }
+    if (kind == MESON_FAULT_MIXED) {
+        kind = MESON_FAULT_DATA_CRC + meson_mx_sdhc_rand(s) % 4;
+    }
+    if (!meson_mx_sdhc_fault_eligible(kind, send)) {
+        return MESON_FAULT_NONE;
+    }
+    if (meson_mx_sdhc_rand(s) % 1000000 >= s->fault_ppm) {
+        return MESON_FAULT_NONE;
+    }
+    return kind;
+}
+
+static void meson_mx_sdhc_count_fault(MesonMxSdhcState *s, int fault)
+{
+    if (fault != MESON_FAULT_NONE) {
+        s->stats.faults[fault]++;
+        s->faults_done++;
+    }
+}
+
+static void meson_mx_sdhc_hist(MesonMxSdhcState *s, uint64_t bytes)
+{
+    unsigned b = bytes <= 1 ? 0 : 64 - clz64(bytes - 1);
+
+    s->stats.size_hist[MIN(b, MESON_MX_SDHC_HIST_BUCKETS - 1)]++;
+}
+
+/* Move the data of the command in flight; returns the ISTA error bits. */
+static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
+{
+    uint32_t send = s->cur_send;
+    uint32_t blocks = SEND_TOTAL_PACK(send) + 1;
+    uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
+    uint64_t total = (uint64_t)blocks * blksz;
+    bool is_write = send & SEND_DATA_DIR;
+    g_autofree uint8_t *buf = NULL;
+    MemTxResult res;
+
+    if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+        /* the card never sends (read) or never takes (write) the data */
+        return IRQ_DATA_TIMEOUT;
+    }
+
+    buf = g_malloc(total);
+    if (is_write) {
+        res = dma_memory_read(&address_space_memory, s->cur_addr, buf, total,
+                              MEMTXATTRS_UNSPECIFIED);
+        if (res != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "meson-mx-sdhc: DMA read of %" PRIu64
+                          " bytes at 0x%08x is outside RAM\n",
+                          total, s->cur_addr);
+            s->stats.dma_errors++;
+            return IRQ_TXFIFO_EMPTY;
+        }
+        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+            /* the card saw a CRC error and discards the data */
+            return IRQ_DATA_ERR_CRC;
+        }
+        if (!sdbus_receive_ready(&s->sdbus)) {
+            return IRQ_DATA_TIMEOUT;
+        }
+        for (uint32_t i = 0; i < blocks; i++) {
+            sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
+        }
+        s->stats.bytes_written += total;
+        /* the card programs what it got: DAT0 stays low for a while */
+        s->card_busy_until = MAX(s->card_busy_until,
+                                 qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) +
+                             s->prog_base_ns +
+                             muldiv64(total, s->prog_ns_per_kib, 1024);
+    } else {
+        for (uint32_t i = 0; i < blocks; i++) {
+            if (!sdbus_data_ready(&s->sdbus)) {
+                return IRQ_DATA_TIMEOUT;
+            }
+            sdbus_read_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
+        }
+        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+            /* what reaches memory is garbage: a driver must not use it */
+            for (uint64_t i = 0; i < total; i++) {
+                buf[i] ^= 0x5a;
+            }
+        }
+        res = dma_memory_write(&address_space_memory, s->cur_addr, buf, total,
+                               MEMTXATTRS_UNSPECIFIED);
+        if (res != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "meson-mx-sdhc: DMA write of %" PRIu64
+                          " bytes at 0x%08x is outside RAM\n",
+                          total, s->cur_addr);
+            s->stats.dma_errors++;
+            return IRQ_RXFIFO_FULL;
+        }
+        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+            return IRQ_DATA_ERR_CRC;
+        }
+        s->stats.bytes_read += total;
+    }
+    return 0;
+}
+
+static void meson_mx_sdhc_complete(void *opaque)
+{
+    MesonMxSdhcState *s = opaque;
+    uint32_t ista = s->cur_ista;
+
+    if (!s->busy) {
+        return;
+    }
+    if (!(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC)) &&
+        (s->cur_send & SEND_CMD_HAS_DATA)) {
+        uint32_t err = meson_mx_sdhc_do_data(s);
+
+        if (err) {
+            ista |= err;
+        } else {
+            ista |= IRQ_DATA_1PACK_OK | IRQ_DATA_XFER_OK | IRQ_DMA_DONE;
+        }
+        s->txfifo_cnt = 0;
+        s->rxfifo_cnt = 0;
+    }
+    if (!(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC))) {
+        ista |= IRQ_RESP_OK | IRQ_RESP_OK_NOCLEAR;
+    }
+    s->busy = false;
+    s->regs[R_ISTA] |= ista;
+    meson_mx_sdhc_update_irq(s);
+}
+
+static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t start, done;
+    uint64_t hz = meson_mx_sdhc_sd_clk(s);
+    SDRequest req;
+    uint8_t rsp[16];
+    int rlen;
+
+    if (s->busy) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: SEND 0x%08x written while CMD%u is busy;"
+                      " ignored\n", send, SEND_CMD_INDEX(s->cur_send));
+        s->stats.busy_rejects++;
+        return;
+    }
+
+    s->stats.commands++;
+    s->cur_send = send;
+    s->cur_addr = s->regs[R_ADDR];
+    s->cur_ista = 0;
+    s->busy = true;
+    memset(s->resp, 0, sizeof(s->resp));
+
+    if (send & SEND_CMD_HAS_DATA) {
+        uint32_t blocks = SEND_TOTAL_PACK(send) + 1;
+        uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
+
+        s->stats.data_commands++;
+        if (send & SEND_DATA_DIR) {
+            s->stats.write_commands++;
+        } else {
+            s->stats.read_commands++;
+        }
+        meson_mx_sdhc_hist(s, (uint64_t)blocks * blksz);
+    }
+
+    /* the next command waits for the card to finish programming */
+    start = MAX(now, s->card_busy_until);
+
+    if (!hz) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: CMD%u sent with the SD clock off"
+                      " (CLKC 0x%08x)\n", SEND_CMD_INDEX(send),
+                      s->regs[R_CLKC]);
+        s->cur_fault = MESON_FAULT_NONE;
+        s->cur_ista = IRQ_RESP_TIMEOUT;
+        timer_mod(s->done_timer, start + s->resp_timeout_ns);
+        return;
+    }
+    if ((send & SEND_CMD_HAS_DATA) && !(s->regs[R_PDMA] & PDMA_DMA_MODE)) {
+        qemu_log_mask(LOG_UNIMP,
+                      "meson-mx-sdhc: PIO data transfers are not modelled\n");
+    }
+
+    s->cur_fault = meson_mx_sdhc_pick_fault(s, send);
+    meson_mx_sdhc_count_fault(s, s->cur_fault);
+
+    if (s->cur_fault == MESON_FAULT_RESP_TIMEOUT) {
+        /* the command never reached the card */
+        s->cur_ista = IRQ_RESP_TIMEOUT;
+        timer_mod(s->done_timer, start + s->resp_timeout_ns);
+        return;
+    }
+
+    req.cmd = SEND_CMD_INDEX(send);
+    req.arg = s->regs[R_ARGU];
+    req.crc = 0;
+    rlen = sdbus_do_command(&s->sdbus, &req, rsp);
+
+    done = start + s->cmd_latency_ns +
+           meson_mx_sdhc_clocks_ns(48 + 8 + ((send & SEND_RESP_LEN) ? 136 : 48),
+                                   hz);
+
+    if (send & SEND_CMD_HAS_RESP) {
+        if (rlen == 4) {
+            s->resp[0] = ldl_be_p(rsp);
+        } else if (rlen == 16) {
+            s->resp[4] = ldl_be_p(rsp);
+            s->resp[3] = ldl_be_p(rsp + 4);
+            s->resp[2] = ldl_be_p(rsp + 8);
+            s->resp[1] = ldl_be_p(rsp + 12);
+            s->resp[0] = s->resp[1];
+        } else {
+            /* no answer from the card */
+            s->cur_ista = IRQ_RESP_TIMEOUT;
+            timer_mod(s->done_timer, start + s->resp_timeout_ns);
+            return;
+        }
+    }
+    if (s->cur_fault == MESON_FAULT_RESP_CRC) {
+        s->cur_ista = IRQ_RESP_ERR_CRC;
+        timer_mod(s->done_timer, done);
+        return;
+    }
+
+    if (send & SEND_CMD_HAS_DATA) {
+        uint32_t blocks = SEND_TOTAL_PACK(send) + 1;
+        uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
+        unsigned width = meson_mx_sdhc_bus_width(s);
+        uint64_t per_block = DIV_ROUND_UP(blksz * 8, width) + 18;
+
+        if (s->regs[R_CTRL] & CTRL_DDR_MODE) {
+            per_block = DIV_ROUND_UP(blksz * 8, width * 2) + 18;
+        }
+        if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+            done += s->data_timeout_ns;
+        } else {
+            if (!(send & SEND_DATA_DIR)) {
+                done += s->read_access_ns;
+            } else {
+                per_block += 8; /* CRC status token */
+            }
+            done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
+        }
+    } else if ((send & SEND_R1B) && s->card_busy_until > done) {
+        /* MMC_CAP_WAIT_WHILE_BUSY: completion once DAT0 is released */
+        done = s->card_busy_until;
+    }
+    timer_mod(s->done_timer, done);
+}
+
+static void meson_mx_sdhc_reset_ctrl(MesonMxSdhcState *s)
+{
+    timer_del(s->done_timer);
+    s->busy = false;
+    s->txfifo_cnt = 0;
+    s->rxfifo_cnt = 0;
+}
+
+static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
+{
+    MesonMxSdhcState *s = opaque;
+    uint32_t idx = offset / 4;
+    uint32_t v;
+
+    if (offset & 3 || idx >= MESON_MX_SDHC_NUM_REGS) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: bad read offset 0x%" HWADDR_PRIx "\n",
+                      offset);
+        return 0;
+    }
+
+    switch (idx) {
+    case R_ARGU:
+        if (!(s->regs[R_PDMA] & PDMA_DMA_MODE)) {
+            unsigned w = PDMA_PIO_RDRESP(s->regs[R_PDMA]);
+
+            return w < 5 ? s->resp[w] : 0;
+        }
+        return s->regs[R_ARGU];
+    case R_STAT: {
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        uint32_t dat = sdbus_get_dat_lines(&s->sdbus) & 0xf;
+
+        if (now < s->card_busy_until) {
+            dat &= ~1u; /* DAT0 low: the card is programming */
+        }
+        v = (s->busy ? STAT_CMD_BUSY : 0) |
+            (dat << STAT_DAT3_0_SHIFT) |
+            (sdbus_get_cmd_line(&s->sdbus) ? STAT_CMD : 0) |
+            ((s->rxfifo_cnt & STAT_FIFO_CNT_MASK) << STAT_RXFIFO_CNT_SHIFT) |
+            ((s->txfifo_cnt & STAT_FIFO_CNT_MASK) << STAT_TXFIFO_CNT_SHIFT) |
+            (0xfu << STAT_DAT7_4_SHIFT);
+        return v;
+    }
+    case R_DATA:
+        qemu_log_mask(LOG_UNIMP, "meson-mx-sdhc: PIO DATA read\n");
+        return 0;
+    case R_ESTA:
+        return 0;
+    default:
+        return s->regs[idx];
+    }
+}
+
+static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
+                                unsigned size)
+{
+    MesonMxSdhcState *s = opaque;
+    uint32_t idx = offset / 4;
+    uint32_t v = value;
+
+    if (offset & 3 || idx >= MESON_MX_SDHC_NUM_REGS) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: bad write offset 0x%" HWADDR_PRIx "\n",
+                      offset);
+        return;
+    }
+
+    switch (idx) {
+    case R_SEND:
+        s->regs[R_SEND] = v;
+        meson_mx_sdhc_send(s, v);
+        break;
+    case R_STAT:
+    case R_ESTA:
+        break; /* read only */
+    case R_PDMA:
+        if ((v & PDMA_TXFIFO_FILL) && (v & PDMA_DMA_MODE)) {
+            /* prefetch from ADDR into the TX FIFO */
+            s->txfifo_cnt = TX_FIFO_WORDS;
+        }
+        s->regs[R_PDMA] = v & ~PDMA_TXFIFO_FILL; /* self-clearing */
+        break;
+    case R_ICTL:
+        s->regs[R_ICTL] = v;
+        meson_mx_sdhc_update_irq(s);
+        break;
+    case R_ISTA:
+        s->regs[R_ISTA] &= ~(v & IRQ_ALL);
+        meson_mx_sdhc_update_irq(s);
+        break;
+    case R_SRST:
+        s->regs[R_SRST] = v;
+        if (v & SRST_MAIN_CTRL) {
+            meson_mx_sdhc_reset_ctrl(s);
+        }
+        if (v & SRST_RXFIFO) {
+            s->rxfifo_cnt = 0;
+        }
+        if (v & SRST_TXFIFO) {
+            s->txfifo_cnt = 0;
+        }
+        break;
+    case R_DATA:
+        qemu_log_mask(LOG_UNIMP, "meson-mx-sdhc: PIO DATA write\n");
+        break;
+    default:
+        s->regs[idx] = v;
+        break;
+    }
+}
+
+static const MemoryRegionOps meson_mx_sdhc_ops = {
+    .read = meson_mx_sdhc_read,
+    .write = meson_mx_sdhc_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl.min_access_size = 4,
+};
+
+/* ---- QOM properties for the host side (QMP qom-get / qom-set) ---------- */
+
+static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+    GString *str = g_string_new("{");
+    bool first = true;
+
+    g_string_append_printf(str,
+        "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
+        ", \"read_commands\": %" PRIu64 ", \"write_commands\": %" PRIu64
+        ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
+        ", \"busy_rejects\": %" PRIu64 ", \"dma_errors\": %" PRIu64
+        ", \"faults\": {",
+        s->stats.commands, s->stats.data_commands, s->stats.read_commands,
+        s->stats.write_commands, s->stats.bytes_read, s->stats.bytes_written,
+        s->stats.busy_rejects, s->stats.dma_errors);
+    for (int k = MESON_FAULT_DATA_CRC; k <= MESON_FAULT_RESP_TIMEOUT; k++) {
+        g_string_append_printf(str, "%s\"%s\": %" PRIu64, first ? "" : ", ",
+                               fault_names[k], s->stats.faults[k]);
+        first = false;
+    }
+    g_string_append(str, "}, \"size_histogram\": {");
+    first = true;
+    for (int b = 0; b < MESON_MX_SDHC_HIST_BUCKETS; b++) {
+        if (s->stats.size_hist[b]) {
+            g_string_append_printf(str, "%s\"%" PRIu64 "\": %" PRIu64,
+                                   first ? "" : ", ", (uint64_t)1 << b,
+                                   s->stats.size_hist[b]);
+            first = false;
+        }
+    }
+    g_string_append(str, "}}");
+    return g_string_free(str, false);
+}
+
+static void meson_mx_sdhc_set_reset_stats(Object *obj, bool value,
+                                          Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+
+    if (value) {
+        memset(&s->stats, 0, sizeof(s->stats));
+    }
+}
+
+static bool meson_mx_sdhc_get_false(Object *obj, Error **errp)
+{
+    return false;
+}
+
+static int meson_mx_sdhc_lookup(const char *const *names, int n,
+                                const char *v, const char *what, Error **errp)
+{
+    GString *valid = g_string_new("");
+
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(names[i], v)) {
+            g_string_free(valid, true);
+            return i;
+        }
+        g_string_append_printf(valid, "%s%s", i ? ", " : "", names[i]);
+    }
+    error_setg(errp, "meson-mx-sdhc: %s '%s' is not one of: %s", what, v,
+               valid->str);
+    g_string_free(valid, true);
+    return -1;
+}
+
+static char *meson_mx_sdhc_get_fault_kind(Object *obj, Error **errp)
+{
+    return g_strdup(fault_names[MESON_MX_SDHC(obj)->fault_kind]);
+}
+
+static void meson_mx_sdhc_set_fault_kind(Object *obj, const char *v,
+                                         Error **errp)
+{
+    int k = meson_mx_sdhc_lookup(fault_names, MESON_FAULT__MAX, v,
+                                 "fault-kind", errp);
+
+    if (k >= 0) {
+        MESON_MX_SDHC(obj)->fault_kind = k;
+        MESON_MX_SDHC(obj)->faults_done = 0;
+    }
+}
+
+static char *meson_mx_sdhc_get_fault_dir(Object *obj, Error **errp)
+{
+    return g_strdup(fault_dir_names[MESON_MX_SDHC(obj)->fault_dir]);
+}
+
+static void meson_mx_sdhc_set_fault_dir(Object *obj, const char *v,
+                                        Error **errp)
+{
+    int k = meson_mx_sdhc_lookup(fault_dir_names,
+                                 ARRAY_SIZE(fault_dir_names), v,
+                                 "fault-dir", errp);
+
+    if (k >= 0) {
+        MESON_MX_SDHC(obj)->fault_dir = k;
+    }
+}
+
+static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+    uint64_t val = 0;
+
+    if (!strcmp(name, "fault-after")) {
+        val = s->fault_after;
+    } else if (!strcmp(name, "fault-probability-ppm")) {
+        val = s->fault_ppm;
+    } else if (!strcmp(name, "fault-limit")) {
+        val = s->fault_limit;
+    } else if (!strcmp(name, "fault-seed")) {
+        val = s->fault_seed;
+    } else if (!strcmp(name, "faults-injected")) {
+        val = s->faults_done;
+    }
+    visit_type_uint64(v, name, &val, errp);
+}
+
+static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+    uint64_t val;
+
+    if (!visit_type_uint64(v, name, &val, errp)) {
+        return;
+    }
+    if (!strcmp(name, "fault-seed")) {
+        s->fault_seed = val;
+        s->fault_rng = val ^ 0x6a09e667f3bcc909ull;
+        return;
+    }
+    if (val > UINT32_MAX ||
+        (!strcmp(name, "fault-probability-ppm") && val > 1000000)) {
+        error_setg(errp, "meson-mx-sdhc: %s=%" PRIu64 " is out of range",
+                   name, val);
+        return;
+    }
+    if (!strcmp(name, "fault-after")) {
+        s->fault_after = val;
+    } else if (!strcmp(name, "fault-probability-ppm")) {
+        s->fault_ppm = val;
+    } else if (!strcmp(name, "fault-limit")) {
+        s->fault_limit = val;
+    }
+}
+
+/* ---- device ------------------------------------------------------------ */
+
+static void meson_mx_sdhc_reset(DeviceState *dev)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(dev);
+
+    meson_mx_sdhc_reset_ctrl(s);
+    memset(s->regs, 0, sizeof(s->regs));
+    memset(s->resp, 0, sizeof(s->resp));
+    s->card_busy_until = 0;
+    s->regs[R_CLKC] = CLKC_MEM_PWR_OFF | 0xfff;
+    meson_mx_sdhc_update_irq(s);
+}
+
+static void meson_mx_sdhc_init(Object *obj)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+
+    qbus_init(&s->sdbus, sizeof(s->sdbus), TYPE_MESON_MX_SDHC_BUS,
+              DEVICE(s), "sd-bus");
+    memory_region_init_io(&s->iomem, obj, &meson_mx_sdhc_ops, s,
+                          TYPE_MESON_MX_SDHC, MESON_MX_SDHC_MMIO_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->iomem);
+    sysbus_init_irq(SYS_BUS_DEVICE(s), &s->irq);
+    s->done_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_complete,
+                                 s);
+}
+
+static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(dev);
+    static const char *const variants[] = { "meson8", "meson8b", "meson8m2" };
+
+    if (!s->variant) {
+        s->variant = g_strdup("meson8b");
+    }
+    if (meson_mx_sdhc_lookup(variants, ARRAY_SIZE(variants), s->variant,
+                             "variant", errp) < 0) {
+        return;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!s->clkin_hz[i]) {
+            error_setg(errp, "meson-mx-sdhc: clkin%d-hz must not be 0", i);
+            return;
+        }
+    }
+}
+
+static void meson_mx_sdhc_finalize(Object *obj)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+
+    timer_free(s->done_timer);
+}
+
+static const VMStateDescription vmstate_meson_mx_sdhc = {
+    .name = TYPE_MESON_MX_SDHC,
+    .unmigratable = 1,
+};
+
+static const Property meson_mx_sdhc_properties[] = {
+    DEFINE_PROP_STRING("variant", MesonMxSdhcState, variant),
+    DEFINE_PROP_STRING("dt-omit", MesonMxSdhcState, dt_omit),
+    /* Meson8b: XTAL, FCLK_DIV4, FCLK_DIV3, FCLK_DIV5 (FCLK = 2550 MHz) */
+    DEFINE_PROP_UINT32("clkin0-hz", MesonMxSdhcState, clkin_hz[0], 24000000),
+    DEFINE_PROP_UINT32("clkin1-hz", MesonMxSdhcState, clkin_hz[1], 637500000),
+    DEFINE_PROP_UINT32("clkin2-hz", MesonMxSdhcState, clkin_hz[2], 850000000),
+    DEFINE_PROP_UINT32("clkin3-hz", MesonMxSdhcState, clkin_hz[3], 510000000),
+    DEFINE_PROP_UINT32("pclk-hz", MesonMxSdhcState, pclk_hz, 159375000),
+    DEFINE_PROP_UINT32("bus-width", MesonMxSdhcState, dt_bus_width, 8),
+    DEFINE_PROP_UINT32("max-frequency", MesonMxSdhcState, dt_max_frequency,
+                       100000000),
+    DEFINE_PROP_BOOL("hs200", MesonMxSdhcState, dt_hs200, true),
+    DEFINE_PROP_BOOL("sd", MesonMxSdhcState, dt_sd, false),
+    /* timing model, see Documentation/emulated-board.rst */
+    DEFINE_PROP_UINT32("cmd-latency-ns", MesonMxSdhcState, cmd_latency_ns,
+                       20000),
+    DEFINE_PROP_UINT32("read-access-ns", MesonMxSdhcState, read_access_ns,
+                       30000),
+    DEFINE_PROP_UINT32("prog-base-ns", MesonMxSdhcState, prog_base_ns, 20000),
+    DEFINE_PROP_UINT32("prog-ns-per-kib", MesonMxSdhcState, prog_ns_per_kib,
+                       30000),
+    DEFINE_PROP_UINT32("resp-timeout-ns", MesonMxSdhcState, resp_timeout_ns,
+                       100000),
+    DEFINE_PROP_UINT32("data-timeout-ns", MesonMxSdhcState, data_timeout_ns,
+                       2000000),
+};
+
+static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+
+    device_class_set_legacy_reset(dc, meson_mx_sdhc_reset);
+    dc->realize = meson_mx_sdhc_realize;
+    dc->vmsd = &vmstate_meson_mx_sdhc;
+    dc->user_creatable = true;
+    dc->desc = "Amlogic Meson MX SDHC host controller";
+    device_class_set_props(dc, meson_mx_sdhc_properties);
+
+    object_class_property_add_str(klass, "stats", meson_mx_sdhc_get_stats,
+                                  NULL);
+    object_class_property_add_bool(klass, "reset-stats",
+                                   meson_mx_sdhc_get_false,
+                                   meson_mx_sdhc_set_reset_stats);
+    object_class_property_add_str(klass, "fault-kind",
+                                  meson_mx_sdhc_get_fault_kind,
+                                  meson_mx_sdhc_set_fault_kind);
+    object_class_property_add_str(klass, "fault-dir",
+                                  meson_mx_sdhc_get_fault_dir,
+                                  meson_mx_sdhc_set_fault_dir);
+    object_class_property_add(klass, "fault-after", "uint64",
+                              meson_mx_sdhc_get_u64, meson_mx_sdhc_set_u64,
+                              NULL, NULL);
+    object_class_property_add(klass, "fault-probability-ppm", "uint64",
+                              meson_mx_sdhc_get_u64, meson_mx_sdhc_set_u64,
+                              NULL, NULL);
+    object_class_property_add(klass, "fault-limit", "uint64",
+                              meson_mx_sdhc_get_u64, meson_mx_sdhc_set_u64,
+                              NULL, NULL);
+    object_class_property_add(klass, "fault-seed", "uint64",
+                              meson_mx_sdhc_get_u64, meson_mx_sdhc_set_u64,
+                              NULL, NULL);
+    object_class_property_add(klass, "faults-injected", "uint64",
+                              meson_mx_sdhc_get_u64, NULL, NULL, NULL);
+}
+
+static const TypeInfo meson_mx_sdhc_types[] = {
+    {
+        .name = TYPE_MESON_MX_SDHC,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(MesonMxSdhcState),
+        .instance_init = meson_mx_sdhc_init,
+        .instance_finalize = meson_mx_sdhc_finalize,
+        .class_init = meson_mx_sdhc_class_init,
+    },
+    {
+        .name = TYPE_MESON_MX_SDHC_BUS,
+        .parent = TYPE_SD_BUS,
+        .instance_size = sizeof(SDBus),
+    },
+};
+
+DEFINE_TYPES(meson_mx_sdhc_types)

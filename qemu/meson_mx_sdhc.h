@@ -1,0 +1,102 @@
+/*
+ * Amlogic Meson6/8/8b/8m2 SDHC host controller model
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_SD_MESON_MX_SDHC_H
+#define HW_SD_MESON_MX_SDHC_H
+
+#include "hw/sysbus.h"
+#include "hw/sd/sd.h"
+#include "qom/object.h"
+
+#define TYPE_MESON_MX_SDHC "meson-mx-sdhc"
+OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
+
+#define TYPE_MESON_MX_SDHC_BUS "meson-mx-sdhc-bus"
+
+#define MESON_MX_SDHC_MMIO_SIZE   0x40
+#define MESON_MX_SDHC_NUM_REGS    (0x3c / 4)
+#define MESON_MX_SDHC_HIST_BUCKETS 32
+
+enum {
+    MESON_FAULT_NONE,
+    MESON_FAULT_DATA_CRC,
+    MESON_FAULT_DATA_TIMEOUT,
+    MESON_FAULT_RESP_CRC,
+    MESON_FAULT_RESP_TIMEOUT,
+    MESON_FAULT_MIXED,          /* one of the four above, drawn per command */
+    MESON_FAULT__MAX,
+};
+
+enum {
+    MESON_FAULT_DIR_ANY,
+    MESON_FAULT_DIR_READ,
+    MESON_FAULT_DIR_WRITE,
+};
+
+typedef struct MesonMxSdhcStats {
+    uint64_t commands;
+    uint64_t data_commands;
+    uint64_t read_commands;
+    uint64_t write_commands;
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+    uint64_t faults[MESON_FAULT__MAX];
+    uint64_t busy_rejects;
+    uint64_t dma_errors;
+    uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
+} MesonMxSdhcStats;
+
+struct MesonMxSdhcState {
+    SysBusDevice parent_obj;
+
+    SDBus sdbus;
+    MemoryRegion iomem;
+    qemu_irq irq;
+    QEMUTimer *done_timer;
+
+    uint32_t regs[MESON_MX_SDHC_NUM_REGS];
+    /* response words as read back through PDMA.PIO_RDRESP + ARGU */
+    uint32_t resp[5];
+    uint32_t txfifo_cnt;
+    uint32_t rxfifo_cnt;
+    bool busy;                  /* a command is in flight (STAT.CMD_BUSY) */
+    int64_t card_busy_until;    /* DAT0 held low (programming) until then */
+
+    /* the command in flight */
+    uint32_t cur_send;
+    uint32_t cur_addr;
+    int cur_fault;
+    uint32_t cur_ista;          /* what completion will set in ISTA */
+
+    MesonMxSdhcStats stats;
+
+    /* fault injection, set at run time over QMP (qom-set) */
+    int fault_kind;
+    int fault_dir;
+    uint32_t fault_after;       /* inject on the Nth next eligible command */
+    uint32_t fault_ppm;         /* or with this probability (per million) */
+    uint32_t fault_limit;       /* stop after this many (0: no limit) */
+    uint64_t fault_seed;
+    uint64_t fault_rng;
+    uint64_t faults_done;
+
+    /* device properties */
+    char *variant;              /* meson8, meson8b, meson8m2 (DT compatible) */
+    char *dt_omit;              /* DT properties to leave out (tests) */
+    uint32_t clkin_hz[4];
+    uint32_t pclk_hz;
+    uint32_t dt_bus_width;
+    uint32_t dt_max_frequency;
+    bool dt_hs200;
+    bool dt_sd;
+    uint32_t cmd_latency_ns;    /* controller + card per-command overhead */
+    uint32_t read_access_ns;    /* card access time before the first block */
+    uint32_t prog_base_ns;      /* write: programming time per command */
+    uint32_t prog_ns_per_kib;   /* write: programming time per KiB */
+    uint32_t resp_timeout_ns;
+    uint32_t data_timeout_ns;
+};
+
+#endif

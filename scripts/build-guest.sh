@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make guest: the guest initramfs for the emulated board: busybox, fio
+# (cross-built static from Debian's source, cached), the kernel modules
+# (C driver, mmc_test, our Rust module when built) and the guest helpers.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+KDIR="$CACHE/kernel"
+[ -f "$KDIR/.done" ] || die "the test kernel is not built (run 'make kernel')"
+BB="$CACHE/src/busybox-static/bin/busybox"
+[ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"
+
+# --- fio -------------------------------------------------------------------
+fio_orig=$(ls "$CACHE"/src/fio_*.orig.tar.{gz,xz,bz2} 2>/dev/null | sort -V | tail -1 || true)
+[ -n "$fio_orig" ] || die "no fio source in $CACHE/src (run 'make setup')"
+fkey=$( { basename "$fio_orig"; arm-linux-gnueabihf-gcc --version | head -1; sed -n '/^# --- fio/,/^# --- initramfs/p' "$0"; } | hash_inputs)
+FIO="$CACHE/fio-$fkey"
+if [ ! -x "$FIO/fio" ]; then
+    log "cross-building fio from $(basename "$fio_orig")"
+    rm -rf "$FIO.tmp"; mkdir -p "$FIO.tmp"
+    tar -xf "$fio_orig" -C "$FIO.tmp" --strip-components=1
+    (cd "$FIO.tmp" && ./configure --cc=arm-linux-gnueabihf-gcc --build-static \
+        --disable-native >configure.log 2>&1 && make -j"$(nproc)" >make.log 2>&1) ||
+        { tail -20 "$FIO.tmp"/make.log "$FIO.tmp"/configure.log 2>/dev/null; die "fio build failed"; }
+    arm-linux-gnueabihf-strip "$FIO.tmp/fio"
+    mkdir -p "$FIO"; mv "$FIO.tmp/fio" "$FIO/fio"; rm -rf "$FIO.tmp"
+fi
+
+# --- initramfs -----------------------------------------------------------
+OUT="$TOP/build/guest"
+ROOT="$OUT/root"
+rm -rf "$ROOT"; mkdir -p "$ROOT"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,etc,root}
+cp "$BB" "$ROOT/bin/busybox"
+cp "$FIO/fio" "$ROOT/bin/fio"
+kver=$(cat "$KDIR/include/config/kernel.release")
+for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko; do
+    [ -f "$KDIR/$m" ] || die "module $m missing from the kernel build"
+    cp "$KDIR/$m" "$ROOT/lib/modules/"
+done
+if [ -f "$TOP/meson_mx_sdhc_rs.ko" ]; then
+    cp "$TOP/meson_mx_sdhc_rs.ko" "$ROOT/lib/modules/"
+fi
+cp "$TOP"/tests/guest/* "$ROOT/bin/" 2>/dev/null || true
+# busybox init runs our rc (no need for binfmt_script in the kernel)
+mv "$ROOT/bin/init" "$ROOT/etc/rc.emu"
+ln -s bin/busybox "$ROOT/init"
+printf '::sysinit:/bin/busybox sh /etc/rc.emu\n' > "$ROOT/etc/inittab"
+chmod +x "$ROOT"/bin/*
+echo "$kver" > "$ROOT/etc/kernel-release"
+(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1 > "$OUT/initrd.gz")
+log "guest ready: $OUT/initrd.gz ($(du -h "$OUT/initrd.gz" | cut -f1))"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make qemu: qemu-system-arm from Debian's qemu 10.0.x source with our
+# meson-mx-sdhc model (qemu/).  Cached by a hash of every input.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+orig=$(ls "$CACHE"/src/qemu_${QEMU_SERIES}.*.orig.tar.{gz,xz,bz2} 2>/dev/null | sort -V | tail -1 || true)
+[ -n "$orig" ] || die "no qemu $QEMU_SERIES source in $CACHE/src (run 'make setup')"
+
+key=$( {
+    basename "$orig"; stat -c %s "$orig"
+    cat "$TOP"/qemu/* "$TOP/scripts/build-qemu.sh"
+    gcc --version | head -1; python3 -c 'import mesonbuild.coredata as c; print(c.version)'
+} | hash_inputs)
+QOUT="$CACHE/qemu-$key"
+if [ -x "$QOUT/build/qemu-system-arm" ] && [ -f "$QOUT/.done" ]; then
+    log "qemu cached: $QOUT"
+    ln -sfn "$QOUT" "$CACHE/qemu"
+    exit 0
+fi
+
+rm -rf "$QOUT"; mkdir -p "$QOUT"
+log "unpacking $(basename "$orig")"
+tar -xf "$orig" -C "$QOUT"
+SRC=$(ls -d "$QOUT"/qemu-*/ | head -1)
+cp "$TOP/qemu/meson_mx_sdhc.c" "$SRC/hw/sd/"
+cp "$TOP/qemu/meson_mx_sdhc.h" "$SRC/include/hw/sd/"
+cp "$TOP/qemu/meson-virt.mak" "$SRC/configs/devices/arm-softmmu/"
+(cd "$SRC" && patch -p1 -s < "$TOP/qemu/qemu-10.0.patch") || die "qemu patch does not apply"
+mkdir -p "$QOUT/build"
+cd "$QOUT/build"
+log "configuring qemu"
+"$SRC/configure" --target-list=arm-softmmu --without-default-features \
+    --without-default-devices --with-devices-arm=meson-virt --enable-fdt=system \
+    --disable-docs --enable-tcg --disable-install-blobs --disable-werror \
+    --disable-tools > configure.log 2>&1 || { tail -30 configure.log; die "qemu configure failed"; }
+log "building qemu (a few minutes)"
+ninja qemu-system-arm > ninja.log 2>&1 || { grep -B5 -A20 -m3 'error' ninja.log; die "qemu build failed"; }
+touch "$QOUT/.done"
+ln -sfn "$QOUT" "$CACHE/qemu"
+log "qemu ready: $QOUT/build/qemu-system-arm"

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# make setup: install everything the emulated board needs, on Debian 12 or newer.
+# Idempotent; run as root.  Mirrors are taken from the system's own apt
+# configuration, never written here.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+[ "$(id -u)" = 0 ] || die "make setup must run as root (it installs packages)"
+command -v apt-get >/dev/null || die "this is not a Debian system (no apt-get)"
+export DEBIAN_FRONTEND=noninteractive
+
+# --- 1. apt suites: trixie + trixie-backports, pinned low -------------------
+mirror_uri() {
+    local u=""
+    if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+        u=$(grep -h -E '^URIs:' /etc/apt/sources.list.d/*.sources |
+            awk '{for (i=2;i<=NF;i++) print $i}' | grep -v -- '-security' |
+            grep -E '/debian/?$' | head -1 || true)
+    fi
+    if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
+        u=$(grep -E '^deb ' /etc/apt/sources.list | grep -v -- '-security' |
+            awk '{for (i=2;i<=NF;i++) if ($i ~ /:\/\//) {print $i; exit}}' | head -1 || true)
+    fi
+    echo "$u"
+}
+SRC=/etc/apt/sources.list.d/meson-sdhc-rs-trixie.sources
+PIN=/etc/apt/preferences.d/meson-sdhc-rs-trixie
+need_update=0
+if [ ! -f "$SRC" ]; then
+    uri=$(mirror_uri)
+    [ -n "$uri" ] || die "cannot find the Debian mirror in the system's apt sources"
+    log "adding trixie and trixie-backports (deb, deb-src) from the system's mirror"
+    cat > "$SRC" <<EOS
+Types: deb deb-src
+URIs: $uri
+Suites: trixie trixie-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: $uri
+Suites: $(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+    need_update=1
+fi
+if [ ! -f "$PIN" ]; then
+    cat > "$PIN" <<'EOS'
+# meson_mx_sdhc_rs: take only what is asked for from these suites.
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100
+
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 100
+EOS
+fi
+
+apt_updated=0
+apt_update() {
+    if [ "$apt_updated" = 0 ]; then
+        log "apt-get update"
+        # A mirror mid-sync can fail one index; retry, then go on and let the
+        # installs below say what is really missing.
+        local i
+        for i in 1 2 3; do
+            apt-get update -qq && break
+            log "apt-get update failed (try $i of 3)"
+            sleep 5
+        done
+        apt_updated=1
+    fi
+}
+[ "$need_update" = 0 ] || apt_update
+
+missing_pkgs() {
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+    done
+}
+install_pkgs() {
+    local m
+    m=$(missing_pkgs "$@")
+    [ -z "$m" ] && return 0
+    apt_update
+    log "installing: $(echo $m)"
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $m >/dev/null || die "apt-get install failed for: $m"
+}
+
+# --- 2. packages from the base system -----------------------------------------
+install_pkgs clang-19 lld-19 llvm-19 libclang-19-dev \
+    gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
+    make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev \
+    ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config python3-venv \
+    socat e2fsprogs
+
+# --- 3. linux-source 7.3 and rust-src matching rustc --------------------------
+if ! dpkg-query -W "linux-source-$KVER_SERIES" >/dev/null 2>&1; then
+    apt_update
+    log "installing linux-source-$KVER_SERIES"
+    apt-get install -y -qq --no-install-recommends "linux-source-$KVER_SERIES" >/dev/null ||
+        die "cannot install linux-source-$KVER_SERIES from the added suites"
+fi
+command -v rustc >/dev/null || export PATH="$HOME/.cargo/bin:$PATH"
+command -v rustc >/dev/null || die "rustc not found (the machine's rustup toolchain is required)"
+rustc_ver=$(rustc --version | awk '{print $2}')
+have_src=$(dpkg-query -W -f='${Version}' rust-src 2>/dev/null || true)
+if [ "${have_src%%+*}" != "$rustc_ver" ]; then
+    apt_update
+    cand=$(apt-cache madison rust-src | awk -F'|' '{gsub(/ /,"",$2); print $2}' |
+           grep -E "^${rustc_ver//./\\.}(\+|-|~)" | head -1 || true)
+    if [ -z "$cand" ]; then
+        avail=$(apt-cache madison rust-src | awk -F'|' '{gsub(/ /,"",$2); print $2}' | tr '\n' ' ')
+        die "rustc is $rustc_ver but no rust-src package has that version (available: ${avail:-none})"
+    fi
+    log "installing rust-src=$cand (rustc $rustc_ver)"
+    apt-get install -y -qq --no-install-recommends --allow-downgrades "rust-src=$cand" >/dev/null ||
+        die "cannot install rust-src=$cand"
+fi
+
+# --- 4. bindgen ---------------------------------------------------------------
+if ! bindgen --version 2>/dev/null | grep -qE ' 0\.72\.'; then
+    log "cargo install bindgen-cli 0.72.1"
+    cargo install --quiet --locked bindgen-cli --version 0.72.1 || die "cargo install bindgen-cli failed"
+fi
+
+# --- 5. meson for QEMU's build ------------------------------------------------
+if ! python3 -c 'import mesonbuild, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
+    log "pip install meson"
+    python3 -m pip install -q 'meson>=1.5,<1.9' || die "pip install meson failed"
+fi
+if ! python3 -c 'import pycotap' 2>/dev/null; then
+    log "pip install pycotap"
+    python3 -m pip install -q 'pycotap>=1.1.0' || die "pip install pycotap failed"
+fi
+
+# --- 6. sources and guest binaries into the cache -----------------------------
+SRCDIR="$CACHE/src"
+mkdir -p "$SRCDIR"
+if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
+    # armhf packages come through a private apt state (armhf only, base
+    # suite only), so the system does not take armhf as a foreign architecture.
+    log "fetching busybox-static:armhf"
+    tmp=$(mktemp -d)
+    ast="$CACHE/apt-armhf"
+    mkdir -p "$ast/lists/partial" "$ast/cache/archives/partial"
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    printf 'deb [arch=armhf signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+        "$(mirror_uri)" "$suite" > "$ast/sources.list"
+    aopt=(-o APT::Architecture=armhf -o APT::Architectures::=armhf
+          -o Dir::State::Lists="$ast/lists" -o Dir::Cache="$ast/cache"
+          -o Dir::Etc::SourceList="$ast/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+          -o Dir::State::status=/dev/null)
+    apt-get -qq "${aopt[@]}" update || log "armhf index update reported errors"
+    (cd "$tmp" && apt-get -qq "${aopt[@]}" download busybox-static:armhf) ||
+        die "cannot download busybox-static:armhf"
+    rm -rf "$SRCDIR/busybox-static"
+    dpkg -x "$tmp"/busybox-static_*_armhf.deb "$SRCDIR/busybox-static"
+    rm -rf "$tmp"
+fi
+fetch_source() { # name version-regex: newest version whose upstream tarball downloads
+    local name=$1 re=$2 ver vers
+    if ls "$SRCDIR/$name"_*.orig.tar.* >/dev/null 2>&1; then return 0; fi
+    apt_update
+    vers=$(apt-cache showsrc "$name" | awk '/^Version:/ {print $2}' | grep -E "$re" | sort -Vr -u || true)
+    [ -n "$vers" ] || die "no source package for $name matching $re"
+    for ver in $vers; do
+        log "fetching source $name=$ver"
+        # The Debian diff may be missing on a mirror; the upstream tarball is enough.
+        (cd "$SRCDIR" && apt-get source -qq --download-only "$name=$ver" >/dev/null 2>&1) || true
+        if ls "$SRCDIR/$name"_*.orig.tar.* >/dev/null 2>&1; then return 0; fi
+        log "source $name=$ver is not on the mirror"
+    done
+    die "no source tarball for $name could be downloaded (tried: $(echo $vers))"
+}
+fetch_source qemu "^1:${QEMU_SERIES//./\\.}\."
+fetch_source fio '.'
+
+# --- 7. check the tools against the kernel's minimum versions ------------------
+kbuild_env
+tarball=$(linux_tarball)
+[ -n "$tarball" ] || die "linux-source-$KVER_SERIES has no tarball"
+minv=$(mktemp)
+tar -xOf "$tarball" --wildcards '*/scripts/min-tool-version.sh' > "$minv"
+fail=0
+check_min() { # tool have
+    local tool=$1 have=$2 want
+    want=$(sh "$minv" "$tool" 2>/dev/null || echo 0)
+    if [ -z "$have" ]; then
+        echo "  MISSING  $tool (need >= $want)"; fail=1
+    elif [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" != "$want" ]; then
+        echo "  TOO OLD  $tool $have (need >= $want)"; fail=1
+    else
+        echo "  ok       $tool $have (>= $want)"
+    fi
+}
+echo "tool versions against $(basename "$tarball")/scripts/min-tool-version.sh:"
+check_min llvm "$(clang$LLVM_SUFFIX -dumpversion 2>/dev/null || true)"
+check_min rustc "$rustc_ver"
+check_min bindgen "$(bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+rm -f "$minv"
+for t in arm-linux-gnueabihf-gcc ld.lld$LLVM_SUFFIX ninja pkg-config; do
+    command -v "$t" >/dev/null || { echo "  MISSING  $t"; fail=1; }
+done
+[ -d "$(rust_lib_src)" ] || { echo "  MISSING  rust-src library folder"; fail=1; }
+[ "$fail" = 0 ] || die "some tools are missing or too old (see above)"
+log "setup complete"

@@ -1,0 +1,81 @@
+# Helpers for guest test scripts (sourced).  shellcheck shell=sh
+
+C_MOD=/lib/modules/meson-mx-sdhc.ko
+RS_MOD=/lib/modules/meson_mx_sdhc_rs.ko
+DEV=/dev/mmcblk0
+
+say() { echo "[guest] $*"; }
+fail() { echo "[guest] FAIL: $*"; exit 1; }
+
+# load_driver c|rust [params...]
+load_driver() {
+    drv=$1; shift
+    case "$drv" in
+    c) insmod "$C_MOD" "$@" ;;
+    rust) insmod "$RS_MOD" "$@" ;;
+    *) echo "unknown driver $drv"; return 2 ;;
+    esac
+}
+
+# wait_card [seconds]: wait for /dev/mmcblk0 (virtual time)
+wait_card() {
+    n=${1:-30}
+    i=0
+    while [ ! -b "$DEV" ]; do
+        i=$((i + 1))
+        [ "$i" -gt $((n * 10)) ] && { echo "no $DEV after ${n}s"; return 1; }
+        usleep 100000
+    done
+    return 0
+}
+
+# wait_no_card [seconds]
+wait_no_card() {
+    n=${1:-30}
+    i=0
+    while [ -b "$DEV" ]; do
+        i=$((i + 1))
+        [ "$i" -gt $((n * 10)) ] && return 1
+        usleep 100000
+    done
+    return 0
+}
+
+# kmemleak_check: scan twice (objects must age) and report suspects
+kmemleak_check() {
+    f=/sys/kernel/debug/kmemleak
+    [ -w "$f" ] || return 0
+    sleep 6
+    echo scan > "$f"
+    echo scan > "$f"
+    if [ -s "$f" ]; then
+        echo "@@KMEMLEAK suspected leaks:"
+        head -60 "$f"
+        return 1
+    fi
+    return 0
+}
+
+# the platform device of the SDHC
+sdhc_dev() { basename "$(ls -d /sys/bus/platform/devices/*.mmc 2>/dev/null | head -1)"; }
+
+# which driver holds the controller now (c, rust or none)
+sdhc_driver() {
+    d=$(sdhc_dev)
+    l=$(readlink "/sys/bus/platform/devices/$d/driver" 2>/dev/null)
+    case "$(basename "$l")" in
+    meson-mx-sdhc) echo c ;;
+    meson-mx-sdhc-rs) echo rust ;;
+    *) echo none ;;
+    esac
+}
+
+# host_sync TAG: tell the host side (scripts/emu-run --host-script) we reached
+# TAG and wait until it answers TAG on the console.
+host_sync() {
+    echo "@@SYNC $1"
+    while read -r line < /dev/console; do
+        [ "$line" = "$1" ] && return 0
+    done
+    return 1
+}
