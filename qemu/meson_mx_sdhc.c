@@ -97,6 +97,9 @@
 #define CLKC_SRC_SEL(v)         (((v) >> 16) & 0x3)
 #define CLKC_MEM_PWR_OFF        (3u << 25)
 
+/* MISC */
+#define MISC_MANUAL_STOP        BIT(28)
+
 /* PDMA */
 #define PDMA_DMA_MODE           BIT(0)
 #define PDMA_PIO_RDRESP(v)      (((v) >> 1) & 0x7)
@@ -261,6 +264,20 @@ static void meson_mx_sdhc_hist(MesonMxSdhcState *s, uint64_t bytes)
     s->stats.size_hist[MIN(b, MESON_MX_SDHC_HIST_BUCKETS - 1)]++;
 }
 
+/*
+ * CMD12 sent by the controller itself: after a multi-block transfer unless
+ * MISC.MANUAL_STOP is set (the C driver sets it only for multi-block
+ * SD_IO_RW_EXTENDED), and to abort a transfer that failed, so that the card
+ * is back in the transfer state.
+ */
+static void meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
+{
+    SDRequest req = { .cmd = 12, .arg = 0 };
+    uint8_t rsp[16];
+
+    sdbus_do_command(&s->sdbus, &req, rsp);
+}
+
 /* Move the data of the command in flight; returns the ISTA error bits. */
 static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
 {
@@ -269,15 +286,11 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
     uint64_t total = (uint64_t)blocks * blksz;
     bool is_write = send & SEND_DATA_DIR;
-    g_autofree uint8_t *buf = NULL;
+    bool auto_stop = blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP);
+    g_autofree uint8_t *buf = g_malloc(total);
+    uint32_t err = 0;
     MemTxResult res;
 
-    if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
-        /* the card never sends (read) or never takes (write) the data */
-        return IRQ_DATA_TIMEOUT;
-    }
-
-    buf = g_malloc(total);
     if (is_write) {
         res = dma_memory_read(&address_space_memory, s->cur_addr, buf, total,
                               MEMTXATTRS_UNSPECIFIED);
@@ -287,53 +300,64 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                           " bytes at 0x%08x is outside RAM\n",
                           total, s->cur_addr);
             s->stats.dma_errors++;
-            return IRQ_TXFIFO_EMPTY;
-        }
-        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+            err = IRQ_TXFIFO_EMPTY;
+        } else if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+            /* no CRC status from the card: it takes nothing */
+            err = IRQ_DATA_TIMEOUT;
+        } else if (s->cur_fault == MESON_FAULT_DATA_CRC) {
             /* the card saw a CRC error and discards the data */
-            return IRQ_DATA_ERR_CRC;
+            err = IRQ_DATA_ERR_CRC;
+        } else if (!sdbus_receive_ready(&s->sdbus)) {
+            err = IRQ_DATA_TIMEOUT;
+        } else {
+            for (uint32_t i = 0; i < blocks; i++) {
+                sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
+            }
+            s->stats.bytes_written += total;
+            /* the card programs what it got: DAT0 stays low for a while */
+            s->card_busy_until = MAX(s->card_busy_until,
+                                     qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) +
+                                 s->prog_base_ns +
+                                 muldiv64(total, s->prog_ns_per_kib, 1024);
         }
-        if (!sdbus_receive_ready(&s->sdbus)) {
-            return IRQ_DATA_TIMEOUT;
-        }
-        for (uint32_t i = 0; i < blocks; i++) {
-            sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
-        }
-        s->stats.bytes_written += total;
-        /* the card programs what it got: DAT0 stays low for a while */
-        s->card_busy_until = MAX(s->card_busy_until,
-                                 qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) +
-                             s->prog_base_ns +
-                             muldiv64(total, s->prog_ns_per_kib, 1024);
     } else {
         for (uint32_t i = 0; i < blocks; i++) {
             if (!sdbus_data_ready(&s->sdbus)) {
-                return IRQ_DATA_TIMEOUT;
+                err = IRQ_DATA_TIMEOUT;
+                break;
             }
             sdbus_read_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
         }
-        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
-            /* what reaches memory is garbage: a driver must not use it */
-            for (uint64_t i = 0; i < total; i++) {
-                buf[i] ^= 0x5a;
+        if (!err && s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+            /* the data never arrived; nothing reaches memory */
+            err = IRQ_DATA_TIMEOUT;
+        } else if (!err) {
+            if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+                /* garbage reaches memory: a driver must not use it */
+                for (uint64_t i = 0; i < total; i++) {
+                    buf[i] ^= 0x5a;
+                }
+                err = IRQ_DATA_ERR_CRC;
+            }
+            res = dma_memory_write(&address_space_memory, s->cur_addr, buf,
+                                   total, MEMTXATTRS_UNSPECIFIED);
+            if (res != MEMTX_OK) {
+                qemu_log_mask(LOG_GUEST_ERROR,
+                              "meson-mx-sdhc: DMA write of %" PRIu64
+                              " bytes at 0x%08x is outside RAM\n",
+                              total, s->cur_addr);
+                s->stats.dma_errors++;
+                err = IRQ_RXFIFO_FULL;
+            } else if (!err) {
+                s->stats.bytes_read += total;
             }
         }
-        res = dma_memory_write(&address_space_memory, s->cur_addr, buf, total,
-                               MEMTXATTRS_UNSPECIFIED);
-        if (res != MEMTX_OK) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "meson-mx-sdhc: DMA write of %" PRIu64
-                          " bytes at 0x%08x is outside RAM\n",
-                          total, s->cur_addr);
-            s->stats.dma_errors++;
-            return IRQ_RXFIFO_FULL;
-        }
-        if (s->cur_fault == MESON_FAULT_DATA_CRC) {
-            return IRQ_DATA_ERR_CRC;
-        }
-        s->stats.bytes_read += total;
     }
-    return 0;
+    if (auto_stop || (err && (sdbus_data_ready(&s->sdbus) ||
+                              sdbus_receive_ready(&s->sdbus)))) {
+        meson_mx_sdhc_auto_stop(s);
+    }
+    return err;
 }
 
 static void meson_mx_sdhc_complete(void *opaque)
@@ -344,8 +368,7 @@ static void meson_mx_sdhc_complete(void *opaque)
     if (!s->busy) {
         return;
     }
-    if (!(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC)) &&
-        (s->cur_send & SEND_CMD_HAS_DATA)) {
+    if (!(ista & IRQ_RESP_TIMEOUT) && (s->cur_send & SEND_CMD_HAS_DATA)) {
         uint32_t err = meson_mx_sdhc_do_data(s);
 
         if (err) {
@@ -358,6 +381,9 @@ static void meson_mx_sdhc_complete(void *opaque)
     }
     if (!(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC))) {
         ista |= IRQ_RESP_OK | IRQ_RESP_OK_NOCLEAR;
+    } else if (sdbus_data_ready(&s->sdbus) || sdbus_receive_ready(&s->sdbus)) {
+        /* the host gave up on the data phase: stop the card */
+        meson_mx_sdhc_auto_stop(s);
     }
     s->busy = false;
     s->regs[R_ISTA] |= ista;
@@ -455,9 +481,11 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         }
     }
     if (s->cur_fault == MESON_FAULT_RESP_CRC) {
+        /*
+         * The card took the command; only its response arrived damaged.
+         * A data phase still runs (the card sends or takes the data).
+         */
         s->cur_ista = IRQ_RESP_ERR_CRC;
-        timer_mod(s->done_timer, done);
-        return;
     }
 
     if (send & SEND_CMD_HAS_DATA) {
@@ -478,6 +506,9 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
                 per_block += 8; /* CRC status token */
             }
             done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
+        }
+        if (blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP)) {
+            done += meson_mx_sdhc_clocks_ns(48 + 8 + 48, hz); /* CMD12 */
         }
     } else if ((send & SEND_R1B) && s->card_busy_until > done) {
         /* MMC_CAP_WAIT_WHILE_BUSY: completion once DAT0 is released */

@@ -13,9 +13,18 @@ guest() {
     echo "$T/$1.sh"
 }
 
-# emu ARGS...: run the board quietly, keeping the serial log in $T/serial.log
+# emu ARGS...: run the board quietly; the serial log of the last run is
+# $T/serial.log, and every run's log is kept in build/test-logs/.
+LOGDIR="$TOP/build/test-logs"
+mkdir -p "$LOGDIR"
+EMU_RUNS=0
 emu() {
-    "$EMU" --quiet --log "$T/serial.log" "$@"
+    EMU_RUNS=$((EMU_RUNS + 1))
+    local keep="$LOGDIR/$(basename "$0" .sh).run$EMU_RUNS.serial.log"
+    local rc=0
+    "$EMU" --quiet --log "$T/serial.log" "$@" || rc=$?
+    cp "$T/serial.log" "$keep" 2>/dev/null || true
+    return $rc
 }
 
 check() { # check DESCRIPTION COMMAND...
