@@ -462,7 +462,8 @@ impl<'a> Sdhc<'a> {
                     "request mapped to {} DMA segments, only 1 is supported\n",
                     n
                 ),
-                _ => dev_err!(self.dev, "dma_map_sg failed\n"),
+                mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
+                e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
             })?;
             Some(u32::try_from(addr).map_err(|_| {
                 dev_err!(self.dev, "DMA address {:#x} beyond 32 bits\n", addr);

@@ -444,6 +444,8 @@ pub(crate) struct Ios {
 pub(crate) enum DmaMapError {
     /// The request has no data.
     NoData,
+    /// The data is mapped already.
+    AlreadyMapped,
     /// `dma_map_sg()` mapped nothing.
     MapFailed,
     /// The mapping produced this many DMA segments instead of exactly one.
@@ -453,7 +455,7 @@ pub(crate) enum DmaMapError {
 impl From<DmaMapError> for Error {
     fn from(e: DmaMapError) -> Error {
         match e {
-            DmaMapError::NoData | DmaMapError::Segments(_) => EINVAL,
+            DmaMapError::NoData | DmaMapError::AlreadyMapped | DmaMapError::Segments(_) => EINVAL,
             DmaMapError::MapFailed => ENOMEM,
         }
     }
@@ -495,12 +497,15 @@ impl Request {
     /// DMA-maps the request's data scatterlist (`dma_map_sg()`) for the controller and returns
     /// the DMA address of its single segment.
     ///
-    /// Fails, leaving nothing mapped, if the request has no data, if the mapping fails or if it
-    /// does not produce exactly one DMA segment.
+    /// Fails, leaving nothing newly mapped, if the request has no data or is mapped already, if
+    /// the mapping fails or if it does not produce exactly one DMA segment.
     pub(crate) fn map_dma(&mut self) -> Result<u64, DmaMapError> {
         let data = self.data_ptr();
-        if data.is_null() || self.mapped.is_some() {
+        if data.is_null() {
             return Err(DmaMapError::NoData);
+        }
+        if self.mapped.is_some() {
+            return Err(DmaMapError::AlreadyMapped);
         }
         // SAFETY: `data` is the valid data of the request.
         let (sg, nents, dir) = unsafe { ((*data).sg, (*data).sg_len, dma_dir((*data).flags)) };
