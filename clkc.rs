@@ -220,16 +220,22 @@ impl<'a> Clkc<'a> {
             num_parents: u8::try_from(parents.len())?,
             flags: b::CLK_SET_RATE_PARENT,
         };
+        let raw = core::ptr::from_ref(dev).cast::<b::device>().cast_mut();
+        // The clocks are registered by the device's OF node, not by the device: registered by
+        // device, the clock core would pin this module for every consumer reference, our own
+        // included, and `rmmod` would be refused while the controller is bound. Removing the
+        // module unbinds the device first, and unbinding unregisters these clocks (`Drop`), so
+        // no clock outlives the code behind its ops. `clkin0..3` are still found through the
+        // node's `clock-names`.
+        //
         // SAFETY: `hw` is the next, not yet registered clock structure of `self.hws` (see the
         // callers), embedded in the provider structure `ops` expects. `init`, the name and the
-        // parent data only need to live during `clk_hw_register()`, which copies them and clears
-        // `hw->init`.
+        // parent data only need to live during `of_clk_hw_register()`, which copies them and
+        // clears `hw->init`. `raw` is the bound device behind `dev`, so reading its `of_node`
+        // is valid.
         unsafe {
             (*hw).init = &init;
-            to_result(b::clk_hw_register(
-                core::ptr::from_ref(dev).cast::<b::device>().cast_mut(),
-                hw,
-            ))?;
+            to_result(b::of_clk_hw_register((*raw).of_node, hw))?;
         }
         // INVARIANT: one more structure, in order, is registered.
         self.registered += 1;

@@ -641,8 +641,13 @@ impl<'a> Sdhc<'a> {
 
             mrq.unmap_dma();
 
-            if let Some(data) = mrq.cmd().data() {
-                data.set_bytes_xfered(bytes);
+            // Unlike the C driver, nothing counts as transferred when the command itself
+            // failed: after a response timeout the card never sent (or took) the data, and
+            // the MMC core would complete the request with whatever the buffer held.
+            if mrq.cmd().error().is_none() {
+                if let Some(data) = mrq.cmd().data() {
+                    data.set_bytes_xfered(bytes);
+                }
             }
         }
 

@@ -21,9 +21,10 @@ ista=$(r 0x28)
 say "ISTA after a DMA outside RAM: $ista"
 [ $((ista & 0x2000)) != 0 ] || fail "no TXFIFO_EMPTY error interrupt for a DMA outside RAM"
 w 0x28 0x00007fff
-# a slow command (the model's latency is 50 ms here), then a second SEND
-w 0x04 0x00000040
-w 0x04 0x00000041
+# a slow command without response (the model's latency is 50 ms here), then
+# a second SEND while it is in flight
+w 0x04 0x00000000
+w 0x04 0x00000000
 usleep 200000
 say "model still answers: STAT=$(r 0x0c) ISTA=$(r 0x28)"
 G

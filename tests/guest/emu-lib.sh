@@ -9,7 +9,7 @@ fail() { echo "[guest] FAIL: $*"; exit 1; }
 
 # load_driver c|rust [params...]
 load_driver() {
-    drv=$1; shift
+    local drv=$1; shift
     case "$drv" in
     c) insmod "$C_MOD" "$@" ;;
     rust) insmod "$RS_MOD" "$@" ;;
@@ -19,11 +19,10 @@ load_driver() {
 
 # wait_card [seconds]: wait for /dev/mmcblk0 (virtual time)
 wait_card() {
-    n=${1:-30}
-    i=0
+    local n=${1:-30} w=0
     while [ ! -b "$DEV" ]; do
-        i=$((i + 1))
-        [ "$i" -gt $((n * 10)) ] && { echo "no $DEV after ${n}s"; return 1; }
+        w=$((w + 1))
+        [ "$w" -gt $((n * 10)) ] && { echo "no $DEV after ${n}s"; return 1; }
         usleep 100000
     done
     return 0
@@ -31,11 +30,10 @@ wait_card() {
 
 # wait_no_card [seconds]
 wait_no_card() {
-    n=${1:-30}
-    i=0
+    local n=${1:-30} w=0
     while [ -b "$DEV" ]; do
-        i=$((i + 1))
-        [ "$i" -gt $((n * 10)) ] && return 1
+        w=$((w + 1))
+        [ "$w" -gt $((n * 10)) ] && return 1
         usleep 100000
     done
     return 0
@@ -43,7 +41,7 @@ wait_no_card() {
 
 # kmemleak_check: scan twice (objects must age) and report suspects
 kmemleak_check() {
-    f=/sys/kernel/debug/kmemleak
+    local f=/sys/kernel/debug/kmemleak
     [ -w "$f" ] || return 0
     sleep 6
     echo scan > "$f"
@@ -61,6 +59,7 @@ sdhc_dev() { basename "$(ls -d /sys/bus/platform/devices/*.mmc 2>/dev/null | hea
 
 # which driver holds the controller now (c, rust or none)
 sdhc_driver() {
+    local d l
     d=$(sdhc_dev)
     l=$(readlink "/sys/bus/platform/devices/$d/driver" 2>/dev/null)
     case "$(basename "$l")" in

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The Rust driver on an SD card and on an eMMC, for the meson8b and meson8m2
+# variants: enumeration with the right size, fio write + verify (crc32c,
+# direct=1) at bs 4k, 128k and 1m over 32 MiB.
+. "$(dirname "$0")/../lib.sh"
+g=$(guest t <<'G'
+set -e
+[ "$(sdhc_driver)" = rust ] || fail "the controller is held by '$(sdhc_driver)', not the Rust driver"
+want=$((EMU_SIZE_MIB * 2048))
+sz=$(cat /sys/block/mmcblk0/size)
+say "mmcblk0: $sz sectors ($EMU_CARD, $EMU_COMPATIBLE)"
+[ "$sz" = "$want" ] || fail "size $sz sectors, expected $want"
+grep -E 'actual clock|bus width|timing spec' /sys/kernel/debug/mmc0/ios
+for bs in 4k 128k 1m; do
+  fio --name=v$bs --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=$bs --size=32m \
+      --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio.out \
+      || { cat /tmp/fio.out; fail "fio write+verify bs=$bs"; }
+  say "fio write+verify bs=$bs over 32 MiB ok"
+done
+G
+)
+sed -i '1a EMU_SIZE_MIB=128' "$g"
+rc=0
+for card in emmc sd; do
+  for compat in meson8b meson8m2; do
+    echo "== $card, $compat"
+    emu --card "$card" --size 128 --driver rust --compatible "$compat" "$g" || rc=1
+    grep -E '\[guest\]|mmcblk0:' "$T/serial.log" | tail -5
+  done
+done
+exit $rc
