@@ -27,22 +27,20 @@ use kernel::{
 };
 
 mod bindings;
+mod bounce;
 mod clkc;
+mod logic;
 mod mmc;
 mod regs;
 
+use bounce::BounceBuffer;
 use clkc::Clkc;
+use logic::{DataPath, Limits, Params, PathError, MAX_BLK_SIZE};
 use mmc::{BusWidth, Host, HostConfig, HostOps, Ios, PowerMode, Request, UnregisteredHost};
 use regs::{update_bits, Regs, ALL_IRQS, REGS_SIZE};
 
-/// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
-const MAX_BLK_SIZE: u32 = 512;
 /// Tuning commands that must all succeed at one RX phase.
 const NUM_TUNING_TRIES: u32 = 10;
-/// Largest request: 128 KiB.
-const MAX_REQ_SIZE: u32 = 128 * 1024;
-/// `FIELD_GET(MESON_SDHC_SEND_TOTAL_PACK, ~0)`: 16 bits of block count.
-const MAX_BLK_COUNT: u32 = 0xffff;
 /// Longest busy wait, in milliseconds.
 const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
 
@@ -219,8 +217,15 @@ struct DataInfo {
     blksz: u32,
     blocks: u32,
     write: bool,
-    /// DMA address of the single mapped segment.
+    /// DMA address of the single mapped segment or of the bounce buffer.
     dma_addr: u32,
+}
+
+/// The request in flight.
+struct InFlight {
+    mrq: Request,
+    /// Whether its data goes through the bounce buffer.
+    bounced: bool,
 }
 
 /// A command, as far as the controller needs it.
@@ -271,9 +276,11 @@ struct Sdhc<'a> {
     pclk: EnabledClk,
     clkc: Clkc<'a>,
     regs: Arc<Regs<'a>>,
+    /// The bounce buffer, if there is one (see `bounce.rs`).
+    bounce: Option<BounceBuffer>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
-    cur: Mutex<Option<Request>>,
+    cur: Mutex<Option<InFlight>>,
     /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
     /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
     irq_ista: Atomic<u32>,
@@ -453,29 +460,77 @@ impl<'a> Sdhc<'a> {
         self.regs.write_reg(send);
     }
 
-    /// Maps the request's data and collects what `start_cmd` needs.
-    fn prepare(&self, mrq: &mut Request) -> Result<CmdInfo> {
-        let dma_addr = if mrq.cmd().data().is_some() {
-            let addr = mrq.map_dma().inspect_err(|e| match e {
-                mmc::DmaMapError::Segments(n) => dev_err!(
+    /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
+    /// for the controller; a scatterlist of more segments is unmapped again and goes through the
+    /// bounce buffer (a write is copied into it here). Returns the DMA address for the
+    /// controller and whether the request is bounced.
+    fn map_data(&self, mrq: &mut Request) -> Result<(u64, bool)> {
+        let mapped = mrq.map_dma().inspect_err(|e| match e {
+            mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
+            e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
+        })?;
+        let len = mrq.data_len();
+        let bounce_size = self.bounce.as_ref().map_or(0, BounceBuffer::size);
+        let path = logic::data_path(mapped.segments, len, bounce_size);
+        let bounce = match (path, &self.bounce) {
+            (Ok(DataPath::Direct), _) => return Ok((mapped.addr, false)),
+            (Ok(DataPath::Bounce), Some(bounce)) => bounce,
+            (Ok(DataPath::Bounce), None) | (Err(PathError::NoSegments), _) => {
+                mrq.unmap_dma();
+                return Err(EINVAL);
+            }
+            (
+                Err(PathError::TooBig {
+                    segments,
+                    len,
+                    bounce,
+                }),
+                _,
+            ) => {
+                dev_err!(
                     self.dev,
-                    "request mapped to {} DMA segments, only 1 is supported\n",
-                    n
-                ),
-                mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
-                e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
-            })?;
-            Some(u32::try_from(addr).map_err(|_| {
+                    "request of {} bytes mapped to {} DMA segments, bounce buffer: {} bytes\n",
+                    len,
+                    segments,
+                    bounce
+                );
+                mrq.unmap_dma();
+                return Err(EINVAL);
+            }
+        };
+        // The CPU copies the data now: no mapping may be left on the scatterlist.
+        mrq.unmap_dma();
+        if mrq.cmd().data().is_some_and(|d| d.is_write()) {
+            let copied = mrq.copy_to_dma_buffer(bounce.coherent(), len);
+            if copied != len {
+                dev_err!(
+                    self.dev,
+                    "copied {} of {} bytes into the bounce buffer\n",
+                    copied,
+                    len
+                );
+                return Err(EIO);
+            }
+        }
+        Ok((bounce.dma_address(), true))
+    }
+
+    /// Sets up the request's data and collects what `start_cmd` needs.
+    fn prepare(&self, mrq: &mut Request) -> Result<(CmdInfo, bool)> {
+        let (dma_addr, bounced) = if mrq.cmd().data().is_some() {
+            let (addr, bounced) = self.map_data(mrq)?;
+            let addr = u32::try_from(addr).map_err(|_| {
                 dev_err!(self.dev, "DMA address {:#x} beyond 32 bits\n", addr);
                 mrq.unmap_dma();
                 EIO
-            })?)
+            })?;
+            (Some(addr), bounced)
         } else {
-            None
+            (None, false)
         };
 
         let cmd = mrq.cmd();
-        Ok(CmdInfo {
+        let info = CmdInfo {
             opcode: cmd.opcode(),
             arg: cmd.arg(),
             resp_present: cmd.resp_present(),
@@ -488,7 +543,8 @@ impl<'a> Sdhc<'a> {
                 write: d.is_write(),
                 dma_addr,
             }),
-        })
+        };
+        Ok((info, bounced))
     }
 
     /// Programs the bus clock (`meson_mx_sdhc_set_clk()`).
@@ -615,20 +671,19 @@ impl<'a> Sdhc<'a> {
 
     /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
     fn irq_thread(&self) -> IrqReturn {
-        let Some(mut mrq) = self.cur.lock().take() else {
+        let Some(InFlight { mut mrq, bounced }) = self.cur.lock().take() else {
             dev_warn!(self.dev, "interrupt thread without a command in flight\n");
             return IrqReturn::Handled;
         };
         self.set_errors(&mrq, regs::ISTA::from_raw(self.irq_ista.load(Acquire)));
         let opcode = mrq.cmd().opcode();
 
-        let data_ok = mrq
-            .cmd()
-            .data()
-            .filter(|d| d.error().is_none())
-            .map(|d| (d.is_read(), d.blksz().wrapping_mul(d.blocks())));
-        if let Some((is_read, bytes)) = data_ok {
-            if !self.soc.hardware_flush_all_cmds && is_read {
+        let data = mrq.cmd().data().map(|d| (d.is_read(), d.error().is_some()));
+        let len = mrq.data_len();
+        // Bytes to copy from the bounce buffer into the request once the controller is done.
+        let mut copy_back = 0;
+        if let Some((is_read, data_error)) = data {
+            if !data_error && !self.soc.hardware_flush_all_cmds && is_read {
                 self.wait_cmd_ready(opcode);
 
                 // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
@@ -639,15 +694,19 @@ impl<'a> Sdhc<'a> {
                 ));
             }
 
+            // Data that failed is unmapped too.
             mrq.unmap_dma();
 
             // Unlike the C driver, nothing counts as transferred when the command itself
             // failed: after a response timeout the card never sent (or took) the data, and
             // the MMC core would complete the request with whatever the buffer held.
-            if mrq.cmd().error().is_none() {
-                if let Some(data) = mrq.cmd().data() {
-                    data.set_bytes_xfered(bytes);
-                }
+            let cmd_error = mrq.cmd().error().is_some();
+            let xfered = logic::bytes_xfered(cmd_error, data_error, len);
+            if let Some(d) = mrq.cmd().data() {
+                d.set_bytes_xfered(xfered);
+            }
+            if bounced {
+                copy_back = logic::copy_back_len(is_read, cmd_error, data_error, xfered);
             }
         }
 
@@ -672,7 +731,25 @@ impl<'a> Sdhc<'a> {
             self.clear_fifo();
         }
 
-        // Data that failed is unmapped on completion.
+        // The controller is done with the bounce buffer: hand the read data over.
+        if copy_back != 0 {
+            if let Some(bounce) = &self.bounce {
+                let copied = mrq.copy_from_dma_buffer(bounce.coherent(), copy_back);
+                if copied != copy_back {
+                    dev_err!(
+                        self.dev,
+                        "copied {} of {} bytes out of the bounce buffer\n",
+                        copied,
+                        copy_back
+                    );
+                    if let Some(d) = mrq.cmd().data() {
+                        d.set_error(EIO);
+                        d.set_bytes_xfered(0);
+                    }
+                }
+            }
+        }
+
         self.request_done(mrq);
 
         IrqReturn::Handled
@@ -704,8 +781,8 @@ impl HostOps for Sdhc<'_> {
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
-            Ok(info) => {
-                *self.cur.lock() = Some(mrq);
+            Ok((info, bounced)) => {
+                *self.cur.lock() = Some(InFlight { mrq, bounced });
                 self.start_cmd(&info);
             }
         }
@@ -802,6 +879,39 @@ struct SdhcData<'bound> {
     sdhc: Arc<Sdhc<'bound>>,
 }
 
+/// The module parameters, checked in module init (so they are valid here).
+fn params() -> Params {
+    Params::new(
+        *module_parameters::bounce_size.value_ref(),
+        *module_parameters::max_segs.value_ref(),
+    )
+    .unwrap_or(Params {
+        bounce_size: 0,
+        max_segs: 1,
+    })
+}
+
+/// The parameters and the bounce buffer of a new host; without the buffer (`bounce_size=0`
+/// or a failed allocation) the host gets the C driver's single-segment limits.
+fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer>) {
+    let params = params();
+    if params.bounce_size == 0 {
+        return (params, None);
+    }
+    match BounceBuffer::new(dev, params.bounce_size) {
+        Ok(b) => (params, Some(b)),
+        Err(e) => {
+            dev_warn!(
+                dev,
+                "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
+                params.bounce_size,
+                e.to_errno()
+            );
+            (params, None)
+        }
+    }
+}
+
 /// Logs a probe failure unless it is a deferral.
 fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     if e != EPROBE_DEFER {
@@ -877,15 +987,18 @@ impl platform::Driver for SdhcDriver {
                 return Err(probe_err(dev, "bus clock has no rate", EINVAL));
             }
 
+            let (params, bounce) = bounce_buffer(dev);
+            let limits = Limits::new(&params, bounce.as_ref().map_or(0, BounceBuffer::size));
+            dev_dbg!(dev, "queue limits: {:?}\n", limits);
+
             host.configure(&HostConfig {
                 f_min,
                 f_max,
-                max_req_size: MAX_REQ_SIZE,
-                max_seg_size: MAX_REQ_SIZE,
-                // Exactly one DMA segment per request; a bounce buffer for more comes later.
-                max_segs: 1,
-                max_blk_count: MAX_BLK_COUNT,
-                max_blk_size: MAX_BLK_SIZE,
+                max_req_size: limits.max_req_size,
+                max_seg_size: limits.max_seg_size,
+                max_segs: u16::try_from(limits.max_segs).unwrap_or(1),
+                max_blk_count: limits.max_blk_count,
+                max_blk_size: limits.max_blk_size,
                 max_busy_timeout: MAX_BUSY_TIMEOUT_MS,
                 max_current_180: 300,
                 max_current_330: 300,
@@ -911,6 +1024,7 @@ impl platform::Driver for SdhcDriver {
                     pclk,
                     clkc,
                     regs,
+                    bounce,
                     cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
                     irq_ista: Atomic::new(0),
                     ios <- new_mutex!(
@@ -944,10 +1058,57 @@ impl platform::Driver for SdhcDriver {
     }
 }
 
-kernel::module_platform_driver! {
-    type: SdhcDriver,
+/// The message of a [`logic::ParamError`] for the kernel's formatting macros.
+struct ParamMsg(logic::ParamError);
+
+impl kernel::fmt::Display for ParamMsg {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        core::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// The module: checks the parameters, then registers the platform driver.
+#[pin_data]
+struct SdhcModule {
+    #[pin]
+    _driver: kernel::driver::Registration<platform::Adapter<SdhcDriver>>,
+}
+
+impl kernel::InPlaceModule for SdhcModule {
+    fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        pin_init::pin_init_scope(move || {
+            Params::new(
+                *module_parameters::bounce_size.value_ref(),
+                *module_parameters::max_segs.value_ref(),
+            )
+            .map_err(|e| {
+                pr_err!("{}\n", ParamMsg(e));
+                EINVAL
+            })?;
+            Ok(try_pin_init!(Self {
+                _driver <- kernel::driver::Registration::new(
+                    <Self as kernel::ModuleMetadata>::NAME,
+                    module,
+                ),
+            }))
+        })
+    }
+}
+
+module! {
+    type: SdhcModule,
     name: "meson-mx-sdhc-rs",
     authors: ["meson_mx_sdhc_rs developers"],
     description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
     license: "GPL",
+    params: {
+        bounce_size: u32 {
+            default: crate::logic::BOUNCE_DEFAULT,
+            description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to 4194304",
+        },
+        max_segs: u32 {
+            default: crate::logic::MAX_SEGS_DEFAULT,
+            description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
+        },
+    },
 }

@@ -26,7 +26,7 @@ use core::{
 
 use kernel::{
     device::{Bound, Device},
-    dma::DataDirection,
+    dma::{Coherent, DataDirection},
     error::{from_result, to_result},
     prelude::*,
     sync::Arc,
@@ -448,17 +448,24 @@ pub(crate) enum DmaMapError {
     AlreadyMapped,
     /// `dma_map_sg()` mapped nothing.
     MapFailed,
-    /// The mapping produced this many DMA segments instead of exactly one.
-    Segments(u32),
 }
 
 impl From<DmaMapError> for Error {
     fn from(e: DmaMapError) -> Error {
         match e {
-            DmaMapError::NoData | DmaMapError::AlreadyMapped | DmaMapError::Segments(_) => EINVAL,
+            DmaMapError::NoData | DmaMapError::AlreadyMapped => EINVAL,
             DmaMapError::MapFailed => ENOMEM,
         }
     }
+}
+
+/// The result of [`Request::map_dma`]: the scatterlist is mapped.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MappedSg {
+    /// Number of DMA segments the mapping produced (at least 1).
+    pub(crate) segments: u32,
+    /// DMA address of the first segment.
+    pub(crate) addr: u64,
 }
 
 /// An in-flight `struct mmc_request`, handed to [`HostOps::request`].
@@ -495,11 +502,12 @@ impl Request {
     }
 
     /// DMA-maps the request's data scatterlist (`dma_map_sg()`) for the controller and returns
-    /// the DMA address of its single segment.
+    /// the number of DMA segments and the address of the first one. The mapping stays until
+    /// [`Request::unmap_dma`] or the request is dropped.
     ///
-    /// Fails, leaving nothing newly mapped, if the request has no data or is mapped already, if
-    /// the mapping fails or if it does not produce exactly one DMA segment.
-    pub(crate) fn map_dma(&mut self) -> Result<u64, DmaMapError> {
+    /// Fails, leaving nothing newly mapped, if the request has no data or is mapped already, or
+    /// if the mapping fails.
+    pub(crate) fn map_dma(&mut self) -> Result<MappedSg, DmaMapError> {
         let data = self.data_ptr();
         if data.is_null() {
             return Err(DmaMapError::NoData);
@@ -519,14 +527,70 @@ impl Request {
         }
         // INVARIANT: The scatterlist is mapped now.
         self.mapped = Some(dir);
-        if count != 1 {
-            self.unmap_dma();
-            return Err(DmaMapError::Segments(count));
-        }
         // SAFETY: `sg` is mapped, so its first entry has a DMA address.
         let addr = unsafe { b::sg_dma_address(sg) };
         #[allow(clippy::useless_conversion)]
-        Ok(u64::from(addr))
+        Ok(MappedSg {
+            segments: count,
+            addr: u64::from(addr),
+        })
+    }
+
+    /// Total length of the request's data, `blksz * blocks`, in bytes (0 without data).
+    pub(crate) fn data_len(&self) -> u32 {
+        self.cmd()
+            .data()
+            .map_or(0, |d| d.blksz().saturating_mul(d.blocks()))
+    }
+
+    /// Copies the first `len` bytes of the request's data scatterlist into `buf`
+    /// (`sg_copy_to_buffer()`), for a write through the bounce buffer. Returns the number of
+    /// bytes copied: 0 if the request has no data or its scatterlist is DMA-mapped (the CPU
+    /// must not touch it then), at most the size of `buf`.
+    ///
+    /// The controller must not be using `buf` (see `bounce.rs`); `buf` is accessed only through
+    /// its raw address, never through a Rust reference.
+    pub(crate) fn copy_to_dma_buffer(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+        let data = self.data_ptr();
+        if data.is_null() || self.mapped.is_some() {
+            return 0;
+        }
+        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+        // SAFETY: `data` is the valid data of the request and its scatterlist of `sg_len`
+        // entries is not DMA-mapped, so the CPU may read it; `buf.as_mut_ptr()` is valid for
+        // writes of `buf.size()` bytes and `len` is at most that.
+        let n = unsafe {
+            b::sg_copy_to_buffer(
+                (*data).sg,
+                (*data).sg_len,
+                buf.as_mut_ptr().cast::<c_void>(),
+                len,
+            )
+        };
+        u32::try_from(n).unwrap_or(0)
+    }
+
+    /// Copies `len` bytes from `buf` into the request's data scatterlist
+    /// (`sg_copy_from_buffer()`), for a read through the bounce buffer. Returns the number of
+    /// bytes copied, with the same rules as [`Request::copy_to_dma_buffer`].
+    pub(crate) fn copy_from_dma_buffer(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+        let data = self.data_ptr();
+        if data.is_null() || self.mapped.is_some() {
+            return 0;
+        }
+        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+        // SAFETY: `data` is the valid data of the request and its scatterlist of `sg_len`
+        // entries is not DMA-mapped, so the CPU may write it; `buf.as_ptr()` is valid for reads
+        // of `buf.size()` bytes and `len` is at most that.
+        let n = unsafe {
+            b::sg_copy_from_buffer(
+                (*data).sg,
+                (*data).sg_len,
+                buf.as_ptr().cast::<c_void>(),
+                len,
+            )
+        };
+        u32::try_from(n).unwrap_or(0)
     }
 
     /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`).

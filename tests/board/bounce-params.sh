@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Out-of-range module parameters of the Rust driver: insmod fails with
+# EINVAL and the kernel log names the parameter, the value and the valid
+# range; nothing is registered, and valid values load afterwards.
+. "$(dirname "$0")/../lib.sh"
+g=$(guest t <<'G'
+set -e
+bad() { # param=value expected-message
+  dmesg -c >/dev/null
+  if insmod "$RS_MOD" "$1" 2>/tmp/err; then fail "insmod $1 succeeded"; fi
+  say "insmod $1: $(cat /tmp/err)"
+  grep -q 'Invalid argument\|-22' /tmp/err || fail "insmod $1 did not fail with EINVAL"
+  dmesg | grep -F "$2" || fail "no kernel message '$2' for $1"
+  [ ! -d /sys/bus/platform/drivers/meson-mx-sdhc-rs ] || fail "driver registered after insmod $1"
+}
+bad bounce_size=3000 "invalid bounce_size=3000: must be 0 (no bounce buffer) or a power of two from 4096 to 4194304"
+bad max_segs=0 "invalid max_segs=0: must be from 1 to 256"
+bad bounce_size=8388608 "invalid bounce_size=8388608"
+bad max_segs=257 "invalid max_segs=257: must be from 1 to 256"
+insmod "$RS_MOD" bounce_size=4096 max_segs=256
+wait_card
+[ "$(cat /sys/block/mmcblk0/queue/max_segments)" = 256 ] || fail "max_segments $(cat /sys/block/mmcblk0/queue/max_segments)"
+[ "$(cat /sys/block/mmcblk0/queue/max_hw_sectors_kb)" = 4 ] || fail "max_hw_sectors_kb $(cat /sys/block/mmcblk0/queue/max_hw_sectors_kb)"
+dd if=/dev/urandom of=/tmp/pat bs=64k count=4 2>/dev/null
+dd if=/tmp/pat of=/dev/mmcblk0 bs=64k oflag=direct 2>/dev/null
+dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
+cmp /tmp/pat /tmp/back || fail "data differs with bounce_size=4096"
+say "bounce_size=4096 max_segs=256: loads, limits right, data intact"
+rmmod meson_mx_sdhc_rs
+G
+)
+emu --card emmc --size 64 --driver none "$g"
