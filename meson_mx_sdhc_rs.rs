@@ -32,12 +32,14 @@ mod clkc;
 mod logic;
 mod mmc;
 mod regs;
+mod stats;
 
 use bounce::BounceBuffer;
 use clkc::Clkc;
-use logic::{DataPath, Limits, Params, PathError, MAX_BLK_SIZE};
+use logic::{DataPath, ErrorKind, Limits, Outcome, Params, PathError, MAX_BLK_SIZE};
 use mmc::{BusWidth, Host, HostConfig, HostOps, Ios, PowerMode, Request, UnregisteredHost};
 use regs::{update_bits, Regs, ALL_IRQS, REGS_SIZE};
+use stats::{HostStats, LimitsInfo};
 
 /// Tuning commands that must all succeed at one RX phase.
 const NUM_TUNING_TRIES: u32 = 10;
@@ -286,6 +288,9 @@ struct Sdhc<'a> {
     irq_ista: Atomic<u32>,
     #[pin]
     ios: Mutex<IosState>,
+    /// Counters, in debugfs.
+    #[pin]
+    stats: HostStats,
 }
 
 #[pinned_drop]
@@ -639,25 +644,38 @@ impl<'a> Sdhc<'a> {
         ThreadedIrqReturn::WakeThread
     }
 
-    /// Records the errors `ISTA` reports on the command and its data.
-    fn set_errors(&self, mrq: &Request, ista: regs::ISTA) {
+    /// Records the errors `ISTA` reports on the command and its data; returns their kinds.
+    fn set_errors(
+        &self,
+        mrq: &Request,
+        ista: regs::ISTA,
+    ) -> (Option<ErrorKind>, Option<ErrorKind>) {
         let cmd = mrq.cmd();
 
-        if ista.rxfifo_full() || ista.txfifo_empty() {
+        let cmd_error = if ista.rxfifo_full() || ista.txfifo_empty() {
             cmd.set_error(EIO);
+            Some(ErrorKind::Fifo)
         } else if ista.resp_err_crc() {
             cmd.set_error(EILSEQ);
+            Some(ErrorKind::CmdCrc)
         } else if ista.resp_timeout() {
             cmd.set_error(ETIMEDOUT);
-        }
+            Some(ErrorKind::CmdTimeout)
+        } else {
+            None
+        };
 
-        if let Some(data) = cmd.data() {
-            if ista.data_err_crc() {
+        let data_error = match cmd.data() {
+            Some(data) if ista.data_err_crc() => {
                 data.set_error(EILSEQ);
-            } else if ista.data_timeout() {
-                data.set_error(ETIMEDOUT);
+                Some(ErrorKind::DataCrc)
             }
-        }
+            Some(data) if ista.data_timeout() => {
+                data.set_error(ETIMEDOUT);
+                Some(ErrorKind::DataTimeout)
+            }
+            _ => None,
+        };
 
         if cmd.error().is_some() || cmd.data().is_some_and(|d| d.error().is_some()) {
             dev_dbg!(
@@ -667,6 +685,7 @@ impl<'a> Sdhc<'a> {
                 ista.into_raw()
             );
         }
+        (cmd_error, data_error)
     }
 
     /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
@@ -675,13 +694,15 @@ impl<'a> Sdhc<'a> {
             dev_warn!(self.dev, "interrupt thread without a command in flight\n");
             return IrqReturn::Handled;
         };
-        self.set_errors(&mrq, regs::ISTA::from_raw(self.irq_ista.load(Acquire)));
+        let (cmd_kind, mut data_kind) =
+            self.set_errors(&mrq, regs::ISTA::from_raw(self.irq_ista.load(Acquire)));
         let opcode = mrq.cmd().opcode();
 
         let data = mrq.cmd().data().map(|d| (d.is_read(), d.error().is_some()));
         let len = mrq.data_len();
         // Bytes to copy from the bounce buffer into the request once the controller is done.
         let mut copy_back = 0;
+        let mut xfered = 0;
         if let Some((is_read, data_error)) = data {
             if !data_error && !self.soc.hardware_flush_all_cmds && is_read {
                 self.wait_cmd_ready(opcode);
@@ -701,7 +722,7 @@ impl<'a> Sdhc<'a> {
             // failed: after a response timeout the card never sent (or took) the data, and
             // the MMC core would complete the request with whatever the buffer held.
             let cmd_error = mrq.cmd().error().is_some();
-            let xfered = logic::bytes_xfered(cmd_error, data_error, len);
+            xfered = logic::bytes_xfered(cmd_error, data_error, len);
             if let Some(d) = mrq.cmd().data() {
                 d.set_bytes_xfered(xfered);
             }
@@ -746,7 +767,26 @@ impl<'a> Sdhc<'a> {
                         d.set_error(EIO);
                         d.set_bytes_xfered(0);
                     }
+                    data_kind = Some(ErrorKind::Setup);
+                    xfered = 0;
+                    copy_back = 0;
                 }
+            }
+        }
+
+        {
+            let mut stats = self.stats.lock();
+            match data {
+                Some((is_read, _)) => stats.record(&Outcome {
+                    len,
+                    write: !is_read,
+                    bounced,
+                    cmd_error: cmd_kind,
+                    data_error: data_kind,
+                    xfered,
+                    copied_back: copy_back,
+                }),
+                None => stats.record_command(cmd_kind),
             }
         }
 
@@ -778,6 +818,7 @@ impl HostOps for Sdhc<'_> {
 
         match info {
             Err(e) => {
+                self.stats.lock().record_setup_error();
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
@@ -988,7 +1029,8 @@ impl platform::Driver for SdhcDriver {
             }
 
             let (params, bounce) = bounce_buffer(dev);
-            let limits = Limits::new(&params, bounce.as_ref().map_or(0, BounceBuffer::size));
+            let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
+            let limits = Limits::new(&params, bounce_size);
             dev_dbg!(dev, "queue limits: {:?}\n", limits);
 
             host.configure(&HostConfig {
@@ -1034,6 +1076,7 @@ impl platform::Driver for SdhcDriver {
                         },
                         "meson_mx_sdhc_rs::ios"
                     ),
+                    stats <- HostStats::new(dev.name(), LimitsInfo { limits, bounce_size }),
                 }),
                 GFP_KERNEL,
             )?;
@@ -1072,6 +1115,8 @@ impl kernel::fmt::Display for ParamMsg {
 struct SdhcModule {
     #[pin]
     _driver: kernel::driver::Registration<platform::Adapter<SdhcDriver>>,
+    /// The debugfs directory; dropped after the driver is unregistered (field order).
+    _debugfs: stats::Root,
 }
 
 impl kernel::InPlaceModule for SdhcModule {
@@ -1085,11 +1130,13 @@ impl kernel::InPlaceModule for SdhcModule {
                 pr_err!("{}\n", ParamMsg(e));
                 EINVAL
             })?;
+            let debugfs = stats::Root::new(<Self as kernel::ModuleMetadata>::NAME);
             Ok(try_pin_init!(Self {
                 _driver <- kernel::driver::Registration::new(
                     <Self as kernel::ModuleMetadata>::NAME,
                     module,
                 ),
+                _debugfs: debugfs,
             }))
         })
     }

@@ -129,6 +129,14 @@ check)
     rm -f "$TOP/meson_mx_sdhc_rs.o"
     kmake CLIPPY=1 modules
     log "clippy clean"
+    # 32-bit ARM: the kernel gives Rust no 64-bit division (__aeabi_uldivmod panics), and
+    # core's Display/Debug of u64/i64 divide: printing one oopses. Use logic::Dec instead.
+    nm=$(command -v "llvm-nm${LLVM_SUFFIX:-}" || command -v llvm-nm-19 || command -v llvm-nm || true)
+    if [ -n "$nm" ] && [ "${ARCH:-arm}" = arm ]; then
+        bad=$("$nm" -u "$TOP/meson_mx_sdhc_rs.ko" | grep -E '4core3fmt3num3imp[xy]NtB[0-9a-z]+_(7Display|5Debug)' || true)
+        [ -z "$bad" ] || die "the module prints a u64/i64 with core::fmt (64-bit division, oopses on 32-bit ARM): $bad"
+        log "no 64-bit decimal formatting"
+    fi
     ;;
 clean)
     if [ -d "$KDIR" ]; then kmake clean; fi

@@ -174,4 +174,159 @@ mod tests {
             assert_eq!(copy_back_len(true, c, d, bytes_xfered(c, d, 8192)), 0);
         }
     }
+
+    #[test]
+    fn histogram_buckets() {
+        assert_eq!(hist_bucket(0), 0);
+        assert_eq!(hist_bucket(1), 0);
+        assert_eq!(hist_bucket(512), 0);
+        assert_eq!(hist_bucket(513), 1);
+        assert_eq!(hist_bucket(4 * KIB), 3);
+        assert_eq!(hist_bucket(4 * KIB + 512), 4);
+        assert_eq!(hist_bucket(12 * KIB), 5);
+        assert_eq!(hist_bucket(128 * KIB), 8);
+        assert_eq!(hist_bucket(4 * MIB), HIST_BUCKETS - 1);
+        assert_eq!(hist_bound(HIST_BUCKETS - 1), 4 * MIB);
+        // Beyond the largest bucket (the hardware allows 32 MiB): the last one.
+        assert_eq!(hist_bucket(32 * MIB), HIST_BUCKETS - 1);
+        assert_eq!(hist_bucket(u32::MAX), HIST_BUCKETS - 1);
+        for i in 0..HIST_BUCKETS {
+            assert_eq!(hist_bucket(hist_bound(i)), i);
+        }
+    }
+
+    fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
+        Outcome {
+            len,
+            write,
+            bounced,
+            cmd_error: None,
+            data_error: None,
+            xfered: len,
+            copied_back: if bounced && !write { len } else { 0 },
+        }
+    }
+
+    #[test]
+    fn stats_count_requests() {
+        let mut s = Stats::new();
+        s.record(&ok(4 * KIB, false, false));
+        s.record(&ok(128 * KIB, false, true));
+        s.record(&ok(128 * KIB, true, true));
+        s.record(&ok(512, true, false));
+        s.record_command(None);
+        assert_eq!(s.commands, 5);
+        assert_eq!(s.data_requests, 4);
+        assert_eq!((s.direct, s.bounced), (2, 2));
+        assert_eq!(s.bytes_read, u64::from(132 * KIB));
+        assert_eq!(s.bytes_written, u64::from(128 * KIB + 512));
+        assert_eq!(s.copy_back_skipped, 0);
+        assert_eq!(s.sizes[hist_bucket(128 * KIB)], 2);
+        assert_eq!(s.sizes[0], 1);
+        assert_eq!(s.sizes.iter().sum::<u64>(), 4);
+        assert!(s.errors.iter().all(|&e| e == 0));
+    }
+
+    #[test]
+    fn stats_errors_and_copy_back() {
+        let mut s = Stats::new();
+        // A bounced read with a data CRC error: no bytes, copy-back skipped.
+        let mut o = ok(64 * KIB, false, true);
+        o.data_error = Some(ErrorKind::DataCrc);
+        o.xfered = bytes_xfered(false, true, o.len);
+        o.copied_back = copy_back_len(true, false, true, o.xfered);
+        assert!(o.copy_back_skipped());
+        s.record(&o);
+        // A bounced write with a data timeout: nothing to copy back, nothing skipped.
+        let mut w = ok(64 * KIB, true, true);
+        w.data_error = Some(ErrorKind::DataTimeout);
+        w.xfered = 0;
+        assert!(!w.copy_back_skipped());
+        s.record(&w);
+        // A direct read with a response timeout: no bounce buffer, nothing skipped.
+        let mut d = ok(4 * KIB, false, false);
+        d.cmd_error = Some(ErrorKind::CmdTimeout);
+        d.xfered = 0;
+        assert!(!d.copy_back_skipped());
+        s.record(&d);
+        // Both errors on one bounced read: each counted, one skip.
+        let mut b = ok(8 * KIB, false, true);
+        b.cmd_error = Some(ErrorKind::CmdCrc);
+        b.data_error = Some(ErrorKind::Fifo);
+        b.xfered = 0;
+        b.copied_back = 0;
+        s.record(&b);
+        s.record_command(Some(ErrorKind::CmdTimeout));
+        s.record_setup_error();
+        assert_eq!(s.copy_back_skipped, 2);
+        assert_eq!(s.bytes_read, 0);
+        assert_eq!(s.bytes_written, 0);
+        assert_eq!(s.error_count(ErrorKind::DataCrc), 1);
+        assert_eq!(s.error_count(ErrorKind::DataTimeout), 1);
+        assert_eq!(s.error_count(ErrorKind::CmdTimeout), 2);
+        assert_eq!(s.error_count(ErrorKind::CmdCrc), 1);
+        assert_eq!(s.error_count(ErrorKind::Fifo), 1);
+        assert_eq!(s.error_count(ErrorKind::Setup), 1);
+        assert_eq!(s.commands, 6);
+        assert_eq!(s.data_requests, 4);
+        // A short successful bounced read copies back what was transferred: not skipped.
+        let mut short = ok(8 * KIB, false, true);
+        short.xfered = 4 * KIB;
+        short.copied_back = 4 * KIB;
+        assert!(!short.copy_back_skipped());
+    }
+
+    #[test]
+    fn stats_text() {
+        let mut s = Stats::new();
+        s.record(&ok(128 * KIB, false, true));
+        let t = s.to_string();
+        let lines: std::vec::Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 7 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert!(t.contains("data_requests: 1\n"));
+        assert!(t.contains("bounced: 1\n"));
+        assert!(t.contains("bytes_read: 131072\n"));
+        assert!(t.contains("error_data_crc: 0\n"));
+        assert!(t.contains("size_131072: 1\n"));
+        assert!(t.contains("size_512: 0\n"));
+        assert!(t.contains("size_4194304: 0\n"));
+        // Every line is "name: number".
+        for l in lines {
+            let (k, v) = l.split_once(": ").unwrap();
+            assert!(!k.is_empty() && v.parse::<u64>().is_ok(), "{l}");
+        }
+        assert_eq!(Stats::new(), Stats::default());
+    }
+
+    #[test]
+    fn decimal_without_u64_division() {
+        for v in [
+            0u64,
+            1,
+            9,
+            10,
+            9999,
+            10000,
+            10001,
+            65535,
+            65536,
+            99_999_999,
+            100_000_000,
+            u64::from(u32::MAX),
+            u64::from(u32::MAX) + 1,
+            134_217_728,
+            1_000_000_000_000,
+            12_345_678_901_234_567_890,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            assert_eq!(Dec(v).to_string(), v.to_string(), "{v}");
+        }
+        let mut x = 1u64;
+        while x < u64::MAX / 3 {
+            assert_eq!(Dec(x).to_string(), x.to_string());
+            assert_eq!(Dec(x - 1).to_string(), (x - 1).to_string());
+            x *= 3;
+        }
+    }
 }

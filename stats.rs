@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The driver's debugfs files, one directory per host:
+//!
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/stats`: the counters of
+//!   [`logic::Stats`](crate::logic::Stats), one `name: value` per line; writing anything to
+//!   the file resets them.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/limits`: the queue limits the host was
+//!   registered with and the bounce buffer size.
+//!
+//! The files own their data; the driver reaches the counters through [`HostStats::lock`].
+//! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
+
+use core::fmt;
+use kernel::{
+    debugfs::{Dir, File},
+    new_mutex,
+    prelude::*,
+    sync::{Mutex, MutexGuard},
+    uaccess::UserSliceReader,
+};
+
+use crate::logic::{Limits, Stats};
+
+/// The module's debugfs directory, shared by the hosts.
+///
+/// The kernel crate has no per-module data yet; like nova-core, the directory lives in a
+/// static that [`Root`] sets before the platform driver is registered and clears after it is
+/// unregistered, so no `probe()` can run while it changes.
+static mut ROOT: Option<Dir> = None;
+
+/// Owns the module's debugfs directory; a field of the module after the driver registration.
+pub(crate) struct Root;
+
+impl Root {
+    /// Creates the directory `name` at the debugfs root. Call before registering the driver.
+    pub(crate) fn new(name: &CStr) -> Self {
+        let dir = Dir::new(name);
+        // SAFETY: Module init runs before the driver is registered: no `probe()` (the only
+        // reader, through `host_dir`) runs concurrently.
+        unsafe { ROOT = Some(dir) };
+        Self
+    }
+}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        // SAFETY: `Root` is the module's field after the driver registration, so it is dropped
+        // after the driver is unregistered: no `probe()` runs anymore.
+        unsafe { ROOT = None };
+    }
+}
+
+/// The debugfs directory of the host `dev_name`, in the module's directory.
+fn host_dir(dev_name: &CStr) -> Dir {
+    // SAFETY: Only `probe()` calls this, while the driver is registered; `ROOT` is set before
+    // the registration and cleared after it (see `Root`), so it does not change meanwhile.
+    #[allow(static_mut_refs)]
+    let root = unsafe { ROOT.as_ref() };
+    match root {
+        Some(root) => root.subdir(dev_name),
+        None => Dir::new(dev_name),
+    }
+}
+
+/// What the `limits` file shows.
+pub(crate) struct LimitsInfo {
+    /// The queue limits of the host.
+    pub(crate) limits: Limits,
+    /// Size of the bounce buffer in bytes, 0 for none.
+    pub(crate) bounce_size: u32,
+}
+
+fn show_stats(stats: &Mutex<Stats>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    // Copy, so that the lock is not held while the text is written.
+    let s = *stats.lock();
+    fmt::Display::fmt(&s, f)
+}
+
+fn reset_stats(stats: &Mutex<Stats>, _input: &mut UserSliceReader) -> Result {
+    *stats.lock() = Stats::new();
+    Ok(())
+}
+
+fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(f, "bounce_size: {}", l.bounce_size)?;
+    writeln!(f, "max_segs: {}", l.limits.max_segs)?;
+    writeln!(f, "max_req_size: {}", l.limits.max_req_size)?;
+    writeln!(f, "max_seg_size: {}", l.limits.max_seg_size)?;
+    writeln!(f, "max_blk_size: {}", l.limits.max_blk_size)?;
+    writeln!(f, "max_blk_count: {}", l.limits.max_blk_count)
+}
+
+/// The statistics of one host and its debugfs files.
+#[pin_data]
+pub(crate) struct HostStats {
+    #[pin]
+    stats: File<Mutex<Stats>>,
+    #[pin]
+    _limits: File<LimitsInfo>,
+    _dir: Dir,
+}
+
+impl HostStats {
+    /// Zeroed counters and the files of the host `dev_name`.
+    pub(crate) fn new<'a>(
+        dev_name: &'a CStr,
+        limits: LimitsInfo,
+    ) -> impl PinInit<Self, Error> + 'a {
+        let dir = host_dir(dev_name);
+        try_pin_init!(Self {
+            stats <- dir.read_write_callback_file(
+                c"stats",
+                new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
+                &show_stats,
+                &reset_stats,
+            ),
+            _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
+            _dir: dir,
+        }? Error)
+    }
+
+    /// The counters, locked.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Stats> {
+        self.stats.lock()
+    }
+}
