@@ -146,12 +146,20 @@ pub(crate) enum PathError {
 }
 
 /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
-/// DMA segments, with a bounce buffer of `bounce` bytes (0: none).
-pub(crate) fn data_path(segments: u32, len: u32, bounce: u32) -> Result<DataPath, PathError> {
+/// DMA segments, with a bounce buffer of `bounce` bytes (0: none). With `force_bounce` (a
+/// debugfs switch for tests and measurements) a single segment is bounced too when it fits.
+pub(crate) fn data_path(
+    segments: u32,
+    len: u32,
+    bounce: u32,
+    force_bounce: bool,
+) -> Result<DataPath, PathError> {
+    let fits = bounce != 0 && len <= bounce;
     match segments {
         0 => Err(PathError::NoSegments),
+        1 if force_bounce && fits => Ok(DataPath::Bounce),
         1 => Ok(DataPath::Direct),
-        _ if bounce != 0 && len <= bounce => Ok(DataPath::Bounce),
+        _ if fits => Ok(DataPath::Bounce),
         _ => Err(PathError::TooBig {
             segments,
             len,

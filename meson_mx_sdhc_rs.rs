@@ -39,7 +39,7 @@ use clkc::Clkc;
 use logic::{DataPath, ErrorKind, Limits, Outcome, Params, PathError, MAX_BLK_SIZE};
 use mmc::{BusWidth, Host, HostConfig, HostOps, Ios, PowerMode, Request, UnregisteredHost};
 use regs::{update_bits, Regs, ALL_IRQS, REGS_SIZE};
-use stats::{HostStats, LimitsInfo};
+use stats::{HostDebugfs, LimitsInfo};
 
 /// Tuning commands that must all succeed at one RX phase.
 const NUM_TUNING_TRIES: u32 = 10;
@@ -288,9 +288,9 @@ struct Sdhc<'a> {
     irq_ista: Atomic<u32>,
     #[pin]
     ios: Mutex<IosState>,
-    /// Counters, in debugfs.
+    /// Counters and switches, in debugfs.
     #[pin]
-    stats: HostStats,
+    debugfs: HostDebugfs,
 }
 
 #[pinned_drop]
@@ -476,7 +476,12 @@ impl<'a> Sdhc<'a> {
         })?;
         let len = mrq.data_len();
         let bounce_size = self.bounce.as_ref().map_or(0, BounceBuffer::size);
-        let path = logic::data_path(mapped.segments, len, bounce_size);
+        let path = logic::data_path(
+            mapped.segments,
+            len,
+            bounce_size,
+            self.debugfs.force_bounce(),
+        );
         let bounce = match (path, &self.bounce) {
             (Ok(DataPath::Direct), _) => return Ok((mapped.addr, false)),
             (Ok(DataPath::Bounce), Some(bounce)) => bounce,
@@ -775,7 +780,7 @@ impl<'a> Sdhc<'a> {
         }
 
         {
-            let mut stats = self.stats.lock();
+            let mut stats = self.debugfs.stats();
             match data {
                 Some((is_read, _)) => stats.record(&Outcome {
                     len,
@@ -818,7 +823,7 @@ impl HostOps for Sdhc<'_> {
 
         match info {
             Err(e) => {
-                self.stats.lock().record_setup_error();
+                self.debugfs.stats().record_setup_error();
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
@@ -1076,7 +1081,7 @@ impl platform::Driver for SdhcDriver {
                         },
                         "meson_mx_sdhc_rs::ios"
                     ),
-                    stats <- HostStats::new(dev.name(), LimitsInfo { limits, bounce_size }),
+                    debugfs <- HostDebugfs::new(dev.name(), LimitsInfo { limits, bounce_size }),
                 }),
                 GFP_KERNEL,
             )?;

@@ -7,8 +7,12 @@
 //!   the file resets them.
 //! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/limits`: the queue limits the host was
 //!   registered with and the bounce buffer size.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/force_bounce`: write 1 to send every request
+//!   that fits through the bounce buffer, also those mapped to a single DMA segment (which
+//!   otherwise go direct); 0 restores the normal choice. For tests and measurements: whether a
+//!   user buffer maps to one segment depends on where its pages happen to be.
 //!
-//! The files own their data; the driver reaches the counters through [`HostStats::lock`].
+//! The files own their data; the driver reaches them through [`HostDebugfs`].
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
 
 use core::fmt;
@@ -16,7 +20,10 @@ use kernel::{
     debugfs::{Dir, File},
     new_mutex,
     prelude::*,
-    sync::{Mutex, MutexGuard},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Mutex, MutexGuard,
+    },
     uaccess::UserSliceReader,
 };
 
@@ -91,18 +98,20 @@ fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(f, "max_blk_count: {}", l.limits.max_blk_count)
 }
 
-/// The statistics of one host and its debugfs files.
+/// The debugfs files of one host and the data they own.
 #[pin_data]
-pub(crate) struct HostStats {
+pub(crate) struct HostDebugfs {
     #[pin]
     stats: File<Mutex<Stats>>,
+    #[pin]
+    force_bounce: File<Atomic<u32>>,
     #[pin]
     _limits: File<LimitsInfo>,
     _dir: Dir,
 }
 
-impl HostStats {
-    /// Zeroed counters and the files of the host `dev_name`.
+impl HostDebugfs {
+    /// Zeroed counters, `force_bounce` off, and the files of the host `dev_name`.
     pub(crate) fn new<'a>(
         dev_name: &'a CStr,
         limits: LimitsInfo,
@@ -115,13 +124,19 @@ impl HostStats {
                 &show_stats,
                 &reset_stats,
             ),
+            force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
             _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
             _dir: dir,
         }? Error)
     }
 
     /// The counters, locked.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Stats> {
+    pub(crate) fn stats(&self) -> MutexGuard<'_, Stats> {
         self.stats.lock()
+    }
+
+    /// Whether single-segment requests are to be bounced too.
+    pub(crate) fn force_bounce(&self) -> bool {
+        self.force_bounce.load(Relaxed) != 0
     }
 }

@@ -125,13 +125,13 @@ mod tests {
 
     #[test]
     fn path_decision() {
-        assert_eq!(data_path(1, 512, 0), Ok(DataPath::Direct));
-        assert_eq!(data_path(1, 4 * MIB, 128 * KIB), Ok(DataPath::Direct));
-        assert_eq!(data_path(2, 4 * KIB, 128 * KIB), Ok(DataPath::Bounce));
-        assert_eq!(data_path(64, 128 * KIB, 128 * KIB), Ok(DataPath::Bounce));
-        assert_eq!(data_path(64, 4 * KIB, 4 * KIB), Ok(DataPath::Bounce));
+        assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
+        assert_eq!(data_path(1, 4 * MIB, 128 * KIB, false), Ok(DataPath::Direct));
+        assert_eq!(data_path(2, 4 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
+        assert_eq!(data_path(64, 128 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
+        assert_eq!(data_path(64, 4 * KIB, 4 * KIB, false), Ok(DataPath::Bounce));
         assert_eq!(
-            data_path(64, 128 * KIB + 512, 128 * KIB),
+            data_path(64, 128 * KIB + 512, 128 * KIB, false),
             Err(PathError::TooBig {
                 segments: 64,
                 len: 128 * KIB + 512,
@@ -139,14 +139,21 @@ mod tests {
             })
         );
         assert_eq!(
-            data_path(2, 1024, 0),
+            data_path(2, 1024, 0, false),
             Err(PathError::TooBig {
                 segments: 2,
                 len: 1024,
                 bounce: 0
             })
         );
-        assert_eq!(data_path(0, 512, 128 * KIB), Err(PathError::NoSegments));
+        assert_eq!(data_path(0, 512, 128 * KIB, false), Err(PathError::NoSegments));
+        // force_bounce: one segment is bounced when it fits, left direct when it does not.
+        assert_eq!(data_path(1, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
+        assert_eq!(data_path(1, 128 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
+        assert_eq!(data_path(1, 128 * KIB + 512, 128 * KIB, true), Ok(DataPath::Direct));
+        assert_eq!(data_path(1, 512, 0, true), Ok(DataPath::Direct));
+        assert_eq!(data_path(2, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
+        assert_eq!(data_path(0, 512, 128 * KIB, true), Err(PathError::NoSegments));
     }
 
     #[test]
