@@ -3,7 +3,8 @@
 # refuses a card with a mounted filesystem (an ext2 partition mounted
 # read-only) unless --scratch, refuses a region past the end of the card,
 # and a --scratch run with write jobs in [8 MiB, 12 MiB) produces the table
-# and the JSON with every variant, puts the C driver back, and leaves every
+# and the JSON with every variant, puts the C driver back (and the Rust driver
+# when that held the card, also after an error), and leaves every
 # byte outside the region as it was (a random pattern, checksummed before and
 # after).  Not a speed check.
 . "$(dirname "$0")/../lib.sh"
@@ -122,6 +123,25 @@ $BB --dry-run > /tmp/o 2> /tmp/e || rc=$?
 grep -q '^writes: no' /tmp/o && ! grep -q '^job: write' /tmp/o || fail "write jobs planned without a region"
 grep -q 'write jobs skipped' /tmp/e || fail "no note about skipped write jobs"
 say "ok: no writes without a region"
+
+# 5. started under the Rust driver: put back on error and at the end
+insmod $RS_MOD bounce_size=524288 || fail "insmod bounce_size=524288"
+switch-driver rust > /dev/null || fail "switch-driver rust"
+wait_card 30 || fail "no card under the Rust driver"
+rc=0
+$BB --no-write --jobs read-4k --bounce-sizes 12345 --restore-params bounce_size=524288 \
+    --json /tmp/bb3.json > /tmp/o 2> /tmp/e || rc=$?
+cat /tmp/e
+[ $rc = 1 ] && grep -q 'insmod .* bounce_size=12345 failed' /tmp/e || fail "a bad bounce_size: exit $rc, not an insmod error"
+grep -q 'restoring: controller to .rust., Rust module loaded bounce_size=524288' /tmp/e &&
+    grep -q "restored: .* held by 'rust'" /tmp/e || fail "after an error: not restored to the Rust driver"
+wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "after an error: the Rust driver does not hold the card"
+rc=0
+$BB --no-write --jobs read-4k,randread-4k --bounce-sizes 0 --json /tmp/bb2.json > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 0 ] || { cat /tmp/e; fail "the Rust-first run failed ($rc)"; }
+wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "the Rust driver was not restored"
+grep -q 'C driver.*Rust bounce=0' /tmp/o || fail "the Rust-first run has no table"
+say "ok: the Rust driver is put back, after an error and at the end"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 900 "$g"
