@@ -41,7 +41,7 @@ if [ -f "$TOP/meson_mx_sdhc_rs.ko" ]; then
     cp "$TOP/meson_mx_sdhc_rs.ko" "$ROOT/lib/modules/"
 fi
 cp "$TOP"/tests/guest/* "$ROOT/bin/" 2>/dev/null || true
-cp "$TOP/scripts/switch-driver" "$ROOT/bin/"
+cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$ROOT/bin/"
 # busybox init runs our rc (no need for binfmt_script in the kernel)
 mv "$ROOT/bin/init" "$ROOT/etc/rc.emu"
 ln -s bin/busybox "$ROOT/init"
