@@ -2,8 +2,10 @@
 #
 #   make setup    install the toolchain and sources (Debian, as root)
 #   make kernel   the test kernel (cached by a hash of its inputs)
+#   make kernel-bench  the same without the run-time checkers, for make bench
 #   make qemu     qemu-system-arm with our meson-mx-sdhc model (cached)
 #   make guest    the guest initramfs (busybox, fio, modules, test scripts)
+#   make guest-bench   the same for the bench kernel
 #   make          the module (against KDIR, default: the test kernel)
 #   make check    rustfmt and clippy
 #   make test     everything above, then the test suite on the emulated board
@@ -13,7 +15,7 @@ SHELL := /bin/bash
 CACHE ?= $(or $(MESON_SDHC_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meson-mx-sdhc-rs)
 export MESON_SDHC_CACHE := $(CACHE)
 
-.PHONY: all module setup kernel qemu guest check test bench clean
+.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench clean
 
 all: module
 
@@ -26,11 +28,18 @@ setup:
 kernel:
 	@scripts/build-kernel.sh
 
+kernel-bench:
+	@KERNEL_VARIANT=bench scripts/build-kernel.sh
+
 qemu:
 	@scripts/build-qemu.sh
 
 guest: module
 	@scripts/build-guest.sh
+
+guest-bench:
+	@KDIR=$(CACHE)/kernel-bench MODDIR=$(CURDIR)/build/module-bench scripts/build-module.sh
+	@KERNEL_VARIANT=bench scripts/build-guest.sh
 
 check:
 	@scripts/build-module.sh check
@@ -39,8 +48,8 @@ test: setup kernel qemu
 	@$(MAKE) --no-print-directory guest
 	@tests/run-all
 
-bench: setup kernel qemu
-	@$(MAKE) --no-print-directory guest
+bench: setup kernel-bench qemu
+	@$(MAKE) --no-print-directory guest-bench
 	@scripts/bench
 
 clean:

@@ -470,20 +470,19 @@ impl<'a> Sdhc<'a> {
     /// bounce buffer (a write is copied into it here). Returns the DMA address for the
     /// controller and whether the request is bounced.
     fn map_data(&self, mrq: &mut Request) -> Result<(u64, bool)> {
-        let mapped = mrq.map_dma().inspect_err(|e| match e {
+        let segments = mrq.map_dma().inspect_err(|e| match e {
             mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
             e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
         })?;
         let len = mrq.data_len();
         let bounce_size = self.bounce.as_ref().map_or(0, BounceBuffer::size);
-        let path = logic::data_path(
-            mapped.segments,
-            len,
-            bounce_size,
-            self.debugfs.force_bounce(),
-        );
+        let path = logic::data_path(segments, len, bounce_size, self.debugfs.force_bounce());
         let bounce = match (path, &self.bounce) {
-            (Ok(DataPath::Direct), _) => return Ok((mapped.addr, false)),
+            (Ok(DataPath::Direct), _) => {
+                // The controller uses the request's memory itself: hand it over.
+                let addr = mrq.dma_for_device().ok_or(EIO)?;
+                return Ok((addr, false));
+            }
             (Ok(DataPath::Bounce), Some(bounce)) => bounce,
             (Ok(DataPath::Bounce), None) | (Err(PathError::NoSegments), _) => {
                 mrq.unmap_dma();

@@ -459,13 +459,17 @@ impl From<DmaMapError> for Error {
     }
 }
 
-/// The result of [`Request::map_dma`]: the scatterlist is mapped.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct MappedSg {
-    /// Number of DMA segments the mapping produced (at least 1).
-    pub(crate) segments: u32,
-    /// DMA address of the first segment.
-    pub(crate) addr: u64,
+/// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
+const SKIP_CPU_SYNC: c_ulong = b::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+
+/// The DMA mapping of a request's scatterlist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mapping {
+    /// Mapped for `dir` without CPU cache maintenance: only to learn the number of DMA
+    /// segments; the device has not been given the memory.
+    Counted(DataDirection),
+    /// Mapped for `dir` and synchronized for the device: the controller may use it.
+    ForDevice(DataDirection),
 }
 
 /// An in-flight `struct mmc_request`, handed to [`HostOps::request`].
@@ -477,11 +481,13 @@ pub(crate) struct MappedSg {
 ///
 /// - `mrq` is a request the MMC core passed to the `request` callback of `host`, not completed
 ///   yet; it stays valid until completion.
-/// - If `mapped` is `Some(dir)`, the data scatterlist of the request is DMA-mapped for `dir`.
+/// - If `mapped` is `Some(m)`, the data scatterlist of the request is DMA-mapped on
+///   `host->parent` for the direction in `m`, with `DMA_ATTR_SKIP_CPU_SYNC`; with
+///   `Mapping::ForDevice` it has also been synchronized for the device since.
 pub(crate) struct Request {
     host: NonNull<b::mmc_host>,
     mrq: NonNull<b::mmc_request>,
-    mapped: Option<DataDirection>,
+    mapped: Option<Mapping>,
 }
 
 // SAFETY: A request may be completed from any context and thread; its fields are only
@@ -501,13 +507,18 @@ impl Request {
         unsafe { (*self.mrq.as_ptr()).data }
     }
 
-    /// DMA-maps the request's data scatterlist (`dma_map_sg()`) for the controller and returns
-    /// the number of DMA segments and the address of the first one. The mapping stays until
-    /// [`Request::unmap_dma`] or the request is dropped.
+    /// DMA-maps the request's data scatterlist (`dma_map_sg()`) and returns the number of DMA
+    /// segments the mapping produced. The mapping stays until [`Request::unmap_dma`] or the
+    /// request is dropped.
+    ///
+    /// No CPU cache maintenance is done yet (`DMA_ATTR_SKIP_CPU_SYNC`): a request that goes
+    /// through the bounce buffer instead is unmapped again without ever touching the caches
+    /// for its (maybe 4 MiB of) data; [`Request::dma_for_device`] hands the memory to the
+    /// device when it is used directly.
     ///
     /// Fails, leaving nothing newly mapped, if the request has no data or is mapped already, or
     /// if the mapping fails.
-    pub(crate) fn map_dma(&mut self) -> Result<MappedSg, DmaMapError> {
+    pub(crate) fn map_dma(&mut self) -> Result<u32, DmaMapError> {
         let data = self.data_ptr();
         if data.is_null() {
             return Err(DmaMapError::NoData);
@@ -520,20 +531,49 @@ impl Request {
         let nents = c_int::try_from(nents).map_err(|_| DmaMapError::MapFailed)?;
         // SAFETY: `host->parent` is the controller device, `sg`/`nents` describe the request's
         // scatterlist, which is not mapped yet.
-        let count =
-            unsafe { b::dma_map_sg_attrs((*self.host.as_ptr()).parent, sg, nents, dir.into(), 0) };
+        let count = unsafe {
+            b::dma_map_sg_attrs(
+                (*self.host.as_ptr()).parent,
+                sg,
+                nents,
+                dir.into(),
+                SKIP_CPU_SYNC,
+            )
+        };
         if count == 0 {
             return Err(DmaMapError::MapFailed);
         }
-        // INVARIANT: The scatterlist is mapped now.
-        self.mapped = Some(dir);
-        // SAFETY: `sg` is mapped, so its first entry has a DMA address.
-        let addr = unsafe { b::sg_dma_address(sg) };
+        // INVARIANT: The scatterlist is mapped now, without cache maintenance.
+        self.mapped = Some(Mapping::Counted(dir));
+        Ok(count)
+    }
+
+    /// Hands the mapped scatterlist to the device (`dma_sync_sg_for_device()`, once) and
+    /// returns the DMA address of its first segment; `None` if it is not mapped.
+    pub(crate) fn dma_for_device(&mut self) -> Option<u64> {
+        let dir = match self.mapped? {
+            Mapping::Counted(dir) => dir,
+            Mapping::ForDevice(dir) => dir,
+        };
+        let data = self.data_ptr();
+        if self.mapped == Some(Mapping::Counted(dir)) {
+            // SAFETY: By the type invariant the scatterlist of `data` is mapped for `dir` on
+            // `host->parent`; `sg_len` is the count it was mapped with.
+            unsafe {
+                b::__dma_sync_sg_for_device(
+                    (*self.host.as_ptr()).parent,
+                    (*data).sg,
+                    (*data).sg_len as c_int,
+                    dir.into(),
+                )
+            };
+            // INVARIANT: Synchronized for the device just now.
+            self.mapped = Some(Mapping::ForDevice(dir));
+        }
+        // SAFETY: The scatterlist of `data` is mapped, so its first entry has a DMA address.
+        let addr = unsafe { b::sg_dma_address((*data).sg) };
         #[allow(clippy::useless_conversion)]
-        Ok(MappedSg {
-            segments: count,
-            addr: u64::from(addr),
-        })
+        Some(u64::from(addr))
     }
 
     /// Total length of the request's data, `blksz * blocks`, in bytes (0 without data).
@@ -593,10 +633,14 @@ impl Request {
         u32::try_from(n).unwrap_or(0)
     }
 
-    /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`).
+    /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`). After the device had it,
+    /// the CPU caches are synchronized for the CPU (read data becomes visible); a mapping that
+    /// only counted segments is dropped without cache maintenance.
     pub(crate) fn unmap_dma(&mut self) {
-        let Some(dir) = self.mapped.take() else {
-            return;
+        let (dir, attrs) = match self.mapped.take() {
+            None => return,
+            Some(Mapping::Counted(dir)) => (dir, SKIP_CPU_SYNC),
+            Some(Mapping::ForDevice(dir)) => (dir, 0),
         };
         let data = self.data_ptr();
         // SAFETY: By the type invariant the scatterlist of `data` is mapped for `dir` on
@@ -607,7 +651,7 @@ impl Request {
                 (*data).sg,
                 (*data).sg_len as c_int,
                 dir.into(),
-                0,
+                attrs,
             )
         };
     }

@@ -2,11 +2,18 @@
 # make guest: the guest initramfs for the emulated board: busybox, fio
 # (cross-built static from Debian's source, cached), the kernel modules
 # (C driver, mmc_test, our Rust module when built) and the guest helpers.
+# KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
+# the module from build/module-bench, into build/guest-bench.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-KDIR="$CACHE/kernel"
-[ -f "$KDIR/.done" ] || die "the test kernel is not built (run 'make kernel')"
+case "${KERNEL_VARIANT:-test}" in
+test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
+bench) KDIR="$CACHE/kernel-bench"; OUT="$TOP/build/guest-bench"
+       RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
+*) die "KERNEL_VARIANT must be test or bench" ;;
+esac
+[ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench')"
 BB="$CACHE/src/busybox-static/bin/busybox"
 [ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"
 
@@ -27,7 +34,6 @@ if [ ! -x "$FIO/fio" ]; then
 fi
 
 # --- initramfs -----------------------------------------------------------
-OUT="$TOP/build/guest"
 ROOT="$OUT/root"
 rm -rf "$ROOT"; mkdir -p "$ROOT"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,etc,root}
 cp "$BB" "$ROOT/bin/busybox"
@@ -37,8 +43,8 @@ for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko; do
     [ -f "$KDIR/$m" ] || die "module $m missing from the kernel build"
     cp "$KDIR/$m" "$ROOT/lib/modules/"
 done
-if [ -f "$TOP/meson_mx_sdhc_rs.ko" ]; then
-    cp "$TOP/meson_mx_sdhc_rs.ko" "$ROOT/lib/modules/"
+if [ -f "$RSKO" ]; then
+    cp "$RSKO" "$ROOT/lib/modules/"
 fi
 cp "$TOP"/tests/guest/* "$ROOT/bin/" 2>/dev/null || true
 cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$ROOT/bin/"

@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # make kernel: build the test kernel (zImage + modules) out of tree from the
 # Debian linux-source tarball.  Cached by a hash of every input.
+#
+# KERNEL_VARIANT=bench (make kernel-bench): the same configuration without the
+# run-time checkers (lockdep, DMA-API debugging, kmemleak, atomic-sleep
+# checks), like the kernels real boards run; make bench measures on it.  The
+# checkers cost the guest more per request than the whole driver does, and
+# lockdep switches itself off at the first report (the C driver's), which
+# would compare the two drivers on different kernels.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kbuild_env
@@ -8,19 +15,28 @@ kbuild_env
 tarball=$(linux_tarball)
 [ -n "$tarball" ] || die "linux-source-$KVER_SERIES is not installed (run 'make setup')"
 RLS=$(rust_lib_src)
+VARIANT=${KERNEL_VARIANT:-test}
+CHECKERS='^CONFIG_(DEBUG_KERNEL|DMA_API_DEBUG|PROVE_LOCKING|PROVE_RAW_LOCK_NESTING|DEBUG_ATOMIC_SLEEP|DEBUG_KMEMLEAK[A-Z_]*)='
+FRAGMENT=$(mktemp); trap 'rm -f "$FRAGMENT"' EXIT
+case "$VARIANT" in
+test) cp "$TOP/scripts/kernel.fragment" "$FRAGMENT"; NAME=kernel ;;
+bench) grep -vE "$CHECKERS" "$TOP/scripts/kernel.fragment" > "$FRAGMENT"; NAME=kernel-bench ;;
+*) die "KERNEL_VARIANT must be test or bench, not '$VARIANT'" ;;
+esac
 
 key=$( {
     echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
     dpkg-query -W -f='${Version}\n' "linux-source-$KVER_SERIES" rust-src
-    cat "$TOP/scripts/kernel.fragment" "$TOP/scripts/build-kernel.sh"
+    echo "variant $VARIANT"
+    cat "$FRAGMENT" "$TOP/scripts/build-kernel.sh"
     rustc --version; bindgen --version; clang$LLVM_SUFFIX --version | head -1
 } | hash_inputs)
-KOUT="$CACHE/kernel-$key"
+KOUT="$CACHE/$NAME-$key"
 SRC="$CACHE/linux-src-$(echo "$(basename "$tarball") $(stat -c %s "$tarball")" | hash_inputs)"
 
 if [ -f "$KOUT/.done" ]; then
     log "kernel cached: $KOUT"
-    ln -sfn "$KOUT" "$CACHE/kernel"
+    ln -sfn "$KOUT" "$CACHE/$NAME"
     exit 0
 fi
 
@@ -34,17 +50,20 @@ fi
 KMAKE=(make -C "$SRC" O="$KOUT" ARCH=arm LLVM="$LLVM_SUFFIX" RUST_LIB_SRC="$RLS" -j"$(nproc)")
 mkdir -p "$KOUT"
 "${KMAKE[@]}" -s rustavailable >/dev/null || { "${KMAKE[@]}" rustavailable; die "Rust is not available to the kernel build"; }
-"${KMAKE[@]}" -s allnoconfig KCONFIG_ALLCONFIG="$TOP/scripts/kernel.fragment"
+"${KMAKE[@]}" -s allnoconfig KCONFIG_ALLCONFIG="$FRAGMENT"
 # Every line of the fragment must have survived Kconfig.
 bad=0
 while IFS= read -r line; do
     case "$line" in CONFIG_*=y|CONFIG_*=m|CONFIG_*=[0-9]*)
         grep -qx "$line" "$KOUT/.config" || { log "config did not take: $line"; bad=1; } ;;
     esac
-done < "$TOP/scripts/kernel.fragment"
+done < "$FRAGMENT"
+if [ "$VARIANT" = bench ] && grep -qE "${CHECKERS%=}=y" "$KOUT/.config"; then
+    die "a checker is still on in the bench kernel: $(grep -E "${CHECKERS%=}=y" "$KOUT/.config" | tr '\n' ' ')"
+fi
 [ "$bad" = 0 ] || die "the kernel config fragment does not apply cleanly"
 log "building kernel in $KOUT"
 "${KMAKE[@]}" -s zImage modules
 touch "$KOUT/.done"
-ln -sfn "$KOUT" "$CACHE/kernel"
+ln -sfn "$KOUT" "$CACHE/$NAME"
 log "kernel ready: $KOUT/arch/arm/boot/zImage"

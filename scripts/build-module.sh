@@ -10,6 +10,9 @@
 #          (default: the test kernel, $CACHE/kernel)
 #   ARCH   default arm
 #   LLVM   default -19
+#   MODDIR where to build (default: the repo top); another directory gets a
+#          copy of the sources, so that the module can be built for two
+#          kernels side by side (make guest-bench: build/module-bench)
 #
 # The MMC host and clock-provider bindings are generated here with the very
 # bindgen command line the kernel used for its own bindings (read from
@@ -23,7 +26,15 @@ kbuild_env
 KDIR=${KDIR:-$CACHE/kernel}
 ARCH=${ARCH:-arm}
 LLVM=${LLVM:-$LLVM_SUFFIX}
-GEN="$TOP/build/bindings"
+MODDIR=${MODDIR:-$TOP}
+if [ "$MODDIR" != "$TOP" ]; then
+    # A copy of the sources (mtimes kept: kbuild rebuilds only what changed).
+    mkdir -p "$MODDIR/bindings"
+    rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/*
+    cp -p "$TOP"/*.rs "$TOP/Kbuild" "$MODDIR/"
+    cp -p "$TOP"/bindings/* "$MODDIR/bindings/"
+fi
+GEN="$MODDIR/build/bindings"
 HDR="$TOP/bindings/mmc_helper.h"
 OUT="$GEN/mmc_generated.rs"
 
@@ -104,7 +115,7 @@ gen_bindings() {
 }
 
 kmake() {
-    make -C "$KDIR" M="$TOP" ARCH="$ARCH" LLVM="$LLVM" RUST_LIB_SRC="$(rust_lib_src)" \
+    make -C "$KDIR" M="$MODDIR" ARCH="$ARCH" LLVM="$LLVM" RUST_LIB_SRC="$(rust_lib_src)" \
         -j"$(nproc)" "$@"
 }
 
@@ -113,8 +124,8 @@ build)
     check_kdir
     gen_bindings
     kmake modules
-    [ -f "$TOP/meson_mx_sdhc_rs.ko" ] || die "meson_mx_sdhc_rs.ko was not produced"
-    log "built $TOP/meson_mx_sdhc_rs.ko"
+    [ -f "$MODDIR/meson_mx_sdhc_rs.ko" ] || die "meson_mx_sdhc_rs.ko was not produced"
+    log "built $MODDIR/meson_mx_sdhc_rs.ko"
     ;;
 check)
     check_kdir
