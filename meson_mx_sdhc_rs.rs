@@ -1021,6 +1021,15 @@ impl platform::Driver for SdhcDriver {
             // Get regulators and the supported OCR mask.
             host.regulator_get_supply()
                 .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
+            // Without vmmc (and no other source of voltages) every card would fail to
+            // initialise with a bare -EINVAL from the MMC core; say what is missing instead.
+            if host.ocr_avail() == 0 {
+                return Err(probe_err(
+                    dev,
+                    "no card voltage: vmmc-supply is missing from the device tree",
+                    EINVAL,
+                ));
+            }
 
             let f_min = clkc
                 .round_rate(1)

@@ -148,6 +148,13 @@ impl UnregisteredHost {
         to_result(unsafe { b::mmc_regulator_get_supply(self.host.as_ptr()) })
     }
 
+    /// The voltages the host can give a card (`ocr_avail`), as the regulators (or the device
+    /// tree) made them known; 0 when there is no way to power a card.
+    pub(crate) fn ocr_avail(&self) -> u32 {
+        // SAFETY: By the type invariant the host is valid.
+        unsafe { (*self.host.as_ptr()).ocr_avail }
+    }
+
     /// Installs `T`'s callbacks with `ops` as their data and adds the host (`mmc_add_host()`).
     ///
     /// From here on the MMC core calls the callbacks at any time until the [`Registration`] is

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Out-of-range module parameters of the Rust driver: insmod fails with
+# Out-of-range module parameters of the Rust driver (every parameter, below
+# and above its range, not a power of two, not a number): insmod fails with
 # EINVAL and the kernel log names the parameter, the value and the valid
-# range; nothing is registered, and valid values load afterwards.
+# range (for a value that is not a number, the kernel's parser names it); nothing is registered, and valid values load afterwards.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
@@ -17,6 +18,13 @@ bad bounce_size=3000 "invalid bounce_size=3000: must be 0 (no bounce buffer) or 
 bad max_segs=0 "invalid max_segs=0: must be from 1 to 256"
 bad bounce_size=8388608 "invalid bounce_size=8388608"
 bad max_segs=257 "invalid max_segs=257: must be from 1 to 256"
+bad bounce_size=2048 "invalid bounce_size=2048"
+bad bounce_size=4097 "invalid bounce_size=4097"
+bad bounce_size=4294967295 "invalid bounce_size=4294967295"
+bad max_segs=4294967295 "invalid max_segs=4294967295"
+# Not numbers: the kernel's parameter parser rejects them, naming the parameter.
+bad max_segs=-1 "for parameter \`max_segs'"
+bad bounce_size=128k "for parameter \`bounce_size'"
 insmod "$RS_MOD" bounce_size=4096 max_segs=256
 wait_card
 [ "$(cat /sys/block/mmcblk0/queue/max_segments)" = 256 ] || fail "max_segments $(cat /sys/block/mmcblk0/queue/max_segments)"
