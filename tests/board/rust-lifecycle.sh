@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# 20 insmod/rmmod cycles of the Rust driver with the card coming up each
-# time; the guest's kmemleak scan at the end must be clean and the log free of
-# warnings.
+# Lifecycle of the Rust driver: 50 insmod/rmmod cycles with the card coming
+# up and readable each time; then, with data written and verified, an unbind
+# while fio is writing (fio gets errors, no oops), a rebind after which the
+# data written before the unbind still verifies; then rmmod while the block
+# device is held open (the host goes away, the open file gets errors, closing
+# it later is fine).  The guest's kmemleak scan at the end must be clean and
+# the log free of warnings (scripts/emu-run).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
 i=0
-while [ $i -lt 20 ]; do
+while [ $i -lt 50 ]; do
   i=$((i + 1))
   insmod $RS_MOD
   wait_card 30 || fail "cycle $i: no card"
@@ -15,7 +19,43 @@ while [ $i -lt 20 ]; do
   wait_no_card 30 || fail "cycle $i: card still there after rmmod"
   [ -d /sys/bus/platform/drivers/meson-mx-sdhc-rs ] && fail "cycle $i: driver still registered"
 done
-say "20 insmod/rmmod cycles done"
+say "50 insmod/rmmod cycles done"
+
+insmod $RS_MOD
+wait_card 30 || fail "no card"
+PDEV=$(sdhc_dev)
+DRV=/sys/bus/platform/drivers/meson-mx-sdhc-rs
+# 8 MiB verified at the start of the card, then a long writer further on.
+fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
+    --verify=crc32c --do_verify=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "initial write"; }
+fio --name=busy --filename=/dev/mmcblk0 --direct=1 --rw=randwrite --bs=64k --offset=16m --size=32m \
+    --time_based --runtime=30 --output-format=terse >/tmp/busy.out 2>&1 &
+pid=$!
+usleep 300000
+kill -0 $pid 2>/dev/null || { cat /tmp/busy.out; fail "fio stopped before the unbind"; }
+echo "$PDEV" > $DRV/unbind
+say "unbound $PDEV while fio was writing"
+rc=0; wait $pid || rc=$?
+[ $rc != 0 ] || fail "fio reported success although the host went away under it"
+say "fio exit status $rc: $(grep -o 'err=[0-9]*[^,]*' /tmp/busy.out | head -1)"
+[ -b /dev/mmcblk0 ] && fail "/dev/mmcblk0 still there after the unbind"
+echo "$PDEV" > $DRV/bind
+wait_card 30 || fail "no card after the rebind"
+fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
+    --verify=crc32c --verify_only=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "data written before the unbind does not verify"; }
+say "rebound; the 8 MiB written before the unbind verify"
+
+# rmmod while the block device is open
+exec 3</dev/mmcblk0
+rmmod meson_mx_sdhc_rs || fail "rmmod refused while the device was open"
+if dd if=/dev/mmcblk0 of=/dev/null bs=4k count=1 2>/dev/null; then fail "read succeeded after rmmod"; fi
+exec 3<&-
+say "rmmod with the device open: done, later reads fail, close is fine"
+insmod $RS_MOD
+wait_card 30 || fail "no card after insmod"
+fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
+    --verify=crc32c --verify_only=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "data does not verify after reload"; }
+say "reloaded; data verifies"
 G
 )
 emu --card emmc --size 64 --driver none "$g"
