@@ -20,15 +20,21 @@ BB="$CACHE/src/busybox-static/bin/busybox"
 # --- fio -------------------------------------------------------------------
 fio_orig=$(ls "$CACHE"/src/fio_*.orig.tar.{gz,xz,bz2} 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$fio_orig" ] || die "no fio source in $CACHE/src (run 'make setup')"
-fkey=$( { basename "$fio_orig"; arm-linux-gnueabihf-gcc --version | head -1; sed -n '/^# --- fio/,/^# --- initramfs/p' "$0"; } | hash_inputs)
+AIO="$CACHE/src/libaio-armhf"
+[ -f "$AIO/usr/lib/arm-linux-gnueabihf/libaio.a" ] || die "libaio-dev (armhf) missing (run 'make setup')"
+fkey=$( { basename "$fio_orig"; arm-linux-gnueabihf-gcc --version | head -1; sed -n '/^# --- fio/,/^# --- initramfs/p' "$0"
+          sha256sum "$AIO/usr/lib/arm-linux-gnueabihf/libaio.a"; } | hash_inputs)
 FIO="$CACHE/fio-$fkey"
 if [ ! -x "$FIO/fio" ]; then
     log "cross-building fio from $(basename "$fio_orig")"
     rm -rf "$FIO.tmp"; mkdir -p "$FIO.tmp"
     tar -xf "$fio_orig" -C "$FIO.tmp" --strip-components=1
-    (cd "$FIO.tmp" && ./configure --cc=arm-linux-gnueabihf-gcc --build-static \
-        --disable-native >configure.log 2>&1 && make -j"$(nproc)" >make.log 2>&1) ||
+    (cd "$FIO.tmp" && LDFLAGS="-L$AIO/usr/lib/arm-linux-gnueabihf" ./configure \
+        --cc=arm-linux-gnueabihf-gcc --build-static --disable-native \
+        --extra-cflags="-I$AIO/usr/include -L$AIO/usr/lib/arm-linux-gnueabihf" \
+        >configure.log 2>&1 && make -j"$(nproc)" >make.log 2>&1) ||
         { tail -20 "$FIO.tmp"/make.log "$FIO.tmp"/configure.log 2>/dev/null; die "fio build failed"; }
+    grep -q 'CONFIG_LIBAIO' "$FIO.tmp/config-host.h" || die "fio was configured without libaio (see $FIO.tmp/configure.log)"
     arm-linux-gnueabihf-strip "$FIO.tmp/fio"
     mkdir -p "$FIO"; mv "$FIO.tmp/fio" "$FIO/fio"; rm -rf "$FIO.tmp"
 fi

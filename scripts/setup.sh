@@ -141,10 +141,11 @@ fi
 # --- 6. sources and guest binaries into the cache -----------------------------
 SRCDIR="$CACHE/src"
 mkdir -p "$SRCDIR"
-if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
-    # armhf packages come through a private apt state (armhf only, base
-    # suite only), so the system does not take armhf as a foreign architecture.
-    log "fetching busybox-static:armhf"
+# armhf packages come through a private apt state (armhf only, base suite
+# only), so the system does not take armhf as a foreign architecture.
+armhf_fetch() { # package dest: download package:armhf and unpack it into dest
+    local pkg=$1 dest=$2 tmp ast suite
+    log "fetching $pkg:armhf"
     tmp=$(mktemp -d)
     ast="$CACHE/apt-armhf"
     mkdir -p "$ast/lists/partial" "$ast/cache/archives/partial"
@@ -155,12 +156,21 @@ if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
           -o Dir::State::Lists="$ast/lists" -o Dir::Cache="$ast/cache"
           -o Dir::Etc::SourceList="$ast/sources.list" -o Dir::Etc::SourceParts=/nonexistent
           -o Dir::State::status=/dev/null)
-    apt-get -qq "${aopt[@]}" update || log "armhf index update reported errors"
-    (cd "$tmp" && apt-get -qq "${aopt[@]}" download busybox-static:armhf) ||
-        die "cannot download busybox-static:armhf"
-    rm -rf "$SRCDIR/busybox-static"
-    dpkg -x "$tmp"/busybox-static_*_armhf.deb "$SRCDIR/busybox-static"
+    if [ -z "${ARMHF_UPDATED:-}" ]; then
+        apt-get -qq "${aopt[@]}" update || log "armhf index update reported errors"
+        ARMHF_UPDATED=1
+    fi
+    (cd "$tmp" && apt-get -qq "${aopt[@]}" download "$pkg:armhf") || die "cannot download $pkg:armhf"
+    rm -rf "$dest"
+    dpkg -x "$tmp/$pkg"_*_armhf.deb "$dest"
     rm -rf "$tmp"
+}
+if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
+    armhf_fetch busybox-static "$SRCDIR/busybox-static"
+fi
+# libaio for fio's libaio engine (linked statically)
+if ! ls "$SRCDIR"/libaio-armhf/usr/lib/arm-linux-gnueabihf/libaio.a >/dev/null 2>&1; then
+    armhf_fetch libaio-dev "$SRCDIR/libaio-armhf"
 fi
 fetch_source() { # name version-regex: newest version whose upstream tarball downloads
     local name=$1 re=$2 ver vers

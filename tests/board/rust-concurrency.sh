@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Concurrency with lockdep on (test kernel), 2 vCPUs: 4 fio jobs at iodepth 8
+# on disjoint regions of the card, two with libaio and two with io_uring, each
+# writing at random with crc32c verify headers and reading back while it
+# writes (verify_backlog), plus a final verify of its region; meanwhile the
+# statistics file is read and reset.  No deadlock (the run must finish), no
+# lockdep or other kernel report (scripts/emu-run), every verify clean.
+#   CONC_SECONDS: guest seconds of I/O per job (default 20 in make test, about
+#   3.5 minutes of wall time; CONC_SECONDS=180 for the few-minute run, ~25 min)
+. "$(dirname "$0")/../lib.sh"
+SECS=${CONC_SECONDS:-20}
+g=$(guest t <<'G'
+set -e
+D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+engines=$(fio --enghelp 2>&1 | tr -s ' \t' '\n' | grep -xE 'libaio|io_uring' | sort -u | tr '\n' ' ')
+say "fio engines available: $engines"
+case "$engines" in *libaio*) ;; *) fail "fio has no libaio engine" ;; esac
+case "$engines" in *io_uring*) ;; *) fail "fio has no io_uring engine" ;; esac
+cat > /tmp/conc.fio <<F
+[global]
+filename=/dev/mmcblk0
+direct=1
+iodepth=8
+rw=randwrite
+verify=crc32c
+verify_backlog=64
+verify_fatal=1
+time_based=1
+runtime=$CONC_SECONDS
+size=12m
+[aio-4k]
+ioengine=libaio
+bs=4k
+offset=0m
+[aio-64k]
+ioengine=libaio
+bsrange=512-64k
+offset=16m
+[uring-128k]
+ioengine=io_uring
+bs=128k
+offset=32m
+[uring-mixed]
+ioengine=io_uring
+bsrange=4k-256k
+iomem_align=512
+offset=48m
+F
+fio --output-format=terse /tmp/conc.fio >/tmp/conc.out 2>&1 &
+pid=$!
+n=0
+while kill -0 $pid 2>/dev/null; do
+  cat "$D/stats" >/dev/null; n=$((n + 1))
+  [ $((n % 10)) = 0 ] && echo 0 > "$D/stats"
+  usleep 200000
+done
+rc=0; wait $pid || rc=$?
+[ $rc = 0 ] || { cat /tmp/conc.out; fail "fio failed ($rc)"; }
+grep -c '' /tmp/conc.out >/dev/null
+awk -F';' 'NF > 50 {printf "[guest] job %s: read %s KiB/s, write %s KiB/s, errors %s\n", $3, $7, $48, $5}' /tmp/conc.out
+say "4 jobs x iodepth 8 for $CONC_SECONDS s: done, verify clean; stats read $n times"
+cat /proc/lockdep_stats 2>/dev/null | grep -E 'debug_locks|lock-classes' | sed 's/^/[guest] lockdep: /'
+G
+)
+sed -i "1a CONC_SECONDS=$SECS" "$g"
+emu --timeout 3000 --smp 2 --card emmc --size 64 --driver rust "$g"
+grep -E '\[guest\]' "$T/serial.log"
+grep -q 'debug_locks: *1' "$T/serial.log" || { echo "FAILED: lockdep was not on (debug_locks 0) at the end"; exit 1; }
