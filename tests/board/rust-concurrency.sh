@@ -2,7 +2,8 @@
 # Concurrency with lockdep on (test kernel), 2 vCPUs: 4 fio jobs at iodepth 8
 # on disjoint regions of the card, two with libaio and two with io_uring, each
 # writing at random with crc32c verify headers and reading back while it
-# writes (verify_backlog), plus a final verify of its region; meanwhile the
+# writes (verify_backlog: every block written is read back and checked during
+# the run); meanwhile the
 # statistics file is read and reset.  No deadlock (the run must finish), no
 # lockdep or other kernel report (scripts/emu-run), every verify clean.
 #   CONC_SECONDS: guest seconds of I/O per job (default 20 in make test, about
