@@ -137,7 +137,7 @@ static const char *const fault_names[MESON_FAULT__MAX] = {
     [MESON_FAULT_MIXED] = "mixed",
 };
 
-static const char *const fault_dir_names[] = { "any", "read", "write" };
+static const char *const fault_dir_names[] = { "any", "read", "write", "data" };
 
 static void meson_mx_sdhc_update_irq(MesonMxSdhcState *s)
 {
@@ -213,7 +213,10 @@ static int meson_mx_sdhc_pick_fault(MesonMxSdhcState *s, uint32_t send)
     if (s->fault_dir != MESON_FAULT_DIR_ANY) {
         bool is_write = send & SEND_DATA_DIR;
 
-        if (!(send & SEND_CMD_HAS_DATA) ||
+        if (!(send & SEND_CMD_HAS_DATA)) {
+            return MESON_FAULT_NONE;
+        }
+        if (s->fault_dir != MESON_FAULT_DIR_DATA &&
             is_write != (s->fault_dir == MESON_FAULT_DIR_WRITE)) {
             return MESON_FAULT_NONE;
         }
@@ -870,7 +873,7 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_UINT32("cmd-latency-ns", MesonMxSdhcState, cmd_latency_ns,
                        25000),
     DEFINE_PROP_UINT32("read-access-ns", MesonMxSdhcState, read_access_ns,
-                       80000),
+                       190000),
     DEFINE_PROP_UINT32("prog-base-ns", MesonMxSdhcState, prog_base_ns, 80000),
     DEFINE_PROP_UINT32("prog-ns-per-kib", MesonMxSdhcState, prog_ns_per_kib,
                        20000),

@@ -33,6 +33,7 @@ enum {
     MESON_FAULT_DIR_ANY,
     MESON_FAULT_DIR_READ,
     MESON_FAULT_DIR_WRITE,
+    MESON_FAULT_DIR_DATA,       /* data commands, both directions */
 };
 
 typedef struct MesonMxSdhcStats {

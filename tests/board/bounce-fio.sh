@@ -3,8 +3,8 @@
 # bs 512, 4k, 12k, 64k, 128k and 1m, rw=write and randwrite, and rw=write
 # with buffers 512 bytes past a page boundary (--iomem_align=512: every
 # request then spans more pages than it fills, so it maps to several DMA
-# segments), for bounce_size=0 (the C driver's limits, no bounce), the
-# default (128 KiB, 64 segments) and bounce_size=524288.  The queue limits
+# segments), for bounce_size=0 (the C driver's limits, no bounce),
+# bounce_size=131072 and the default (512 KiB, 64 segments).  The queue limits
 # the driver set are checked in sysfs.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
@@ -15,8 +15,8 @@ segs=$(cat $q/max_segments); kb=$(cat $q/max_hw_sectors_kb)
 say "modparams '$EMU_MODPARAMS': max_segments=$segs max_hw_sectors_kb=$kb max_segment_size=$(cat $q/max_segment_size)"
 case "$EMU_MODPARAMS" in
 *bounce_size=0*) [ "$segs" = 1 ] && [ "$kb" = 128 ] || fail "limits without bounce buffer" ;;
-*bounce_size=524288*) [ "$segs" = 64 ] && [ "$kb" = 512 ] || fail "limits with a 512 KiB bounce buffer" ;;
-*) [ "$segs" = 64 ] && [ "$kb" = 128 ] || fail "default limits" ;;
+*bounce_size=131072*) [ "$segs" = 64 ] && [ "$kb" = 128 ] || fail "limits with a 128 KiB bounce buffer" ;;
+*) [ "$segs" = 64 ] && [ "$kb" = 512 ] || fail "default limits (512 KiB)" ;;
 esac
 run() { # bs rw extra...
   local bs=$1 rw=$2; shift 2
@@ -35,7 +35,7 @@ done
 G
 )
 rc=0
-for mp in "bounce_size=0" "" "bounce_size=524288"; do
+for mp in "bounce_size=0" "bounce_size=131072" ""; do
   echo "== modparams: '${mp:-default}'"
   emu --card emmc --size 64 --driver rust --modparams "$mp" "$g" || rc=1
   grep -E '\[guest\]' "$T/serial.log" | tail -20

@@ -5,7 +5,7 @@
 #
 # Then a 16 MiB sequential read at bs=128k with each driver: the C driver
 # gets 4 KiB requests (one segment each, 4096 data commands); the Rust driver
-# with its default bounce buffer (128 KiB, 64 segments) must need at most
+# with its default bounce buffer (512 KiB, 64 segments) must need at most
 # 16 MiB / 128 KiB * 1.1 data commands.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Rust driver's debugfs statistics against the model's counters: a 128 MiB
-# sequential read at bs=128k with the default bounce buffer (128 KiB, 64
+# sequential read at bs=128k with the default bounce buffer (512 KiB, 64
 # segments) must take at most 1100 data commands (the C driver needs 32768),
 # and the driver's own counts (data requests, bytes, size histogram) must
 # equal the model's for the same I/O.  Writing to the file resets it.

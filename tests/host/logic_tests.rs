@@ -56,7 +56,7 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         let p = Params::new(BOUNCE_DEFAULT, MAX_SEGS_DEFAULT).unwrap();
-        assert_eq!(p.bounce_size, 131072);
+        assert_eq!(p.bounce_size, 524288);
         assert_eq!(p.max_segs, 64);
     }
 
