@@ -20,8 +20,8 @@ case "$EMU_MODPARAMS" in
 esac
 run() { # bs rw extra...
   local bs=$1 rw=$2; shift 2
-  local size=8m
-  [ "$bs" = 512 ] && size=1m
+  local size=3m
+  [ "$bs" = 512 ] && size=256k
   fio --name=v --filename=/dev/mmcblk0 --direct=1 --rw=$rw --bs=$bs --size=$size "$@" \
       --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio.out 2>&1 \
       || { cat /tmp/fio.out; fail "fio write+verify bs=$bs rw=$rw $*"; }

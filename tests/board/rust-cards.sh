@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The Rust driver on an SD card and on an eMMC, for the meson8b and meson8m2
-# variants: enumeration with the right size, fio write + verify (crc32c,
+# The Rust driver on an eMMC (meson8b variant) and on an SD card (meson8m2): enumeration with the right size, fio write + verify (crc32c,
 # direct=1) at bs 4k, 128k and 1m over 32 MiB.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
@@ -21,11 +20,12 @@ G
 )
 sed -i '1a EMU_SIZE_MIB=128' "$g"
 rc=0
-for card in emmc sd; do
-  for compat in meson8b meson8m2; do
-    echo "== $card, $compat"
-    emu --card "$card" --size 128 --driver rust --compatible "$compat" "$g" || rc=1
-    grep -E '\[guest\]|mmcblk0:' "$T/serial.log" | tail -5
-  done
+# Each card type and each SoC variant once (emmc on meson8b, sd on meson8m2):
+# the variants differ in the controller's set-up, not per card type.
+for spec in emmc:meson8b sd:meson8m2; do
+  card=${spec%:*}; compat=${spec#*:}
+  echo "== $card, $compat"
+  emu --card "$card" --size 128 --driver rust --compatible "$compat" "$g" || rc=1
+  grep -E '\[guest\]|mmcblk0:' "$T/serial.log" | tail -5
 done
 exit $rc
