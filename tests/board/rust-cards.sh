@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Rust driver on an eMMC (meson8b variant) and on an SD card (meson8m2): enumeration with the right size, fio write + verify (crc32c,
-# direct=1) at bs 4k, 128k and 1m over 32 MiB.
+# The Rust driver on an eMMC (meson8b variant) and on an SD card (meson8m2):
+# enumeration with the right size, fio write + verify (crc32c, direct=1) at
+# bs 4k, 128k and 1m over 32 MiB.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
