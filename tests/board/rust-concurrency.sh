@@ -58,7 +58,7 @@ done
 rc=0; wait $pid || rc=$?
 [ $rc = 0 ] || { cat /tmp/conc.out; fail "fio failed ($rc)"; }
 grep -c '' /tmp/conc.out >/dev/null
-awk -F';' 'NF > 50 {printf "[guest] job %s: read %s KiB/s, write %s KiB/s, errors %s\n", $3, $7, $48, $5}' /tmp/conc.out
+awk -F';' 'NF > 50 {printf "[guest] job %s: errors %s\n", $3, $5}' /tmp/conc.out
 say "4 jobs x iodepth 8 for $CONC_SECONDS s: done, verify clean; stats read $n times"
 cat /proc/lockdep_stats 2>/dev/null | grep -E 'debug_locks|lock-classes' | sed 's/^/[guest] lockdep: /'
 G
