@@ -24,11 +24,9 @@ model-*) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; f=json.load(sys
 esac
 HOST
 chmod +x "$T/host.sh"
-# The host answers a sync after its script ran; the model's fault counts reach
-# the guest through the console line that acknowledges "model-N".
 g=$(guest t <<'G'
 set -e
-D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+D=$(rs_debugfs)
 stat() { sed -n "s/^$1: //p" "$D/stats"; }
 # fio's buffers usually map to many DMA segments, so its 128 KiB requests are
 # bounced; but a buffer can be one physically contiguous segment and go direct.

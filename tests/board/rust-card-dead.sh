@@ -36,8 +36,7 @@ HOST
 chmod +x "$T/host.sh"
 g2=$(guest io <<'G'
 set -e
-fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
-    --verify=crc32c --do_verify=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "initial write"; }
+keep_data write || fail "initial write"
 fio --name=busy --filename=/dev/mmcblk0 --direct=1 --rw=randrw --bs=64k --offset=16m --size=16m \
     --time_based --runtime=120 --output-format=terse >/tmp/busy.out 2>&1 &
 pid=$!
@@ -55,8 +54,7 @@ rmmod meson_mx_sdhc_rs || fail "rmmod with a dead card"
 host_sync revive
 insmod $RS_MOD
 wait_card 30 || fail "no card after the card answers again"
-fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
-    --verify=crc32c --verify_only=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "data does not verify"; }
+keep_data verify || fail "data does not verify"
 say "card answers again: reloaded, the 8 MiB written before verify"
 G
 )

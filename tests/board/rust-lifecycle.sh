@@ -26,8 +26,7 @@ wait_card 30 || fail "no card"
 PDEV=$(sdhc_dev)
 DRV=/sys/bus/platform/drivers/meson-mx-sdhc-rs
 # 8 MiB verified at the start of the card, then a long writer further on.
-fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
-    --verify=crc32c --do_verify=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "initial write"; }
+keep_data write || fail "initial write"
 fio --name=busy --filename=/dev/mmcblk0 --direct=1 --rw=randwrite --bs=64k --offset=16m --size=32m \
     --time_based --runtime=30 --output-format=terse >/tmp/busy.out 2>&1 &
 pid=$!
@@ -41,8 +40,7 @@ say "fio exit status $rc: $(grep -o 'err=[0-9]*[^,]*' /tmp/busy.out | head -1)"
 [ -b /dev/mmcblk0 ] && fail "/dev/mmcblk0 still there after the unbind"
 echo "$PDEV" > $DRV/bind
 wait_card 30 || fail "no card after the rebind"
-fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
-    --verify=crc32c --verify_only=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "data written before the unbind does not verify"; }
+keep_data verify || fail "data written before the unbind does not verify"
 say "rebound; the 8 MiB written before the unbind verify"
 
 # rmmod while the block device is open
@@ -53,8 +51,7 @@ exec 3<&-
 say "rmmod with the device open: done, later reads fail, close is fine"
 insmod $RS_MOD
 wait_card 30 || fail "no card after insmod"
-fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
-    --verify=crc32c --verify_only=1 --output-format=terse >/tmp/keep.out || { cat /tmp/keep.out; fail "data does not verify after reload"; }
+keep_data verify || fail "data does not verify after reload"
 say "reloaded; data verifies"
 G
 )

@@ -16,7 +16,7 @@ HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
-D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+D=$(rs_debugfs)
 [ -r "$D/stats" ] || fail "no $D/stats"
 sed 's/^/[limits] /' "$D/limits"
 host_sync reset

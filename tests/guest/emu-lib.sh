@@ -78,3 +78,18 @@ host_sync() {
     done
     return 1
 }
+
+# rs_debugfs: the Rust driver's debugfs directory of the SDHC (stats, limits,
+# force_bounce)
+rs_debugfs() { echo "/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)"; }
+
+# keep_data write|verify: 8 MiB at the start of the card with crc32c verify
+# headers, written and read back, or only verified (data that must survive
+# what a test does in between)
+keep_data() {
+    local mode=--do_verify=1
+    [ "$1" = verify ] && mode=--verify_only=1
+    fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
+        --verify=crc32c $mode --output-format=terse >/tmp/keep.out 2>&1 ||
+        { cat /tmp/keep.out; return 1; }
+}
