@@ -643,6 +643,64 @@ static const MemoryRegionOps meson_mx_sdhc_ops = {
     .impl.min_access_size = 4,
 };
 
+/* ---- the counters, read by the guest (see meson_mx_sdhc.h) ------------- */
+
+static uint64_t meson_mx_sdhc_info_read(void *opaque, hwaddr addr,
+                                        unsigned size)
+{
+    MesonMxSdhcState *s = opaque;
+    uint64_t faults = 0;
+    uint64_t v;
+
+    for (int k = MESON_FAULT_DATA_CRC; k <= MESON_FAULT_RESP_TIMEOUT; k++) {
+        faults += s->stats.faults[k];
+    }
+    switch (addr & ~7) {
+    case MESON_INFO_MAGIC:
+        return addr == MESON_INFO_MAGIC ? MESON_MX_SDHC_INFO_MAGIC : 1;
+    case MESON_INFO_COMMANDS:
+        v = s->stats.commands;
+        break;
+    case MESON_INFO_DATA_COMMANDS:
+        v = s->stats.data_commands;
+        break;
+    case MESON_INFO_BYTES_READ:
+        v = s->stats.bytes_read;
+        break;
+    case MESON_INFO_BYTES_WRITTEN:
+        v = s->stats.bytes_written;
+        break;
+    case MESON_INFO_FAULTS:
+        v = faults;
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: counters: no register at 0x%" HWADDR_PRIx
+                      "\n", addr);
+        return 0;
+    }
+    return (addr & 4) ? v >> 32 : (uint32_t)v;
+}
+
+static void meson_mx_sdhc_info_write(void *opaque, hwaddr addr, uint64_t v,
+                                     unsigned size)
+{
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "meson-mx-sdhc: counters are read-only (write at 0x%"
+                  HWADDR_PRIx ")\n", addr);
+}
+
+static const MemoryRegionOps meson_mx_sdhc_info_ops = {
+    .read = meson_mx_sdhc_info_read,
+    .write = meson_mx_sdhc_info_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl.min_access_size = 4,
+};
+
 /* ---- QOM properties for the host side (QMP qom-get / qom-set) ---------- */
 
 static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
@@ -818,6 +876,10 @@ static void meson_mx_sdhc_init(Object *obj)
     memory_region_init_io(&s->iomem, obj, &meson_mx_sdhc_ops, s,
                           TYPE_MESON_MX_SDHC, MESON_MX_SDHC_MMIO_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->iomem);
+    memory_region_init_io(&s->info_iomem, obj, &meson_mx_sdhc_info_ops, s,
+                          TYPE_MESON_MX_SDHC "-counters",
+                          MESON_MX_SDHC_INFO_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->info_iomem);
     sysbus_init_irq(SYS_BUS_DEVICE(s), &s->irq);
     s->done_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_complete,
                                  s);

@@ -19,6 +19,26 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
 #define MESON_MX_SDHC_NUM_REGS    (0x3c / 4)
 #define MESON_MX_SDHC_HIST_BUCKETS 32
 
+/*
+ * The model's counters, readable by the guest (sysbus MMIO region 1; not
+ * part of the real controller, described in the DT by a node of its own,
+ * compatible "qemu,meson-mx-sdhc-counters").  Guest-side tests and make
+ * bench read them with devmem instead of asking the host, which would let
+ * the guest's virtual clock run on while it waits.  64-bit values are two
+ * words, low first.
+ */
+#define MESON_MX_SDHC_INFO_SIZE   0x40
+#define MESON_MX_SDHC_INFO_MAGIC  0x4d534443 /* "MSDC" */
+enum {
+    MESON_INFO_MAGIC = 0x00,
+    MESON_INFO_VERSION = 0x04,          /* 1 */
+    MESON_INFO_COMMANDS = 0x08,
+    MESON_INFO_DATA_COMMANDS = 0x10,
+    MESON_INFO_BYTES_READ = 0x18,
+    MESON_INFO_BYTES_WRITTEN = 0x20,
+    MESON_INFO_FAULTS = 0x28,           /* all kinds together */
+};
+
 enum {
     MESON_FAULT_NONE,
     MESON_FAULT_DATA_CRC,
@@ -54,6 +74,7 @@ struct MesonMxSdhcState {
 
     SDBus sdbus;
     MemoryRegion iomem;
+    MemoryRegion info_iomem;
     qemu_irq irq;
     QEMUTimer *done_timer;
 

@@ -93,3 +93,24 @@ keep_data() {
         --verify=crc32c $mode --output-format=terse >/tmp/keep.out 2>&1 ||
         { cat /tmp/keep.out; return 1; }
 }
+
+# model_counters: the emulated controller's counters, read by the guest from
+# the model's counter window (a node "sdhc-counters" of its own in the DT, not
+# part of the controller; see qemu/meson_mx_sdhc.h; the kernel names its
+# platform device by its physical address) with devmem, so no host round trip
+# lets the virtual clock run on.  Prints
+# "commands data_commands bytes_read bytes_written faults", counted since
+# power-on (or the host's last reset-stats).
+model_counters() {
+    local base off lo hi out=""
+    base=$(basename "$(ls -d /sys/bus/platform/devices/*.sdhc-counters 2>/dev/null | head -1)" .sdhc-counters)
+    [ -n "$base" ] || { echo "model_counters: no sdhc-counters device in the device tree" >&2; return 1; }
+    [ "$(devmem $((0x$base)) 32)" = 0x4D534443 ] ||
+        { echo "model_counters: no counter window at 0x$base" >&2; return 1; }
+    for off in 8 16 24 32 40; do
+        lo=$(devmem $((0x$base + off)) 32)
+        hi=$(devmem $((0x$base + off + 4)) 32)
+        out="$out $((hi * 4294967296 + lo))"
+    done
+    echo $out
+}
