@@ -30,7 +30,10 @@ for run in 42-1 42-2 99-1; do
   emu --card emmc --size 16 --driver rust --model fault-kind=mixed \
       --model fault-probability-ppm=5000 --model "fault-seed=${run%-*}" \
       --host-script "$T/host.sh" "$T/g-$run.sh"
-  grep '^\[stats\]' "$T/serial.log" | tr '\n' ' ' > "$T/$run.stats"; echo >> "$T/$run.stats"
+  # direct/bounced depends on which user pages happen to be physically
+  # contiguous, which two boots do not always reproduce (seen once: 695/64
+  # vs 759/0 for the same seed); every other figure must match
+  grep '^\[stats\]' "$T/serial.log" | grep -vE '\] (direct|bounced):' | tr '\n' ' ' > "$T/$run.stats"; echo >> "$T/$run.stats"
 done
 python3 - "$T" <<'P'
 import json, sys
@@ -48,7 +51,7 @@ def want(what, good):
     print("  %s: %s" % ("ok" if good else "FAILED", what))
 want("faults were injected", sum(m["42-1"]["faults"].values()) > 0)
 want("seed 42 twice: the same model counters", m["42-1"] == m["42-2"])
-want("seed 42 twice: the same driver statistics", d["42-1"] == d["42-2"])
+want("seed 42 twice: the same driver statistics (but direct/bounced)", d["42-1"] == d["42-2"])
 want("seed 99: other faults", m["99-1"]["faults"] != m["42-1"]["faults"])
 sys.exit(0 if ok else 1)
 P
