@@ -169,6 +169,22 @@ pub(crate) fn data_path(
     }
 }
 
+/// The number of DMA segments a scatterlist of `sg_len` entries maps to, when it is known
+/// without mapping it: `merge_boundary` is `dma_get_merge_boundary()` of the device, 0 when its
+/// DMA mapping cannot merge entries (no IOMMU, as on the Meson8b). Then every entry becomes one
+/// segment, and a list of more than one entry is bounced anyway, so it is not mapped at all
+/// (`None`: map it and count). A single entry is always mapped: it may go to the controller.
+///
+/// Not mapping a list that is bounced also keeps the mapping rules: a read scatterlist may name
+/// the same page more than once (mmc_test does), which must not be mapped for the device.
+pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Option<u32> {
+    if sg_len > 1 && merge_boundary == 0 {
+        Some(sg_len)
+    } else {
+        None
+    }
+}
+
 /// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
 /// or the data phase reported an error.
 pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {

@@ -280,6 +280,9 @@ struct Sdhc<'a> {
     regs: Arc<Regs<'a>>,
     /// The bounce buffer, if there is one (see `bounce.rs`).
     bounce: Option<BounceBuffer>,
+    /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
+    /// scatterlist entries (see `logic::segments_without_mapping`).
+    dma_merge_boundary: usize,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
     cur: Mutex<Option<InFlight>>,
@@ -466,14 +469,20 @@ impl<'a> Sdhc<'a> {
     }
 
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
-    /// for the controller; a scatterlist of more segments is unmapped again and goes through the
-    /// bounce buffer (a write is copied into it here). Returns the DMA address for the
+    /// for the controller; a scatterlist of more segments goes through the bounce buffer (a
+    /// write is copied into it here). Without an IOMMU a list of more than one entry is not
+    /// mapped at all: its segment count is its length. Otherwise it is mapped to count its
+    /// segments and unmapped again if there are more than one. Returns the DMA address for the
     /// controller and whether the request is bounced.
     fn map_data(&self, mrq: &mut Request) -> Result<(u64, bool)> {
-        let segments = mrq.map_dma().inspect_err(|e| match e {
-            mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
-            e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
-        })?;
+        let segments = match logic::segments_without_mapping(mrq.sg_len(), self.dma_merge_boundary)
+        {
+            Some(segments) => segments,
+            None => mrq.map_dma().inspect_err(|e| match e {
+                mmc::DmaMapError::MapFailed => dev_err!(self.dev, "dma_map_sg failed\n"),
+                e => dev_err!(self.dev, "cannot map the request's data: {:?}\n", e),
+            })?,
+        };
         let len = mrq.data_len();
         let bounce_size = self.bounce.as_ref().map_or(0, BounceBuffer::size);
         let path = logic::data_path(segments, len, bounce_size, self.debugfs.force_bounce());
@@ -1045,6 +1054,7 @@ impl platform::Driver for SdhcDriver {
             let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
             let limits = Limits::new(&params, bounce_size);
             dev_dbg!(dev, "queue limits: {:?}\n", limits);
+            let merge_boundary = mmc::dma_merge_boundary(dev);
 
             host.configure(&HostConfig {
                 f_min,
@@ -1080,6 +1090,7 @@ impl platform::Driver for SdhcDriver {
                     clkc,
                     regs,
                     bounce,
+                    dma_merge_boundary: merge_boundary,
                     cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
                     irq_ista: Atomic::new(0),
                     ios <- new_mutex!(
@@ -1089,7 +1100,11 @@ impl platform::Driver for SdhcDriver {
                         },
                         "meson_mx_sdhc_rs::ios"
                     ),
-                    debugfs <- HostDebugfs::new(dev.name(), LimitsInfo { limits, bounce_size }),
+                    debugfs <- HostDebugfs::new(dev.name(), LimitsInfo {
+                            limits,
+                            bounce_size,
+                            dma_merge_boundary: merge_boundary,
+                        }),
                 }),
                 GFP_KERNEL,
             )?;

@@ -93,6 +93,13 @@ fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::dev
     core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
 }
 
+/// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges
+/// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
+pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
+    // SAFETY: `dev` is a valid, bound device.
+    unsafe { b::dma_get_merge_boundary(raw_dev(dev)) }
+}
+
 /// An allocated, not yet registered `struct mmc_host`.
 ///
 /// # Invariants
@@ -512,6 +519,16 @@ impl Request {
     fn data_ptr(&self) -> *mut b::mmc_data {
         // SAFETY: By the type invariant `mrq` is valid.
         unsafe { (*self.mrq.as_ptr()).data }
+    }
+
+    /// Number of entries of the request's data scatterlist (`data->sg_len`); 0 without data.
+    pub(crate) fn sg_len(&self) -> u32 {
+        let data = self.data_ptr();
+        if data.is_null() {
+            return 0;
+        }
+        // SAFETY: `data` is the valid data of the request.
+        unsafe { (*data).sg_len }
     }
 
     /// DMA-maps the request's data scatterlist (`dma_map_sg()`) and returns the number of DMA

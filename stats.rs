@@ -76,6 +76,8 @@ pub(crate) struct LimitsInfo {
     pub(crate) limits: Limits,
     /// Size of the bounce buffer in bytes, 0 for none.
     pub(crate) bounce_size: u32,
+    /// `dma_get_merge_boundary()` of the controller (0: mappings never merge entries).
+    pub(crate) dma_merge_boundary: usize,
 }
 
 fn show_stats(stats: &Mutex<Stats>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -91,6 +93,7 @@ fn reset_stats(stats: &Mutex<Stats>, _input: &mut UserSliceReader) -> Result {
 
 fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(f, "bounce_size: {}", l.bounce_size)?;
+    writeln!(f, "dma_merge_boundary: {:#x}", l.dma_merge_boundary)?;
     writeln!(f, "max_segs: {}", l.limits.max_segs)?;
     writeln!(f, "max_req_size: {}", l.limits.max_req_size)?;
     writeln!(f, "max_seg_size: {}", l.limits.max_seg_size)?;

@@ -157,6 +157,28 @@ mod tests {
     }
 
     #[test]
+    fn segments_known_without_mapping() {
+        // No merging (dma-direct: merge boundary 0): more than one entry is that many segments.
+        assert_eq!(segments_without_mapping(2, 0), Some(2));
+        assert_eq!(segments_without_mapping(16, 0), Some(16));
+        assert_eq!(segments_without_mapping(256, 0), Some(256));
+        // One entry is always mapped: it may be used directly.
+        assert_eq!(segments_without_mapping(1, 0), None);
+        // No entries: mapped, so that the mapping reports the failure.
+        assert_eq!(segments_without_mapping(0, 0), None);
+        // An IOMMU may merge entries into fewer segments: map and count.
+        assert_eq!(segments_without_mapping(2, 0xfff), None);
+        assert_eq!(segments_without_mapping(64, usize::MAX), None);
+        // The known counts lead to the bounce buffer, or to an error without one.
+        let n = segments_without_mapping(16, 0).unwrap();
+        assert_eq!(data_path(n, 64 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
+        assert!(matches!(
+            data_path(n, 64 * KIB, 0, false),
+            Err(PathError::TooBig { segments: 16, .. })
+        ));
+    }
+
+    #[test]
     fn bytes_xfered_zero_on_any_error() {
         assert_eq!(bytes_xfered(false, false, 4096), 4096);
         assert_eq!(bytes_xfered(true, false, 4096), 0);
