@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The bounce buffer: one DMA-coherent buffer per host, through which a request whose
-//! scatterlist maps to more than one DMA segment is transferred (the controller has a single
-//! DMA address register).
+//! The bounce buffer and the whole bounce policy: which requests go through it, copying a
+//! write's data in before the command and a read's data out after it, and only what the card
+//! delivered.
 //!
-//! The buffer is never accessed through Rust references: the scatterlist copies in `mmc.rs`
-//! (`sg_copy_to_buffer()`/`sg_copy_from_buffer()`) take its raw CPU address. The driver copies
-//! into it only before starting a command and out of it only after the command completed, so
-//! the CPU and the controller never use it at the same time; the MMC core has at most one
-//! request in flight per host.
+//! The controller has a single DMA address register. A request whose scatterlist maps to one
+//! DMA segment is transferred in place ("direct"); one of more segments goes through one
+//! DMA-coherent buffer per host ("bounced"). The buffer is never accessed through Rust
+//! references: the scatterlist copies of `sg_dma.rs` take its raw address. The driver copies
+//! into it only before starting a command and out of it only after the command completed and
+//! the controller was quiesced, so the CPU and the controller never use it at the same time;
+//! the MMC core has at most one request in flight per host.
 
 use kernel::{
     device::{Bound, Device},
     dma::{attrs::DMA_ATTR_NO_WARN, Coherent},
     prelude::*,
+};
+
+use crate::{
+    logic::{self, DataPath, PathError},
+    sg_dma::{DmaMapError, DmaRequest},
 };
 
 /// A DMA-coherent bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
@@ -41,13 +48,139 @@ impl BounceBuffer {
     }
 
     /// The bus address the controller uses.
-    pub(crate) fn dma_address(&self) -> u64 {
+    fn dma_address(&self) -> u64 {
         #[allow(clippy::useless_conversion)]
         u64::from(self.buf.dma_address())
     }
+}
 
-    /// The coherent allocation, for the scatterlist copies of `mmc.rs`.
-    pub(crate) fn coherent(&self) -> &Coherent<[u8]> {
-        &self.buf
+/// Where the controller finds a request's data.
+pub(crate) struct DataSetup {
+    /// The DMA address to program.
+    pub(crate) dma_addr: u64,
+    /// Whether it is the bounce buffer.
+    pub(crate) bounced: bool,
+}
+
+/// The bounce policy of one host.
+pub(crate) struct Bouncer {
+    buf: Option<BounceBuffer>,
+    /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
+    /// scatterlist entries (see `logic::segments_without_mapping`).
+    merge_boundary: usize,
+}
+
+impl Bouncer {
+    /// The policy with the buffer `buf` (none: every request must map to one segment).
+    pub(crate) fn new(buf: Option<BounceBuffer>, merge_boundary: usize) -> Self {
+        Self {
+            buf,
+            merge_boundary,
+        }
+    }
+
+    /// Size of the bounce buffer in bytes, 0 for none.
+    pub(crate) fn size(&self) -> u32 {
+        self.buf.as_ref().map_or(0, BounceBuffer::size)
+    }
+
+    /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
+    /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
+    /// to count its segments.
+    fn segments(&self, dev: &Device<Bound>, mrq: &mut DmaRequest<'_>) -> Result<u32> {
+        let sg_len = mrq.data().map_or(0, |d| d.sg_list().len());
+        if let Some(n) = logic::segments_without_mapping(sg_len, self.merge_boundary) {
+            return Ok(n);
+        }
+        Ok(mrq.map_count().inspect_err(|e| match e {
+            DmaMapError::MapFailed => dev_err!(dev, "dma_map_sg failed\n"),
+            e => dev_err!(dev, "cannot map the request's data: {:?}\n", e),
+        })?)
+    }
+
+    /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
+    /// for the controller; a scatterlist of more segments goes through the bounce buffer (a
+    /// write is copied into it here). `force` bounces whatever fits (debugfs).
+    pub(crate) fn set_up(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &mut DmaRequest<'_>,
+        force: bool,
+    ) -> Result<DataSetup> {
+        let segments = self.segments(dev, mrq)?;
+        let len = mrq.data_len();
+        let buf = match (
+            logic::data_path(segments, len, self.size(), force),
+            &self.buf,
+        ) {
+            (Ok(DataPath::Direct), _) => {
+                // The controller uses the request's memory itself: hand it over.
+                let dma_addr = mrq.dma_for_device().ok_or(EIO)?;
+                return Ok(DataSetup {
+                    dma_addr,
+                    bounced: false,
+                });
+            }
+            (Ok(DataPath::Bounce), Some(buf)) => buf,
+            (Ok(DataPath::Bounce), None) | (Err(PathError::NoSegments), _) => {
+                mrq.unmap();
+                return Err(EINVAL);
+            }
+            (
+                Err(PathError::TooBig {
+                    segments,
+                    len,
+                    bounce,
+                }),
+                _,
+            ) => {
+                dev_err!(
+                    dev,
+                    "request of {} bytes mapped to {} DMA segments, bounce buffer: {} bytes\n",
+                    len,
+                    segments,
+                    bounce
+                );
+                mrq.unmap();
+                return Err(EINVAL);
+            }
+        };
+        // The CPU copies the data now: no mapping may be left on the scatterlist.
+        mrq.unmap();
+        if mrq.data().is_some_and(|d| d.is_write()) {
+            let copied = mrq.copy_to_coherent(&buf.buf, len);
+            if copied != len {
+                dev_err!(
+                    dev,
+                    "copied {} of {} bytes into the bounce buffer\n",
+                    copied,
+                    len
+                );
+                return Err(EIO);
+            }
+        }
+        Ok(DataSetup {
+            dma_addr: buf.dma_address(),
+            bounced: true,
+        })
+    }
+
+    /// Copies `len` bytes of read data out of the bounce buffer into the request, once the
+    /// controller is quiesced. Fails (the caller fails the request) if not all was copied.
+    pub(crate) fn copy_back(&self, dev: &Device<Bound>, mrq: &DmaRequest<'_>, len: u32) -> Result {
+        let Some(buf) = &self.buf else {
+            return Err(EIO);
+        };
+        let copied = mrq.copy_from_coherent(&buf.buf, len);
+        if copied != len {
+            dev_err!(
+                dev,
+                "copied {} of {} bytes out of the bounce buffer\n",
+                copied,
+                len
+            );
+            return Err(EIO);
+        }
+        Ok(())
     }
 }

@@ -101,8 +101,15 @@ unsafe impl Sync for Clkc<'_> {}
 
 impl<'a> Clkc<'a> {
     /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets
-    /// its four gate clocks.
-    pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs<'a>>) -> Result<Self> {
+    /// its four gate clocks. Dropping the returned object unregisters the tree.
+    ///
+    /// # Safety
+    ///
+    /// The returned object must be dropped, never forgotten, before `dev` is unbound: the
+    /// registered clocks point into the register mapping and at this module's divider table,
+    /// and stay registered, reachable by any consumer, for as long as it lives (the contract
+    /// of `irq::ThreadedRegistration::new`).
+    pub(crate) unsafe fn register(dev: &Device<Bound>, regs: Arc<Regs<'a>>) -> Result<Self> {
         let base = MmioBackend::as_ptr((&*regs).as_view())
             .cast::<u8>()
             .wrapping_add(CLKC_OFFSET)

@@ -185,19 +185,3 @@ register! {
 pub(crate) fn phase(v: u32) -> Bounded<u32, 12> {
     Bounded::from_expr(v & 0xfff)
 }
-
-/// Read-modify-write of a register that, like `regmap_update_bits()`, skips the
-/// write when the value does not change.
-///
-/// `update_bits!(io, REG, |r| new_value_of(r))`
-macro_rules! update_bits {
-    ($io:expr, $reg:ident, |$r:ident| $new:expr) => {{
-        let old = $io.read($crate::regs::$reg);
-        let $r = old;
-        let new: $crate::regs::$reg = $new;
-        if new != old {
-            $io.write_reg(new);
-        }
-    }};
-}
-pub(crate) use update_bits;

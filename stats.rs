@@ -29,42 +29,39 @@ use kernel::{
 
 use crate::logic::{Limits, Stats};
 
-/// The module's debugfs directory, shared by the hosts.
-///
-/// The kernel crate has no per-module data yet; like nova-core, the directory lives in a
-/// static that [`Root`] sets before the platform driver is registered and clears after it is
-/// unregistered, so no `probe()` can run while it changes.
-static mut ROOT: Option<Dir> = None;
+kernel::sync::global_lock! {
+    // SAFETY: `Root::new` initialises the lock in module init, before the driver is
+    // registered and therefore before any `probe()` (the only other user) runs.
+    unsafe(uninit) static ROOT: Mutex<Option<Dir>> = None;
+}
 
-/// Owns the module's debugfs directory; a field of the module after the driver registration.
+/// Owns the module's debugfs directory, shared by the hosts; a field of the module after the
+/// driver registration, so it is set before any `probe()` and cleared after the last remove.
+///
+/// The kernel crate has no per-module data a driver can reach from `probe()` yet; like
+/// nova-core, the directory lives in a global, here behind a global lock.
 pub(crate) struct Root;
 
 impl Root {
-    /// Creates the directory `name` at the debugfs root. Call before registering the driver.
+    /// Creates the directory `name` at the debugfs root. Call once, in module init, before
+    /// registering the driver.
     pub(crate) fn new(name: &CStr) -> Self {
-        let dir = Dir::new(name);
-        // SAFETY: Module init runs before the driver is registered: no `probe()` (the only
-        // reader, through `host_dir`) runs concurrently.
-        unsafe { ROOT = Some(dir) };
+        // SAFETY: Called once, from module init, before any other use of `ROOT`.
+        unsafe { ROOT.init() };
+        *ROOT.lock() = Some(Dir::new(name));
         Self
     }
 }
 
 impl Drop for Root {
     fn drop(&mut self) {
-        // SAFETY: `Root` is the module's field after the driver registration, so it is dropped
-        // after the driver is unregistered: no `probe()` runs anymore.
-        unsafe { ROOT = None };
+        *ROOT.lock() = None;
     }
 }
 
 /// The debugfs directory of the host `dev_name`, in the module's directory.
 fn host_dir(dev_name: &CStr) -> Dir {
-    // SAFETY: Only `probe()` calls this, while the driver is registered; `ROOT` is set before
-    // the registration and cleared after it (see `Root`), so it does not change meanwhile.
-    #[allow(static_mut_refs)]
-    let root = unsafe { ROOT.as_ref() };
-    match root {
+    match ROOT.lock().as_ref() {
         Some(root) => root.subdir(dev_name),
         None => Dir::new(dev_name),
     }

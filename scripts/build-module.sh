@@ -29,18 +29,19 @@ LLVM=${LLVM:-$LLVM_SUFFIX}
 MODDIR=${MODDIR:-$TOP}
 if [ "$MODDIR" != "$TOP" ]; then
     # A copy of the sources (mtimes kept: kbuild rebuilds only what changed).
-    mkdir -p "$MODDIR/bindings"
-    rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/*
+    mkdir -p "$MODDIR/bindings" "$MODDIR/mmc"
+    rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/* "$MODDIR"/mmc/*
     cp -p "$TOP"/*.rs "$TOP/Kbuild" "$MODDIR/"
     cp -p "$TOP"/bindings/* "$MODDIR/bindings/"
+    cp -p "$TOP"/mmc/*.rs "$MODDIR/mmc/"
 fi
 GEN="$MODDIR/build/bindings"
 HDR="$TOP/bindings/mmc_helper.h"
 OUT="$GEN/mmc_generated.rs"
 
-# Our Rust sources: rustfmt follows the crate root's `mod` items to mmc.rs,
-# clkc.rs, regs.rs and bindings/mod.rs (not into the generated file, which is
-# include!()d).  Top-level files that are not modules are checked too.
+# Our Rust sources: rustfmt follows the crate root's `mod` items to every
+# module file, mmc/*.rs and bindings/mod.rs included (not into the generated
+# file, which is include!()d).  Top-level files that are not modules are checked too.
 rust_sources() {
     local f
     echo "$TOP/meson_mx_sdhc_rs.rs"

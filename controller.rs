@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The controller's state (`struct meson_mx_sdhc_host`): what the MMC callbacks and the
+//! interrupt handlers share ([`Sdhc`]) and what only the MMC callbacks use ([`SdhcHost`], the
+//! driver data in the MMC host's private area).
+
+use kernel::{
+    clk::Clk,
+    device::{Bound, Device},
+    new_mutex,
+    prelude::*,
+    sync::{atomic::Atomic, Arc, Mutex},
+};
+
+use crate::{
+    bounce::Bouncer, clkc::Clkc, hw::Hw, regs::Regs, sg_dma::DmaRequest, soc::SocData,
+    stats::HostDebugfs,
+};
+
+/// A "pclk" that is prepared and enabled for as long as this object lives.
+pub(crate) struct EnabledClk(Clk);
+
+impl EnabledClk {
+    pub(crate) fn new(clk: Clk) -> Result<Self> {
+        clk.prepare_enable()?;
+        Ok(Self(clk))
+    }
+}
+
+impl Drop for EnabledClk {
+    fn drop(&mut self) {
+        self.0.disable_unprepare();
+    }
+}
+
+/// The request in flight.
+pub(crate) struct InFlight<'a> {
+    pub(crate) mrq: DmaRequest<'a>,
+    /// Whether its data goes through the bounce buffer.
+    pub(crate) bounced: bool,
+}
+
+/// The controller, shared by the MMC callbacks and the interrupt handlers.
+///
+/// Teardown: the fields go in declaration order: pclk off, clock tree unregistered,
+/// registers unmapped.
+#[pin_data]
+pub(crate) struct Sdhc<'a> {
+    pub(crate) dev: &'a Device<Bound>,
+    pub(crate) soc: SocData,
+    pub(crate) pclk: EnabledClk,
+    pub(crate) clkc: Clkc<'a>,
+    pub(crate) regs: Arc<Regs<'a>>,
+    /// The bounce policy and its buffer (see `bounce.rs`).
+    pub(crate) bounce: Bouncer,
+    /// The request in flight, from `request` until the threaded IRQ handler completes it.
+    #[pin]
+    pub(crate) cur: Mutex<Option<InFlight<'a>>>,
+    /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
+    /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
+    pub(crate) irq_ista: Atomic<u32>,
+    /// Counters and switches, in debugfs.
+    #[pin]
+    pub(crate) debugfs: HostDebugfs,
+}
+
+impl<'a> Sdhc<'a> {
+    /// The registers with what programming them needs.
+    pub(crate) fn hw(&self) -> Hw<'_> {
+        Hw {
+            dev: self.dev,
+            regs: &self.regs,
+            soc: &self.soc,
+        }
+    }
+}
+
+/// The bus state `set_ios` leaves for `request` (both serialized by the MMC core).
+pub(crate) struct BusState {
+    /// Why the last `set_ios` failed; requests fail with it until one succeeds
+    /// (`host->error` in the C driver).
+    pub(crate) set_ios_error: Option<Error>,
+    /// Whether the four gate clocks of the controller's clock tree are on.
+    pub(crate) gates_on: bool,
+}
+
+/// The driver data of the MMC host (in its private area).
+#[pin_data(PinnedDrop)]
+pub(crate) struct SdhcHost<'a> {
+    pub(crate) sdhc: Arc<Sdhc<'a>>,
+    #[pin]
+    pub(crate) bus: Mutex<BusState>,
+}
+
+impl<'a> SdhcHost<'a> {
+    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>) -> impl PinInit<Self, Error> + 'a {
+        try_pin_init!(Self {
+            sdhc,
+            bus <- new_mutex!(
+                BusState {
+                    set_ios_error: None,
+                    gates_on: false,
+                },
+                "meson_mx_sdhc_rs::bus"
+            ),
+        }? Error)
+    }
+
+    /// Switches the gate clocks off if they are on.
+    pub(crate) fn gates_off(&self, bus: &mut BusState) {
+        if bus.gates_on {
+            self.sdhc.clkc.disable();
+            bus.gates_on = false;
+        }
+    }
+
+    /// Switches the gate clocks on if they are off.
+    pub(crate) fn gates_on(&self, bus: &mut BusState) -> Result {
+        if !bus.gates_on {
+            self.sdhc.clkc.enable()?;
+            bus.gates_on = true;
+        }
+        Ok(())
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for SdhcHost<'_> {
+    fn drop(self: Pin<&mut Self>) {
+        let mut bus = self.bus.lock();
+        self.gates_off(&mut bus);
+    }
+}

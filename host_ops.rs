@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The MMC host callbacks of the controller; each is implemented in the file named for it.
+
+use kernel::{io::Io, prelude::*};
+
+use crate::{
+    controller::SdhcHost,
+    mmc::{Host, HostOps, Ios, Request, Tuning},
+    regs,
+};
+
+#[vtable]
+impl HostOps for SdhcHost<'_> {
+    fn request(host: &Host<Self>, mrq: Request) {
+        host.data().start_request(mrq);
+    }
+
+    fn set_ios(host: &Host<Self>, ios: &Ios) {
+        host.data().set_ios(ios);
+    }
+
+    fn card_busy(host: &Host<Self>) -> bool {
+        host.data().sdhc.regs.read(regs::STAT).dat3_0().get() == 0
+    }
+
+    fn execute_tuning(host: &Host<Self>, tuning: &Tuning<'_>, opcode: u32) -> Result {
+        host.data().execute_tuning(tuning, opcode)
+    }
+}

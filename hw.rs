@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Register programming of the controller: reset and initialisation, starting a command,
+//! reading the response, waiting for the controller (`meson-mx-sdhc-mmc.c`).
+
+use kernel::{
+    device::{Bound, Device},
+    io::{poll::read_poll_timeout, Io},
+    num::Bounded,
+    prelude::*,
+    time::{
+        delay::{fsleep, udelay},
+        Delta,
+    },
+};
+
+use crate::{
+    logic::MAX_BLK_SIZE,
+    mmc,
+    regs::{self, Regs, ALL_IRQS},
+    soc::SocData,
+};
+
+const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(1);
+const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
+
+/// The data phase of a command, as far as the controller needs it.
+#[derive(Clone, Copy)]
+pub(crate) struct DataInfo {
+    pub(crate) blksz: u32,
+    pub(crate) blocks: u32,
+    pub(crate) write: bool,
+    /// DMA address of the single mapped segment or of the bounce buffer.
+    pub(crate) dma_addr: u32,
+}
+
+/// A command, as far as the controller needs it.
+#[derive(Clone, Copy)]
+pub(crate) struct CmdInfo {
+    pub(crate) opcode: u32,
+    pub(crate) arg: u32,
+    pub(crate) resp_present: bool,
+    pub(crate) resp_136: bool,
+    pub(crate) resp_crc: bool,
+    pub(crate) resp_busy: bool,
+    pub(crate) data: Option<DataInfo>,
+}
+
+impl CmdInfo {
+    /// What the controller needs of `cmd`, with its data at `dma_addr`.
+    pub(crate) fn new(cmd: &mmc::Command, data: Option<&mmc::Data>, dma_addr: Option<u32>) -> Self {
+        Self {
+            opcode: cmd.opcode(),
+            arg: cmd.arg(),
+            resp_present: cmd.resp_present(),
+            resp_136: cmd.resp_136(),
+            resp_crc: cmd.resp_crc(),
+            resp_busy: cmd.resp_busy(),
+            data: data.zip(dma_addr).map(|(d, dma_addr)| DataInfo {
+                blksz: d.blksz(),
+                blocks: d.blocks(),
+                write: d.is_write(),
+                dma_addr,
+            }),
+        }
+    }
+}
+
+/// The controller's registers with what programming them needs.
+pub(crate) struct Hw<'a> {
+    pub(crate) dev: &'a Device<Bound>,
+    pub(crate) regs: &'a Regs<'a>,
+    pub(crate) soc: &'a SocData,
+}
+
+/// Resets the whole controller; this also stops its DMA engine.
+pub(crate) fn reset(regs: &Regs<'_>) {
+    regs.write_reg(
+        regs::SRST::zeroed()
+            .with_main_ctrl(true)
+            .with_rxfifo(true)
+            .with_txfifo(true)
+            .with_dphy_rx(true)
+            .with_dphy_tx(true)
+            .with_dma_if(true),
+    );
+    fsleep(Delta::from_micros(10));
+
+    regs.write_reg(regs::SRST::zeroed());
+    fsleep(Delta::from_micros(10));
+}
+
+/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`).
+pub(crate) fn init_hw(regs: &Regs<'_>, soc: &SocData) {
+    reset(regs);
+
+    regs.write_reg(
+        regs::CTRL::zeroed()
+            .with_const_rx_period::<0xf>()
+            .with_const_rx_timeout::<0x7f>()
+            .with_const_rx_endian::<0x7>()
+            .with_const_tx_endian::<0x7>(),
+    );
+
+    // Start with a valid divider and enable the memory (un-setting MEM_PWR_OFF).
+    regs.write_reg(regs::CLKC::zeroed().with_const_clk_div::<0xfff>());
+
+    regs.write_reg(regs::CLK2::zeroed().with_const_sd_clk_phase::<1>());
+
+    regs.write_reg(
+        regs::PDMA::zeroed()
+            .with_dma_urgent(true)
+            .with_const_wr_burst::<7>()
+            .with_const_txfifo_th::<49>()
+            .with_const_rd_burst::<15>()
+            .with_const_rxfifo_th::<7>(),
+    );
+
+    // Some initialization bits depend on the SoC.
+    (soc.init_hw)(regs);
+
+    // Disable and mask all interrupts.
+    regs.write_reg(regs::ICTL::zeroed());
+    regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
+}
+
+/// The interrupts a command waits for, and its `SEND` and `CTRL.PACK_LEN` values.
+struct CmdProgram {
+    ictl: regs::ICTL,
+    send: regs::SEND,
+    pack_len: u32,
+    manual_stop: bool,
+}
+
+impl CmdProgram {
+    fn new(cmd: &CmdInfo, hardware_flush_all_cmds: bool) -> Self {
+        let ictl = regs::ICTL::zeroed()
+            .with_data_timeout(true)
+            .with_data_err_crc(true)
+            .with_rxfifo_full(true)
+            .with_txfifo_empty(true)
+            .with_resp_timeout(true)
+            .with_resp_err_crc(true);
+        let mut p = Self {
+            ictl: ictl.with_resp_ok(true),
+            send: regs::SEND::zeroed().with_cmd_index(Bounded::from_expr(cmd.opcode & 0x3f)),
+            pack_len: 0,
+            manual_stop: false,
+        };
+        if let Some(data) = cmd.data {
+            p.send = p
+                .send
+                .with_cmd_has_data(true)
+                .with_total_pack(Bounded::from_expr(data.blocks.wrapping_sub(1) & 0xffff))
+                .with_data_dir(data.write);
+            p.pack_len = if data.blksz < MAX_BLK_SIZE {
+                data.blksz
+            } else {
+                0
+            };
+            // Without data the controller raises RESP_OK; with data it raises DMA_DONE
+            // (hardware flush) or DATA_XFER_OK (software flush), regardless of DAT0 busy.
+            p.ictl = if hardware_flush_all_cmds || data.write {
+                ictl.with_dma_done(true)
+            } else {
+                ictl.with_data_xfer_ok(true)
+            };
+            // Like the vendor driver, set MANUAL_STOP for multi-block SD_IO_RW_EXTENDED only:
+            // firmware downloads to BCM43362 SDIO cards time out without it.
+            p.manual_stop = data.blocks > 1 && cmd.opcode == mmc::SD_IO_RW_EXTENDED;
+        }
+        p.send = p
+            .send
+            .with_data_stop(cmd.opcode == mmc::MMC_STOP_TRANSMISSION)
+            .with_cmd_has_resp(cmd.resp_present)
+            .with_resp_len(cmd.resp_136)
+            .with_resp_no_crc(cmd.resp_136 || !cmd.resp_crc)
+            .with_r1b(cmd.resp_busy);
+        p
+    }
+}
+
+impl Hw<'_> {
+    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`).
+    pub(crate) fn start_cmd(&self, cmd: &CmdInfo) {
+        let p = CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds);
+        let regs = self.regs;
+
+        regs.update(regs::MISC, |r| r.with_manual_stop(p.manual_stop));
+
+        // Enable the new IRQs and mask all pending ones.
+        regs.write_reg(p.ictl);
+        regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
+
+        regs.write_reg(regs::ARGU::from_raw(cmd.arg));
+
+        regs.update(regs::CTRL, |r| {
+            r.with_pack_len(Bounded::from_expr(p.pack_len & 0x1ff))
+        });
+
+        if let Some(data) = cmd.data {
+            regs.write_reg(regs::ADDR::from_raw(data.dma_addr));
+        }
+
+        self.wait_cmd_ready(cmd.opcode);
+
+        if let Some(data) = cmd.data {
+            (self.soc.set_pdma)(regs, data.write);
+        }
+
+        if let Some(wait) = self.soc.wait_before_send {
+            wait(regs, self.dev, cmd);
+        }
+
+        regs.write_reg(p.send);
+    }
+
+    /// Resets the FIFOs if they hold anything.
+    pub(crate) fn clear_fifo(&self) {
+        let stat = self.regs.read(regs::STAT);
+        if stat.rxfifo_cnt().get() == 0 && stat.txfifo_cnt().get() == 0 {
+            return;
+        }
+
+        self.regs.write_reg(
+            regs::SRST::zeroed()
+                .with_rxfifo(true)
+                .with_txfifo(true)
+                .with_main_ctrl(true),
+        );
+        udelay(Delta::from_micros(5));
+
+        let stat = self.regs.read(regs::STAT);
+        if stat.rxfifo_cnt().get() != 0 || stat.txfifo_cnt().get() != 0 {
+            dev_warn!(
+                self.dev,
+                "Failed to clear FIFOs, RX: {}, TX: {}\n",
+                stat.rxfifo_cnt().get(),
+                stat.txfifo_cnt().get()
+            );
+        }
+    }
+
+    /// Waits until the controller is idle; resets it if it does not get there.
+    pub(crate) fn wait_cmd_ready(&self, opcode: u32) {
+        let busy = read_poll_timeout(
+            || Ok(self.regs.read(regs::STAT)),
+            |s| !s.cmd_busy(),
+            WAIT_CMD_READY_SLEEP,
+            WAIT_CMD_READY_TIMEOUT,
+        );
+        if busy.is_err() {
+            dev_warn!(
+                self.dev,
+                "Failed to poll for CMD_BUSY while processing CMD{}\n",
+                opcode
+            );
+            reset(self.regs);
+        }
+
+        let esta = read_poll_timeout(
+            || Ok(self.regs.read(regs::ESTA)),
+            |e| e.esta_11_13().get() == 0,
+            WAIT_CMD_READY_SLEEP,
+            WAIT_CMD_READY_TIMEOUT,
+        );
+        if esta.is_err() {
+            dev_warn!(
+                self.dev,
+                "Failed to poll for ESTA[13:11] while processing CMD{}\n",
+                opcode
+            );
+            reset(self.regs);
+        }
+    }
+
+    /// Reads response word `idx` through the `ARGU` window.
+    pub(crate) fn read_response(&self, idx: u32) -> u32 {
+        self.regs.update(regs::PDMA, |r| r.with_dma_mode(false));
+        self.regs.update(regs::PDMA, |r| {
+            r.with_pio_rdresp(Bounded::from_expr(idx & 0x7))
+        });
+        self.regs.read(regs::ARGU).into_raw()
+    }
+
+    /// Reads the response of `cmd` into it.
+    pub(crate) fn read_response_into(&self, cmd: &mmc::Command) {
+        if cmd.resp_136() {
+            cmd.set_resp(0, self.read_response(4));
+            cmd.set_resp(1, self.read_response(3));
+            cmd.set_resp(2, self.read_response(2));
+            cmd.set_resp(3, self.read_response(1));
+        } else {
+            cmd.set_resp(0, self.read_response(0));
+        }
+    }
+
+    /// Disables and acknowledges all interrupts (`meson_mx_sdhc_request_done()`).
+    pub(crate) fn disable_irqs(&self) {
+        self.regs.update(regs::ICTL, |r| {
+            regs::ICTL::from_raw(r.into_raw() & !ALL_IRQS)
+        });
+        self.regs.update(regs::ISTA, |r| {
+            regs::ISTA::from_raw(r.into_raw() | ALL_IRQS)
+        });
+    }
+
+    /// Sets the RX clock phase.
+    pub(crate) fn set_rx_phase(&self, phase: u32) {
+        self.regs
+            .update(regs::CLK2, |r| r.with_rx_clk_phase(regs::phase(phase)));
+    }
+}

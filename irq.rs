@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The interrupt: the hard handler claims it, the threaded handler finishes the request
+//! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`).
+
+use kernel::{
+    io::Io,
+    irq::{IrqReturn, ThreadedHandler, ThreadedIrqReturn},
+    num::Bounded,
+    prelude::*,
+    sync::{
+        atomic::{Acquire, Release},
+        Arc,
+    },
+};
+
+use crate::{
+    controller::{InFlight, Sdhc},
+    hw,
+    logic::{self, ErrorKind, Outcome},
+    mmc::Request,
+    regs,
+    sg_dma::DmaRequest,
+};
+
+/// The IRQ handlers' view of the controller.
+pub(crate) struct IrqHandler<'a>(pub(crate) Arc<Sdhc<'a>>);
+
+impl ThreadedHandler for IrqHandler<'_> {
+    fn handle(&self) -> ThreadedIrqReturn {
+        self.0.irq()
+    }
+
+    fn handle_threaded(&self) -> IrqReturn {
+        self.0.irq_thread()
+    }
+}
+
+/// The errors `ISTA` reported on a command and its data.
+#[derive(Clone, Copy)]
+struct Errors {
+    cmd: Option<ErrorKind>,
+    data: Option<ErrorKind>,
+}
+
+/// What became of a request's data.
+#[derive(Clone, Copy, Default)]
+struct DataResult {
+    /// Bytes reported as transferred.
+    xfered: u32,
+    /// Bytes to copy from the bounce buffer into the request once the controller is done.
+    copy_back: u32,
+}
+
+/// Records the errors `ISTA` reports on the command and its data; returns their kinds.
+fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
+    let cmd = mrq.cmd();
+
+    let cmd_error = if ista.rxfifo_full() || ista.txfifo_empty() {
+        Some((EIO, ErrorKind::Fifo))
+    } else if ista.resp_err_crc() {
+        Some((EILSEQ, ErrorKind::CmdCrc))
+    } else if ista.resp_timeout() {
+        Some((ETIMEDOUT, ErrorKind::CmdTimeout))
+    } else {
+        None
+    };
+    if let Some((e, _)) = cmd_error {
+        cmd.set_error(e);
+    }
+
+    let data_error = match mrq.data() {
+        Some(data) if ista.data_err_crc() => {
+            data.set_error(EILSEQ);
+            Some(ErrorKind::DataCrc)
+        }
+        Some(data) if ista.data_timeout() => {
+            data.set_error(ETIMEDOUT);
+            Some(ErrorKind::DataTimeout)
+        }
+        _ => None,
+    };
+
+    Errors {
+        cmd: cmd_error.map(|(_, k)| k),
+        data: data_error,
+    }
+}
+
+impl Sdhc<'_> {
+    /// Hard IRQ handler: claims the interrupt and hands `ISTA` to the thread.
+    ///
+    /// Unlike the C driver it does not write the command's error here: the request is only
+    /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
+    /// anything looks at them).
+    fn irq(&self) -> ThreadedIrqReturn {
+        let ictl = self.regs.read(regs::ICTL).into_raw();
+        let ista = self.regs.read(regs::ISTA).into_raw();
+
+        if ictl & ista == 0 {
+            return ThreadedIrqReturn::None;
+        }
+
+        self.irq_ista.store(ista, Release);
+        ThreadedIrqReturn::WakeThread
+    }
+
+    /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
+    fn irq_thread(&self) -> IrqReturn {
+        let Some(InFlight { mut mrq, bounced }) = self.cur.lock().take() else {
+            dev_warn!(self.dev, "interrupt thread without a command in flight\n");
+            return IrqReturn::Handled;
+        };
+        let ista = self.irq_ista.load(Acquire);
+        let mut errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
+        if mrq.cmd().error().is_some() || mrq.data().is_some_and(|d| d.error().is_some()) {
+            dev_dbg!(
+                self.dev,
+                "CMD{} error, ISTA: 0x{:08x}\n",
+                mrq.cmd().opcode(),
+                ista
+            );
+        }
+        let mut result = self.finish_data(&mut mrq, bounced);
+        let hw = self.hw();
+
+        hw.wait_cmd_ready(mrq.cmd().opcode());
+        hw.read_response_into(mrq.cmd());
+
+        if matches!(mrq.cmd().error(), Some(e) if e == EIO || e == ETIMEDOUT) {
+            hw::reset(&self.regs);
+        } else if mrq.data().is_some() {
+            // Clear the FIFOs after completing data transfers to prevent corrupting data on
+            // write access. It's not clear why this is needed (for reads and writes), but it
+            // mimics what the BSP kernel did.
+            hw.clear_fifo();
+        }
+
+        // The controller is done with the bounce buffer: hand the read data over.
+        if result.copy_back != 0
+            && self
+                .bounce
+                .copy_back(self.dev, &mrq, result.copy_back)
+                .is_err()
+        {
+            if let Some(d) = mrq.data() {
+                d.set_error(EIO);
+                d.set_bytes_xfered(0);
+            }
+            errors.data = Some(ErrorKind::Setup);
+            result = DataResult::default();
+        }
+
+        self.record(&mrq, bounced, errors, result);
+        hw.disable_irqs();
+        mrq.done();
+        IrqReturn::Handled
+    }
+
+    /// Ends the data phase of `mrq`: flushes the read FIFO, unmaps the data and reports what
+    /// was transferred and what is to be copied back.
+    fn finish_data(&self, mrq: &mut DmaRequest<'_>, bounced: bool) -> DataResult {
+        let Some((is_read, data_error)) = mrq.data().map(|d| (d.is_read(), d.error().is_some()))
+        else {
+            return DataResult::default();
+        };
+        if !data_error && !self.soc.hardware_flush_all_cmds && is_read {
+            self.hw().wait_cmd_ready(mrq.cmd().opcode());
+
+            // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
+            // 2. Without this, reading SD cards sometimes transfers garbage, which results in
+            // cards not being detected due to: unrecognised SCR structure version.
+            self.regs.update(regs::PDMA, |r| {
+                r.with_rxfifo_manual_flush(Bounded::from_expr(
+                    (r.rxfifo_manual_flush().get() | 2) & 0x3,
+                ))
+            });
+        }
+
+        // Data that failed is unmapped too.
+        mrq.unmap();
+
+        // Unlike the C driver, nothing counts as transferred when the command itself failed:
+        // after a response timeout the card never sent (or took) the data, and the MMC core
+        // would complete the request with whatever the buffer held.
+        let cmd_error = mrq.cmd().error().is_some();
+        let xfered = logic::bytes_xfered(cmd_error, data_error, mrq.data_len());
+        if let Some(d) = mrq.data() {
+            d.set_bytes_xfered(xfered);
+        }
+        let copy_back = if bounced {
+            logic::copy_back_len(is_read, cmd_error, data_error, xfered)
+        } else {
+            0
+        };
+        DataResult { xfered, copy_back }
+    }
+
+    /// Counts the request's outcome in the statistics.
+    fn record(&self, mrq: &Request, bounced: bool, errors: Errors, result: DataResult) {
+        let mut stats = self.debugfs.stats();
+        match mrq.data() {
+            Some(d) => stats.record(&Outcome {
+                len: mrq.data_len(),
+                write: !d.is_read(),
+                bounced,
+                cmd_error: errors.cmd,
+                data_error: errors.data,
+                xfered: result.xfered,
+                copied_back: result.copy_back,
+            }),
+            None => stats.record_command(errors.cmd),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host capabilities (`MMC_CAP_*`, `host->caps`).
+
+use kernel::impl_flags;
+
+use crate::bindings as b;
+
+impl_flags!(
+    /// A set of host capabilities (`MMC_CAP_*`), combined with `|`.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub(crate) struct Caps(u32);
+
+    /// One host capability (`MMC_CAP_*`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Cap {
+        /// `MMC_CAP_4_BIT_DATA`: the host can do 4-bit transfers.
+        FourBitData = b::MMC_CAP_4_BIT_DATA,
+        /// `MMC_CAP_8_BIT_DATA`: the host can do 8-bit transfers.
+        EightBitData = b::MMC_CAP_8_BIT_DATA,
+        /// `MMC_CAP_MMC_HIGHSPEED`: MMC high speed timing.
+        MmcHighspeed = b::MMC_CAP_MMC_HIGHSPEED,
+        /// `MMC_CAP_SD_HIGHSPEED`: SD high speed timing.
+        SdHighspeed = b::MMC_CAP_SD_HIGHSPEED,
+        /// `MMC_CAP_NONREMOVABLE`: the card is soldered on.
+        Nonremovable = b::MMC_CAP_NONREMOVABLE,
+        /// `MMC_CAP_WAIT_WHILE_BUSY`: the host waits for the card's busy signal itself.
+        WaitWhileBusy = b::MMC_CAP_WAIT_WHILE_BUSY,
+        /// `MMC_CAP_NEEDS_POLL`: card detection needs polling.
+        NeedsPoll = b::MMC_CAP_NEEDS_POLL,
+        /// `MMC_CAP_CMD23`: the host sends CMD23 (`sbc`) itself.
+        Cmd23 = b::MMC_CAP_CMD23,
+        /// `MMC_CAP_HW_RESET`: the card may be reset through its reset line.
+        HwReset = b::MMC_CAP_HW_RESET,
+        /// `MMC_CAP_NEED_RSP_BUSY`: commands with busy need an R1B response.
+        NeedRspBusy = b::MMC_CAP_NEED_RSP_BUSY,
+    }
+);
+
+impl Caps {
+    /// The raw `MMC_CAP_*` bits.
+    pub(crate) fn bits(self) -> u32 {
+        self.into()
+    }
+}
+
+#[kernel::macros::kunit_tests(meson_mx_sdhc_rs_mmc_caps)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_combine_to_the_c_bits() {
+        let caps = Cap::WaitWhileBusy | Cap::HwReset;
+        assert_eq!(
+            caps.bits(),
+            b::MMC_CAP_WAIT_WHILE_BUSY | b::MMC_CAP_HW_RESET
+        );
+        assert!(caps.contains(Cap::HwReset));
+        assert!(!caps.contains(Cap::Cmd23));
+        assert_eq!(Caps::default().bits(), 0);
+    }
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host allocation, registration and callbacks (`struct mmc_host`, `struct mmc_host_ops`).
+
+use core::{
+    marker::PhantomData,
+    mem::ManuallyDrop,
+    ptr::{addr_of_mut, NonNull},
+};
+
+use kernel::{
+    device::{Bound, Device},
+    error::{from_result, to_result, VTABLE_DEFAULT_ERROR},
+    prelude::*,
+    types::Opaque,
+};
+
+use super::{Caps, Ios, Request, RequestView};
+use crate::bindings as b;
+
+/// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
+/// that lives in the host's private area.
+///
+/// The MMC core calls `request`, `set_ios`, `card_busy`, `execute_tuning` and the voltage
+/// switch with the host claimed, i.e. one at a time, and all of them may sleep. Only the
+/// callbacks an implementation overrides are installed, except `get_cd`/`get_ro`, which
+/// default to the slot-gpio helpers (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
+#[vtable]
+pub(crate) trait HostOps: Send + Sync + Sized {
+    /// Starts `mrq`; it is completed when the [`Request`] is dropped.
+    fn request(host: &Host<Self>, mrq: Request);
+
+    /// Applies bus settings.
+    fn set_ios(host: &Host<Self>, ios: &Ios);
+
+    /// Prepares `mrq` while the previous request is still in flight.
+    fn pre_req(_host: &Host<Self>, _mrq: &RequestView) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Cleans up after `mrq` once the core has taken its result; `error` is the request's.
+    fn post_req(_host: &Host<Self>, _mrq: &RequestView, _error: Option<Error>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Whether the card holds DAT0 low.
+    fn card_busy(_host: &Host<Self>) -> bool {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Runs the tuning procedure for the tuning command `opcode`.
+    fn execute_tuning(_host: &Host<Self>, _tuning: &Tuning<'_>, _opcode: u32) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Switches the signalling voltage to the one in `ios`.
+    fn start_signal_voltage_switch(_host: &Host<Self>, _ios: &Ios) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Resets the card through its reset line.
+    fn card_hw_reset(_host: &Host<Self>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Whether a card is present; `None`: unknown.
+    fn get_cd(_host: &Host<Self>) -> Option<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Whether the card is write protected; `None`: unknown.
+    fn get_ro(_host: &Host<Self>) -> Option<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// Limits and capabilities of a host, written to `struct mmc_host` before registration.
+pub(crate) struct HostConfig {
+    /// Lowest bus clock, in Hz.
+    pub(crate) f_min: u32,
+    /// Highest bus clock, in Hz.
+    pub(crate) f_max: u32,
+    /// Largest request, in bytes.
+    pub(crate) max_req_size: u32,
+    /// Largest DMA segment, in bytes.
+    pub(crate) max_seg_size: u32,
+    /// Most DMA segments in a request.
+    pub(crate) max_segs: u16,
+    /// Most blocks in a request.
+    pub(crate) max_blk_count: u32,
+    /// Largest block, in bytes.
+    pub(crate) max_blk_size: u32,
+    /// Longest busy wait the host can do in hardware, in milliseconds.
+    pub(crate) max_busy_timeout: u32,
+    /// Maximum current at 1.8V, in mA.
+    pub(crate) max_current_180: u32,
+    /// Maximum current at 3.3V, in mA.
+    pub(crate) max_current_330: u32,
+    /// Capabilities added to those already set (e.g. by the device tree).
+    pub(crate) caps: Caps,
+}
+
+/// Casts a device reference to the raw `struct device *`.
+fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::device {
+    // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
+    // zero-sized marker), which itself is a transparent wrapper of `struct device`.
+    core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
+}
+
+/// The private area of `host`, where the driver data `T` lives.
+///
+/// # Safety
+///
+/// `host` must be a valid host allocated with room for a `T` in its private area.
+unsafe fn priv_ptr<T>(host: *mut b::mmc_host) -> *mut T {
+    // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
+    unsafe { addr_of_mut!((*host).private) }.cast::<T>()
+}
+
+/// An allocated host with its driver data initialised, not registered yet.
+///
+/// # Invariants
+///
+/// `host` was returned by `mmc_alloc_host()`, is owned by this object and not added; its
+/// private area holds an initialised, pinned `T`.
+pub(crate) struct UnregisteredHost<T: HostOps> {
+    host: NonNull<b::mmc_host>,
+    _data: PhantomData<T>,
+}
+
+impl<T: HostOps> UnregisteredHost<T> {
+    /// Allocates a host whose parent is `dev` (`mmc_alloc_host()`) and initialises the driver
+    /// data `data` in its private area, where it stays pinned until the host is freed.
+    pub(crate) fn new(dev: &Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
+        let extra = c_int::try_from(size_of::<T>())?;
+        // SAFETY: `raw_dev(dev)` is a valid, bound device; `mmc_alloc_host()` takes its own
+        // reference to it.
+        let host = NonNull::new(unsafe { b::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
+        // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
+        let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
+        // The private area is `____cacheline_aligned`; check rather than assume.
+        let aligned = slot.cast::<u8>().align_offset(align_of::<T>()) == 0;
+        // SAFETY: `slot` is valid for writes of a `T` and aligned when `aligned`; the host is not
+        // shared, so the data never moves before it is dropped in place.
+        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, data) });
+        if !matches!(init, Some(Ok(()))) {
+            // SAFETY: The host was allocated above and never added; no `T` lives in it.
+            unsafe { b::mmc_free_host(host.as_ptr()) };
+            return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
+        }
+        // INVARIANT: Allocated, initialised, not added.
+        Ok(Self {
+            host,
+            _data: PhantomData,
+        })
+    }
+
+    fn raw(&self) -> *mut b::mmc_host {
+        self.host.as_ptr()
+    }
+
+    /// Writes limits and capabilities.
+    pub(crate) fn configure(&mut self, cfg: &HostConfig) {
+        // SAFETY: By the type invariant the host is valid and nothing else uses it yet.
+        let h = unsafe { &mut *self.raw() };
+        h.f_min = cfg.f_min;
+        h.f_max = cfg.f_max;
+        h.max_req_size = cfg.max_req_size;
+        h.max_seg_size = cfg.max_seg_size;
+        h.max_segs = cfg.max_segs;
+        h.max_blk_count = cfg.max_blk_count;
+        h.max_blk_size = cfg.max_blk_size;
+        h.max_busy_timeout = cfg.max_busy_timeout;
+        h.max_current_180 = cfg.max_current_180;
+        h.max_current_330 = cfg.max_current_330;
+        h.caps |= cfg.caps.bits();
+    }
+
+    /// Parses the generic MMC device tree properties (`mmc_of_parse()`): bus width, card
+    /// detect and write protect GPIOs, speed modes, ...
+    pub(crate) fn of_parse(&mut self) -> Result {
+        // SAFETY: By the type invariant the host is valid and not registered.
+        to_result(unsafe { b::mmc_of_parse(self.raw()) })
+    }
+
+    /// Gets the optional vmmc/vqmmc regulators and the OCR mask (`mmc_regulator_get_supply()`).
+    pub(crate) fn regulator_get_supply(&mut self) -> Result {
+        // SAFETY: By the type invariant the host is valid and not registered.
+        to_result(unsafe { b::mmc_regulator_get_supply(self.raw()) })
+    }
+
+    /// The voltages the host can give a card (`ocr_avail`); 0 when there is no way to power
+    /// a card.
+    pub(crate) fn ocr_avail(&self) -> u32 {
+        // SAFETY: By the type invariant the host is valid.
+        unsafe { (*self.raw()).ocr_avail }
+    }
+
+    /// The driver data.
+    pub(crate) fn data(&self) -> Pin<&T> {
+        // SAFETY: By the type invariant the private area holds a pinned `T`.
+        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
+    }
+
+    /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
+    /// calls the callbacks at any time until the [`Registration`] is dropped.
+    ///
+    /// # Safety
+    ///
+    /// The returned [`Registration`] must be dropped, never forgotten (`mem::forget`, a leaked
+    /// `Arc` cycle, ...), before anything the driver data borrows goes away: the host stays
+    /// registered, and calls into `T`, for as long as the registration lives. This is the
+    /// contract of `irq::ThreadedRegistration::new`; a driver meets it by keeping the
+    /// registration in its bound driver data, which the driver core drops on unbind.
+    pub(crate) unsafe fn register(self) -> Result<Registration<T>> {
+        let h = self.raw();
+        // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
+        // table is a `'static` constant.
+        unsafe { (*h).ops = &Adapter::<T>::VTABLE };
+        // SAFETY: The host is fully set up and its callbacks find their data.
+        to_result(unsafe { b::mmc_add_host(h) })?;
+        let this = ManuallyDrop::new(self);
+        // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
+        Ok(Registration {
+            host: this.host,
+            _data: PhantomData,
+        })
+    }
+}
+
+impl<T: HostOps> Drop for UnregisteredHost<T> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the host was never added and holds a `T`, which nothing
+        // uses any more.
+        unsafe {
+            core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
+            b::mmc_free_host(self.raw());
+        }
+    }
+}
+
+// SAFETY: The host is only accessed through `&mut self`, `&self` getters of plain fields or on
+// drop; `T` is `Send + Sync`.
+unsafe impl<T: HostOps> Send for UnregisteredHost<T> {}
+
+/// A registered host. Dropping it removes the host (`mmc_remove_host()`: no request in flight
+/// and no callback running afterwards), drops the driver data and frees the host.
+///
+/// # Invariants
+///
+/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE`; its private area holds
+/// a pinned `T`; this object owns both.
+pub(crate) struct Registration<T: HostOps> {
+    host: NonNull<b::mmc_host>,
+    _data: PhantomData<T>,
+}
+
+impl<T: HostOps> Registration<T> {
+    /// The registered host.
+    pub(crate) fn host(&self) -> &Host<T> {
+        // SAFETY: By the type invariant the host is registered with `T` for as long as `self`.
+        unsafe { Host::from_raw(self.host.as_ptr()) }
+    }
+}
+
+impl<T: HostOps> Drop for Registration<T> {
+    fn drop(&mut self) {
+        let h = self.host.as_ptr();
+        // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
+        // request is in flight and no callback runs any more; then nothing uses the `T`.
+        unsafe {
+            b::mmc_remove_host(h);
+            core::ptr::drop_in_place(priv_ptr::<T>(h));
+            b::mmc_free_host(h);
+        }
+    }
+}
+
+// SAFETY: Dropping removes and frees the host, which may happen on any thread; `T` is
+// `Send + Sync`.
+unsafe impl<T: HostOps> Send for Registration<T> {}
+
+// SAFETY: `&Registration` only gives `&Host<T>`, which is `Sync` for `T: Sync`.
+unsafe impl<T: HostOps> Sync for Registration<T> {}
+
+/// A registered host as its callbacks see it.
+///
+/// # Invariants
+///
+/// Wraps a valid host registered with `T`'s callbacks whose private area holds a pinned `T`.
+#[repr(transparent)]
+pub(crate) struct Host<T: HostOps>(Opaque<b::mmc_host>, PhantomData<T>);
+
+// SAFETY: `Host` only gives shared access to `T` (which is `Sync`) and reads plain fields.
+unsafe impl<T: HostOps> Sync for Host<T> {}
+
+impl<T: HostOps> Host<T> {
+    /// # Safety
+    ///
+    /// `ptr` must be a host registered with `T` that stays registered for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut b::mmc_host) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_host` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+
+    fn raw(&self) -> *mut b::mmc_host {
+        self.0.get()
+    }
+
+    /// The driver data.
+    pub(crate) fn data(&self) -> Pin<&T> {
+        // SAFETY: By the type invariant the private area holds a pinned `T`.
+        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
+    }
+
+    /// The host's capabilities, as configured and parsed from the device tree.
+    pub(crate) fn caps(&self) -> u32 {
+        // SAFETY: By the type invariant the host is valid; `caps` does not change once added.
+        unsafe { (*self.raw()).caps }
+    }
+}
+
+/// What only [`HostOps::execute_tuning`] receives: the right to send tuning blocks.
+///
+/// `mmc_send_tuning()` issues a request through the host's own `request` callback, so calling
+/// it from `request` or `set_ios` would deadlock; only the core's tuning call may.
+///
+/// # Invariants
+///
+/// `host` is a registered host whose `execute_tuning` callback is running.
+pub(crate) struct Tuning<'a> {
+    host: NonNull<b::mmc_host>,
+    _callback: PhantomData<&'a ()>,
+}
+
+impl Tuning<'_> {
+    /// Sends one tuning block (`mmc_send_tuning()`).
+    pub(crate) fn send(&self, opcode: u32) -> Result {
+        // SAFETY: By the type invariant the host is valid and in `execute_tuning`, where
+        // sending tuning commands is allowed; a NULL `cmd_error` is allowed.
+        to_result(unsafe { b::mmc_send_tuning(self.host.as_ptr(), opcode, core::ptr::null_mut()) })
+    }
+}
+
+/// The `struct mmc_host_ops` of a [`HostOps`] implementation.
+struct Adapter<T>(PhantomData<T>);
+
+impl<T: HostOps> Adapter<T> {
+    const VTABLE: b::mmc_host_ops = b::mmc_host_ops {
+        request: Some(Self::request),
+        set_ios: Some(Self::set_ios),
+        pre_req: if T::HAS_PRE_REQ {
+            Some(Self::pre_req)
+        } else {
+            None
+        },
+        post_req: if T::HAS_POST_REQ {
+            Some(Self::post_req)
+        } else {
+            None
+        },
+        card_busy: if T::HAS_CARD_BUSY {
+            Some(Self::card_busy)
+        } else {
+            None
+        },
+        execute_tuning: if T::HAS_EXECUTE_TUNING {
+            Some(Self::execute_tuning)
+        } else {
+            None
+        },
+        start_signal_voltage_switch: if T::HAS_START_SIGNAL_VOLTAGE_SWITCH {
+            Some(Self::voltage_switch)
+        } else {
+            None
+        },
+        card_hw_reset: if T::HAS_CARD_HW_RESET {
+            Some(Self::card_hw_reset)
+        } else {
+            None
+        },
+        get_cd: if T::HAS_GET_CD {
+            Some(Self::get_cd)
+        } else {
+            Some(b::mmc_gpio_get_cd)
+        },
+        get_ro: if T::HAS_GET_RO {
+            Some(Self::get_ro)
+        } else {
+            Some(b::mmc_gpio_get_ro)
+        },
+        ..pin_init::zeroed()
+    };
+
+    /// # Safety
+    ///
+    /// `host` must be registered with `T`, and one of its callbacks running.
+    unsafe fn host<'a>(host: *mut b::mmc_host) -> &'a Host<T> {
+        // SAFETY: A host stays registered while its callbacks run.
+        unsafe { Host::from_raw(host) }
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T` and a new request.
+    unsafe extern "C" fn request(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
+        let (Some(hp), Some(mrq)) = (NonNull::new(host), NonNull::new(mrq)) else {
+            return;
+        };
+        // SAFETY: The core hands over a new request of this registered host.
+        let mrq = unsafe { Request::from_raw(hp, mrq) };
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::request(unsafe { Self::host(host) }, mrq);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T` and valid settings.
+    unsafe extern "C" fn set_ios(host: *mut b::mmc_host, ios: *mut b::mmc_ios) {
+        let Some(hp) = NonNull::new(host) else { return };
+        // SAFETY: `set_ios` of a registered host with its valid settings.
+        let ios = unsafe { Ios::from_raw(hp, ios) };
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::set_ios(unsafe { Self::host(host) }, &ios);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T` and a valid request.
+    unsafe extern "C" fn pre_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
+        // SAFETY: The request is valid during the callback.
+        let mrq = unsafe { RequestView::from_raw(mrq) };
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::pre_req(unsafe { Self::host(host) }, mrq);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T` and a valid request.
+    unsafe extern "C" fn post_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request, err: c_int) {
+        // SAFETY: The request is valid during the callback.
+        let mrq = unsafe { RequestView::from_raw(mrq) };
+        let error = (err != 0).then(|| Error::from_errno(err));
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::post_req(unsafe { Self::host(host) }, mrq, error);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn card_busy(host: *mut b::mmc_host) -> c_int {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        c_int::from(T::card_busy(unsafe { Self::host(host) }))
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn execute_tuning(host: *mut b::mmc_host, opcode: u32) -> c_int {
+        let Some(hp) = NonNull::new(host) else {
+            return EINVAL.to_errno();
+        };
+        // INVARIANT: `execute_tuning` of a registered host is running.
+        let tuning = Tuning {
+            host: hp,
+            _callback: PhantomData,
+        };
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        let h = unsafe { Self::host(host) };
+        from_result(|| T::execute_tuning(h, &tuning, opcode).map(|()| 0))
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T` and valid settings.
+    unsafe extern "C" fn voltage_switch(host: *mut b::mmc_host, ios: *mut b::mmc_ios) -> c_int {
+        let Some(hp) = NonNull::new(host) else {
+            return EINVAL.to_errno();
+        };
+        // SAFETY: The core holds the host claimed and passes its valid settings; the switch is
+        // serialized with `set_ios`.
+        let ios = unsafe { Ios::from_raw(hp, ios) };
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        let h = unsafe { Self::host(host) };
+        from_result(|| T::start_signal_voltage_switch(h, &ios).map(|()| 0))
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn card_hw_reset(host: *mut b::mmc_host) {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::card_hw_reset(unsafe { Self::host(host) });
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn get_cd(host: *mut b::mmc_host) -> c_int {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        tristate(T::get_cd(unsafe { Self::host(host) }))
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn get_ro(host: *mut b::mmc_host) -> c_int {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        tristate(T::get_ro(unsafe { Self::host(host) }))
+    }
+}
+
+/// The C convention of `get_cd`/`get_ro`: 1 yes, 0 no, negative unknown.
+fn tristate(v: Option<bool>) -> c_int {
+    match v {
+        Some(true) => 1,
+        Some(false) => 0,
+        None => ENOSYS.to_errno(),
+    }
+}

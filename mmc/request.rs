@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Requests (`struct mmc_request`), their commands (`struct mmc_command`) and data
+//! (`struct mmc_data`).
+
+use core::{
+    marker::PhantomData,
+    ops::Deref,
+    ptr::{addr_of_mut, NonNull},
+};
+
+use kernel::{prelude::*, types::Opaque};
+
+use crate::bindings as b;
+
+/// A request the MMC core handed to [`HostOps::request`](super::HostOps::request), owned by
+/// the driver until it is completed.
+///
+/// Dropping it completes it (`mmc_request_done()`), so it is completed exactly once, from any
+/// context. Its command, `sbc`, `stop` and data are reached through [`RequestView`].
+///
+/// # Invariants
+///
+/// `mrq` was passed to the `request` callback of `host` and is not completed yet; it stays
+/// valid until `mmc_request_done()`.
+pub(crate) struct Request {
+    host: NonNull<b::mmc_host>,
+    mrq: NonNull<b::mmc_request>,
+}
+
+// SAFETY: A request may be completed from any context and thread; until completion it is only
+// accessed through this object and the views borrowed from it.
+unsafe impl Send for Request {}
+
+impl Request {
+    /// # Safety
+    ///
+    /// `mrq` must be a request the MMC core just passed to the `request` callback of `host`.
+    pub(super) unsafe fn from_raw(
+        host: NonNull<b::mmc_host>,
+        mrq: NonNull<b::mmc_request>,
+    ) -> Self {
+        // INVARIANT: By the safety requirements.
+        Self { host, mrq }
+    }
+
+    /// Completes the request (`mmc_request_done()`); same as dropping it.
+    pub(crate) fn done(self) {}
+}
+
+impl Deref for Request {
+    type Target = RequestView;
+
+    fn deref(&self) -> &RequestView {
+        // SAFETY: By the type invariant `mrq` is valid until the request is dropped, which
+        // cannot happen while it is borrowed.
+        unsafe { RequestView::from_raw(self.mrq.as_ptr()) }
+    }
+}
+
+impl Drop for Request {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the request is in flight on `host`; this consumes it.
+        unsafe { b::mmc_request_done(self.host.as_ptr(), self.mrq.as_ptr()) };
+    }
+}
+
+/// A request seen by the host driver: in flight ([`Request`]) or being prepared or cleaned up
+/// (`pre_req`/`post_req`).
+///
+/// # Invariants
+///
+/// Wraps a valid request for the lifetime of the reference.
+#[repr(transparent)]
+pub(crate) struct RequestView(Opaque<b::mmc_request>);
+
+impl RequestView {
+    /// # Safety
+    ///
+    /// `ptr` must be a valid request for `'a`.
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut b::mmc_request) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_request` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+
+    fn raw(&self) -> *mut b::mmc_request {
+        self.0.get()
+    }
+
+    /// The request's command (`mrq->cmd`).
+    pub(crate) fn cmd(&self) -> &Command {
+        // SAFETY: By the type invariant the request is valid; the core always sets `mrq->cmd`,
+        // which lives as long as the request.
+        unsafe { Command::from_raw((*self.raw()).cmd) }
+    }
+
+    /// The SET_BLOCK_COUNT (CMD23) to send first, if the host has `MMC_CAP_CMD23`.
+    pub(crate) fn sbc(&self) -> Option<&Command> {
+        // SAFETY: By the type invariant the request is valid.
+        let p = unsafe { (*self.raw()).sbc };
+        // SAFETY: A non-NULL `sbc` lives as long as the request.
+        (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
+    }
+
+    /// The STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
+    pub(crate) fn stop(&self) -> Option<&Command> {
+        // SAFETY: By the type invariant the request is valid.
+        let p = unsafe { (*self.raw()).stop };
+        // SAFETY: A non-NULL `stop` lives as long as the request.
+        (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
+    }
+
+    /// The request's data (`mrq->data`), if it transfers any.
+    pub(crate) fn data(&self) -> Option<&Data> {
+        // SAFETY: By the type invariant the request is valid.
+        let p = unsafe { (*self.raw()).data };
+        // SAFETY: A non-NULL `data` lives as long as the request.
+        (!p.is_null()).then(|| unsafe { Data::from_raw(p) })
+    }
+
+    /// Total length of the request's data, `blksz * blocks`, in bytes (0 without data).
+    pub(crate) fn data_len(&self) -> u32 {
+        self.data().map_or(0, Data::len)
+    }
+}
+
+/// A command (`struct mmc_command`) of a request.
+///
+/// # Invariants
+///
+/// Wraps a valid command for the lifetime of the reference.
+#[repr(transparent)]
+pub(crate) struct Command(Opaque<b::mmc_command>);
+
+impl Command {
+    /// # Safety
+    ///
+    /// `ptr` must be a valid command for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut b::mmc_command) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_command` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+
+    fn raw(&self) -> *mut b::mmc_command {
+        self.0.get()
+    }
+
+    /// Command index.
+    pub(crate) fn opcode(&self) -> u32 {
+        // SAFETY: By the type invariant the command is valid.
+        unsafe { (*self.raw()).opcode }
+    }
+
+    /// Command argument.
+    pub(crate) fn arg(&self) -> u32 {
+        // SAFETY: By the type invariant the command is valid.
+        unsafe { (*self.raw()).arg }
+    }
+
+    fn flags(&self) -> u32 {
+        // SAFETY: By the type invariant the command is valid.
+        unsafe { (*self.raw()).flags }
+    }
+
+    /// `MMC_RSP_PRESENT`: the card answers.
+    pub(crate) fn resp_present(&self) -> bool {
+        self.flags() & b::MMC_RSP_PRESENT != 0
+    }
+
+    /// `MMC_RSP_136`: the answer is 136 bits long.
+    pub(crate) fn resp_136(&self) -> bool {
+        self.flags() & b::MMC_RSP_136 != 0
+    }
+
+    /// `MMC_RSP_CRC`: the answer carries a valid CRC.
+    pub(crate) fn resp_crc(&self) -> bool {
+        self.flags() & b::MMC_RSP_CRC != 0
+    }
+
+    /// `MMC_RSP_BUSY`: the card may signal busy after answering (R1b).
+    pub(crate) fn resp_busy(&self) -> bool {
+        self.flags() & b::MMC_RSP_BUSY != 0
+    }
+
+    /// The busy timeout the core allows for an R1b command, in milliseconds (0: not set).
+    pub(crate) fn busy_timeout_ms(&self) -> u32 {
+        // SAFETY: By the type invariant the command is valid.
+        unsafe { (*self.raw()).busy_timeout }
+    }
+
+    /// The command's error, if any.
+    pub(crate) fn error(&self) -> Option<Error> {
+        // SAFETY: By the type invariant the command is valid.
+        errno(unsafe { (*self.raw()).error })
+    }
+
+    /// Sets the command's error.
+    pub(crate) fn set_error(&self, e: Error) {
+        // SAFETY: By the type invariant the command is valid; the core does not look at it
+        // before the request completes.
+        unsafe { (*self.raw()).error = e.to_errno() };
+    }
+
+    /// Sets `resp[idx]` (0..4); other indices are ignored.
+    pub(crate) fn set_resp(&self, idx: usize, v: u32) {
+        // SAFETY: By the type invariant the command is valid.
+        let resp = unsafe { addr_of_mut!((*self.raw()).resp) };
+        // SAFETY: `resp` is the command's response array; the write is bounds checked.
+        if let Some(r) = unsafe { (*resp).get_mut(idx) } {
+            *r = v;
+        }
+    }
+}
+
+/// The data phase (`struct mmc_data`) of a request.
+///
+/// # Invariants
+///
+/// Wraps valid data for the lifetime of the reference.
+#[repr(transparent)]
+pub(crate) struct Data(Opaque<b::mmc_data>);
+
+impl Data {
+    /// # Safety
+    ///
+    /// `ptr` must be valid data for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut b::mmc_data) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_data` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+
+    fn raw(&self) -> *mut b::mmc_data {
+        self.0.get()
+    }
+
+    /// Block size in bytes.
+    pub(crate) fn blksz(&self) -> u32 {
+        // SAFETY: By the type invariant the data is valid.
+        unsafe { (*self.raw()).blksz }
+    }
+
+    /// Number of blocks.
+    pub(crate) fn blocks(&self) -> u32 {
+        // SAFETY: By the type invariant the data is valid.
+        unsafe { (*self.raw()).blocks }
+    }
+
+    /// Total length, `blksz * blocks`, in bytes (saturated).
+    pub(crate) fn len(&self) -> u32 {
+        self.blksz().saturating_mul(self.blocks())
+    }
+
+    /// The card's data timeout for this transfer: `timeout_ns` plus `timeout_clks` bus clocks.
+    pub(crate) fn timeout(&self) -> (u32, u32) {
+        // SAFETY: By the type invariant the data is valid.
+        unsafe { ((*self.raw()).timeout_ns, (*self.raw()).timeout_clks) }
+    }
+
+    fn flags(&self) -> u32 {
+        // SAFETY: By the type invariant the data is valid.
+        unsafe { (*self.raw()).flags }
+    }
+
+    /// `MMC_DATA_WRITE`: host to card.
+    pub(crate) fn is_write(&self) -> bool {
+        self.flags() & b::MMC_DATA_WRITE != 0
+    }
+
+    /// `MMC_DATA_READ`: card to host.
+    pub(crate) fn is_read(&self) -> bool {
+        self.flags() & b::MMC_DATA_READ != 0
+    }
+
+    /// The data error, if any.
+    pub(crate) fn error(&self) -> Option<Error> {
+        // SAFETY: By the type invariant the data is valid.
+        errno(unsafe { (*self.raw()).error })
+    }
+
+    /// Sets the data error.
+    pub(crate) fn set_error(&self, e: Error) {
+        // SAFETY: By the type invariant the data is valid; the core does not look at it before
+        // the request completes.
+        unsafe { (*self.raw()).error = e.to_errno() };
+    }
+
+    /// Sets the number of bytes transferred.
+    pub(crate) fn set_bytes_xfered(&self, n: u32) {
+        // SAFETY: As for `set_error`.
+        unsafe { (*self.raw()).bytes_xfered = n };
+    }
+
+    /// The driver's cookie (`data->host_cookie`), for state kept from `pre_req` to `post_req`.
+    pub(crate) fn host_cookie(&self) -> i32 {
+        // SAFETY: By the type invariant the data is valid.
+        unsafe { (*self.raw()).host_cookie }
+    }
+
+    /// Sets the driver's cookie; the core never interprets it.
+    pub(crate) fn set_host_cookie(&self, v: i32) {
+        // SAFETY: By the type invariant the data is valid; the field belongs to the host driver.
+        unsafe { (*self.raw()).host_cookie = v };
+    }
+
+    /// The data's scatterlist, for the driver's DMA layer.
+    pub(crate) fn sg_list(&self) -> SgList<'_> {
+        // SAFETY: By the type invariant the data is valid.
+        let (sg, nents) = unsafe { ((*self.raw()).sg, (*self.raw()).sg_len) };
+        // INVARIANT: The data's scatterlist lives as long as the data, i.e. as long as `self`
+        // is borrowed.
+        SgList {
+            sg,
+            nents,
+            _data: PhantomData,
+        }
+    }
+}
+
+/// The scatterlist of a request's data (`data->sg`, `data->sg_len`).
+///
+/// # Invariants
+///
+/// `sg` points to `nents` valid, chained scatterlist entries for `'a`.
+#[derive(Clone, Copy)]
+pub(crate) struct SgList<'a> {
+    sg: *mut b::scatterlist,
+    nents: u32,
+    _data: PhantomData<&'a Data>,
+}
+
+impl SgList<'_> {
+    /// Number of entries.
+    pub(crate) fn len(&self) -> u32 {
+        self.nents
+    }
+
+    /// Whether the list has no entries.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.nents == 0
+    }
+
+    /// The first entry, valid (by the type invariant) for as long as the list is borrowed.
+    pub(crate) fn as_raw(&self) -> *mut b::scatterlist {
+        self.sg
+    }
+}
+
+fn errno(e: c_int) -> Option<Error> {
+    (e != 0).then(|| Error::from_errno(e))
+}

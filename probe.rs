@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The platform driver: OF match table, probe and the bound device's data (whose drop order
+//! is the remove path).
+
+use kernel::{
+    clk::Clk,
+    device::{Bound, Core, Device},
+    irq::{self, ThreadedRegistration},
+    new_mutex, of, platform,
+    prelude::*,
+    sync::{atomic::Atomic, Arc},
+};
+
+use crate::{
+    bounce::{BounceBuffer, Bouncer},
+    clkc::Clkc,
+    controller::{EnabledClk, Sdhc, SdhcHost},
+    hw,
+    irq::IrqHandler,
+    logic::{Limits, Params},
+    mmc::{Cap, HostConfig, Registration, UnregisteredHost},
+    regs::{Regs, REGS_SIZE},
+    sg_dma,
+    soc::{SocData, MESON8, MESON8M2},
+    stats::{HostDebugfs, LimitsInfo},
+};
+
+/// Longest busy wait the controller does in hardware, in milliseconds.
+const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
+
+/// Everything a bound device owns.
+///
+/// Fields drop in declaration order, which is the remove path: the MMC host is removed first
+/// (no more requests or callbacks; its driver data switches the gate clocks off), then the IRQ
+/// is freed, then the last reference to the controller goes and with it the clocks and the
+/// register mapping.
+#[pin_data]
+pub(crate) struct SdhcData<'bound> {
+    mmc: Registration<SdhcHost<'bound>>,
+    #[pin]
+    irq: ThreadedRegistration<'bound, IrqHandler<'bound>>,
+    sdhc: Arc<Sdhc<'bound>>,
+}
+
+/// The platform driver.
+pub(crate) struct SdhcDriver;
+
+kernel::of_device_table!(
+    OF_TABLE,
+    <SdhcDriver as platform::Driver>::IdInfo,
+    [
+        (of::DeviceId::new(c"amlogic,meson8-sdhc"), MESON8),
+        (of::DeviceId::new(c"amlogic,meson8b-sdhc"), MESON8),
+        (of::DeviceId::new(c"amlogic,meson8m2-sdhc"), MESON8M2),
+    ]
+);
+
+/// Logs a probe failure unless it is a deferral.
+fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
+    if e != EPROBE_DEFER {
+        dev_err!(dev, "{}: error {}\n", what, e.to_errno());
+    }
+    e
+}
+
+/// The parameters and the bounce buffer of a new host; without the buffer (`bounce_size=0`
+/// or a failed allocation) the host gets the C driver's single-segment limits.
+fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer>) {
+    let params = crate::params();
+    if params.bounce_size == 0 {
+        return (params, None);
+    }
+    match BounceBuffer::new(dev, params.bounce_size) {
+        Ok(b) => (params, Some(b)),
+        Err(e) => {
+            dev_warn!(
+                dev,
+                "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
+                params.bounce_size,
+                e.to_errno()
+            );
+            (params, None)
+        }
+    }
+}
+
+/// The register window, mapped.
+fn map_regs<'bound>(pdev: &'bound platform::Device<Core<'_>>) -> Result<Arc<Regs<'bound>>> {
+    let dev = pdev.as_ref();
+    let regs = pdev
+        .io_request_by_index(0)
+        .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?
+        .iomap_sized::<REGS_SIZE>()
+        .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
+    Ok(Arc::new(regs, GFP_KERNEL)?)
+}
+
+/// The module clock, enabled; checks that the clock tree's first input exists.
+fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
+    let pclk =
+        Clk::get(dev, Some(c"pclk")).map_err(|e| probe_err(dev, "missing clock \"pclk\"", e))?;
+    // The mux of the clock tree starts at its first input; without it there is no bus clock.
+    drop(
+        Clk::get(dev, Some(c"clkin0"))
+            .map_err(|e| probe_err(dev, "missing clock \"clkin0\"", e))?,
+    );
+    // Accessing any register requires the module clock to be enabled.
+    EnabledClk::new(pclk).map_err(|e| probe_err(dev, "Failed to enable 'pclk' clock", e))
+}
+
+/// The controller: registers mapped, module clock on, hardware initialised, clock tree
+/// registered, bounce buffer allocated.
+fn new_sdhc<'bound>(
+    pdev: &'bound platform::Device<Core<'_>>,
+    soc: SocData,
+) -> Result<(Arc<Sdhc<'bound>>, Limits)> {
+    let dev: &'bound Device<Bound> = pdev.as_ref();
+    let regs = map_regs(pdev)?;
+    let pclk = enable_pclk(dev)?;
+    hw::init_hw(&regs, &soc);
+
+    // SAFETY: The clock tree goes into the controller, which the bound device's data owns
+    // until unbind; it is never forgotten.
+    let clkc = unsafe { Clkc::register(dev, regs.clone()) }
+        .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
+
+    let (params, bounce) = bounce_buffer(dev);
+    let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
+    let limits = Limits::new(&params, bounce_size);
+    dev_dbg!(dev, "queue limits: {:?}\n", limits);
+    let merge_boundary = sg_dma::dma_merge_boundary(dev);
+    let info = LimitsInfo {
+        limits,
+        bounce_size,
+        dma_merge_boundary: merge_boundary,
+    };
+
+    let sdhc = Arc::pin_init(
+        try_pin_init!(Sdhc {
+            dev,
+            soc,
+            pclk,
+            clkc,
+            regs,
+            bounce: Bouncer::new(bounce, merge_boundary),
+            cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
+            irq_ista: Atomic::new(0),
+            debugfs <- HostDebugfs::new(dev.name(), info),
+        }),
+        GFP_KERNEL,
+    )?;
+    Ok((sdhc, limits))
+}
+
+/// The MMC host of `sdhc`, configured from the limits, the clock tree and the device tree.
+fn new_host<'bound>(
+    dev: &'bound Device<Bound>,
+    sdhc: &Arc<Sdhc<'bound>>,
+    limits: &Limits,
+) -> Result<UnregisteredHost<SdhcHost<'bound>>> {
+    let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))?;
+
+    // Get regulators and the supported OCR mask.
+    host.regulator_get_supply()
+        .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
+    // Without vmmc (and no other source of voltages) every card would fail to initialise with
+    // a bare -EINVAL from the MMC core; say what is missing instead.
+    if host.ocr_avail() == 0 {
+        return Err(probe_err(
+            dev,
+            "no card voltage: vmmc-supply is missing from the device tree",
+            EINVAL,
+        ));
+    }
+
+    let rate_err = |e| probe_err(dev, "no usable bus clock rate", e);
+    let f_min = sdhc.clkc.round_rate(1).map_err(rate_err)?;
+    let f_max = sdhc.clkc.round_rate(c_ulong::MAX).map_err(rate_err)?;
+    if f_max == 0 {
+        return Err(probe_err(dev, "bus clock has no rate", EINVAL));
+    }
+
+    host.configure(&HostConfig {
+        f_min,
+        f_max,
+        max_req_size: limits.max_req_size,
+        max_seg_size: limits.max_seg_size,
+        max_segs: u16::try_from(limits.max_segs).unwrap_or(1),
+        max_blk_count: limits.max_blk_count,
+        max_blk_size: limits.max_blk_size,
+        max_busy_timeout: MAX_BUSY_TIMEOUT_MS,
+        max_current_180: 300,
+        max_current_330: 300,
+        caps: Cap::WaitWhileBusy | Cap::HwReset,
+    });
+
+    host.of_parse().map_err(|e| {
+        probe_err(
+            dev,
+            "invalid MMC properties in the device tree (bus-width, cd-gpios, ...)",
+            e,
+        )
+    })?;
+    Ok(host)
+}
+
+impl platform::Driver for SdhcDriver {
+    type IdInfo = SocData;
+    type Data<'bound> = SdhcData<'bound>;
+    const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
+
+    fn probe<'bound>(
+        pdev: &'bound platform::Device<Core<'_>>,
+        info: Option<&'bound Self::IdInfo>,
+    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
+        pin_init::pin_init_scope(move || {
+            let dev: &'bound Device<Bound> = pdev.as_ref();
+            let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
+            let (sdhc, limits) = new_sdhc(pdev, soc)?;
+            let host = new_host(dev, &sdhc, &limits)?;
+            let irq = pdev
+                .irq_by_index(0)
+                .map_err(|e| probe_err(dev, "missing interrupt", e))?;
+
+            // SAFETY: The registration becomes a field of the driver data, which the driver
+            // core drops when the device is unbound; it is never leaked.
+            let irq = unsafe {
+                ThreadedRegistration::new(
+                    irq,
+                    irq::Flags::ONESHOT,
+                    c"meson-mx-sdhc-rs",
+                    Ok::<_, Error>(IrqHandler(sdhc.clone())),
+                )
+            };
+
+            Ok(try_pin_init!(SdhcData {
+                irq <- irq,
+                // SAFETY: As for the IRQ: a field of the driver data, dropped on unbind.
+                mmc: unsafe { host.register() }?,
+                sdhc,
+            }))
+        })
+    }
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Starting a request: its data path, then its command.
+
+use kernel::prelude::*;
+
+use crate::{
+    controller::{InFlight, Sdhc, SdhcHost},
+    hw::CmdInfo,
+    mmc::Request,
+    sg_dma::DmaRequest,
+};
+
+/// A request ready to start.
+struct Prepared {
+    /// What the controller needs of its command.
+    cmd: CmdInfo,
+    /// Whether its data goes through the bounce buffer.
+    bounced: bool,
+}
+
+impl SdhcHost<'_> {
+    /// The `request` callback: sets up the data and starts the command, or fails the request
+    /// with the last `set_ios` error or the setup error.
+    pub(crate) fn start_request(&self, mrq: Request) {
+        let sdhc = &self.sdhc;
+        let set_ios_error = self.bus.lock().set_ios_error;
+        let mut mrq = DmaRequest::new(mrq, sdhc.dev);
+        let prepared = match set_ios_error {
+            Some(e) => Err(e),
+            None => sdhc.prepare(&mut mrq),
+        };
+        match prepared {
+            Err(e) => {
+                sdhc.debugfs.stats().record_setup_error();
+                mrq.cmd().set_error(e);
+                mrq.done();
+            }
+            Ok(Prepared { cmd, bounced }) => {
+                *sdhc.cur.lock() = Some(InFlight { mrq, bounced });
+                sdhc.hw().start_cmd(&cmd);
+            }
+        }
+    }
+}
+
+impl Sdhc<'_> {
+    /// Sets up the request's data and collects what `start_cmd` needs.
+    fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
+        let (dma_addr, bounced) = if mrq.data().is_some() {
+            let setup = self
+                .bounce
+                .set_up(self.dev, mrq, self.debugfs.force_bounce())?;
+            let addr = u32::try_from(setup.dma_addr).map_err(|_| {
+                dev_err!(
+                    self.dev,
+                    "DMA address {:#x} beyond 32 bits\n",
+                    setup.dma_addr
+                );
+                mrq.unmap();
+                EIO
+            })?;
+            (Some(addr), setup.bounced)
+        } else {
+            (None, false)
+        };
+        Ok(Prepared {
+            cmd: CmdInfo::new(mrq.cmd(), mrq.data(), dma_addr),
+            bounced,
+        })
+    }
+}

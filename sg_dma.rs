@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! DMA helpers for a request's scatterlist that are not MMC API: the streaming mapping of the
+//! scatterlist and its lifetime, and CPU copies between the scatterlist and a coherent buffer
+//! (`sg_copy_to_buffer()`/`sg_copy_from_buffer()`). The bounce policy that uses them is in
+//! `bounce.rs`.
+//!
+//! [`DmaRequest`] owns the in-flight [`Request`], so the scatterlist is never unmapped after
+//! (or completed before) it is handed back: dropping a `DmaRequest` unmaps, then completes.
+
+use core::ops::Deref;
+
+use kernel::{
+    device::{Bound, Device},
+    dma::{Coherent, DataDirection},
+    prelude::*,
+};
+
+use crate::{bindings as b, mmc::Request};
+
+/// Why [`DmaRequest::map_count`] failed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DmaMapError {
+    /// The request has no data.
+    NoData,
+    /// The data is mapped already.
+    AlreadyMapped,
+    /// `dma_map_sg()` mapped nothing.
+    MapFailed,
+}
+
+impl From<DmaMapError> for Error {
+    fn from(e: DmaMapError) -> Error {
+        match e {
+            DmaMapError::NoData | DmaMapError::AlreadyMapped => EINVAL,
+            DmaMapError::MapFailed => ENOMEM,
+        }
+    }
+}
+
+/// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
+const SKIP_CPU_SYNC: c_ulong = b::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+
+/// The DMA mapping of a request's scatterlist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mapping {
+    /// Mapped for `dir` without CPU cache maintenance: only to learn the number of DMA
+    /// segments; the device has not been given the memory.
+    Counted(DataDirection),
+    /// Mapped for `dir` and synchronized for the device: the controller may use it.
+    ForDevice(DataDirection),
+}
+
+/// Casts a device reference to the raw `struct device *`.
+fn raw_dev(dev: &Device<Bound>) -> *mut b::device {
+    // CAST: `Device<Bound>` is a `#[repr(transparent)]` wrapper of `struct device`.
+    core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
+}
+
+/// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges
+/// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
+pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
+    // SAFETY: `dev` is a valid, bound device.
+    unsafe { b::dma_get_merge_boundary(raw_dev(dev)) }
+}
+
+/// An in-flight request and the DMA state of its data.
+///
+/// # Invariants
+///
+/// If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for the
+/// direction in `m`, with `DMA_ATTR_SKIP_CPU_SYNC`; with `Mapping::ForDevice` it has also been
+/// synchronized for the device since.
+pub(crate) struct DmaRequest<'a> {
+    mrq: Request,
+    dev: &'a Device<Bound>,
+    mapped: Option<Mapping>,
+}
+
+impl<'a> DmaRequest<'a> {
+    /// Takes over `mrq`, whose data (if any) the device `dev` will move.
+    pub(crate) fn new(mrq: Request, dev: &'a Device<Bound>) -> Self {
+        // INVARIANT: Nothing is mapped yet.
+        Self {
+            mrq,
+            dev,
+            mapped: None,
+        }
+    }
+
+    /// The data's transfer direction (`mmc_get_dma_dir()`).
+    fn dir(&self) -> Option<DataDirection> {
+        self.mrq.data().map(|d| {
+            if d.is_write() {
+                DataDirection::ToDevice
+            } else {
+                DataDirection::FromDevice
+            }
+        })
+    }
+
+    /// DMA-maps the data scatterlist (`dma_map_sg()`) without CPU cache maintenance and returns
+    /// the number of DMA segments the mapping produced. The mapping stays until
+    /// [`Self::unmap`] or drop; a request bounced instead is unmapped without ever touching
+    /// the caches of its data. Fails, mapping nothing, without data or if mapped already.
+    pub(crate) fn map_count(&mut self) -> Result<u32, DmaMapError> {
+        let (Some(data), Some(dir)) = (self.mrq.data(), self.dir()) else {
+            return Err(DmaMapError::NoData);
+        };
+        if self.mapped.is_some() {
+            return Err(DmaMapError::AlreadyMapped);
+        }
+        let sg = data.sg_list();
+        let nents = c_int::try_from(sg.len()).map_err(|_| DmaMapError::MapFailed)?;
+        // SAFETY: `dev` is bound; `sg` is the request's valid scatterlist of `nents` entries
+        // (it lives as long as `mrq`, which we own), not mapped yet.
+        let count = unsafe {
+            b::dma_map_sg_attrs(
+                raw_dev(self.dev),
+                sg.as_raw(),
+                nents,
+                dir.into(),
+                SKIP_CPU_SYNC,
+            )
+        };
+        if count == 0 {
+            return Err(DmaMapError::MapFailed);
+        }
+        // INVARIANT: Mapped now, without cache maintenance.
+        self.mapped = Some(Mapping::Counted(dir));
+        Ok(count)
+    }
+
+    /// Hands the mapped scatterlist to the device (`dma_sync_sg_for_device()`, once) and
+    /// returns the DMA address of its first segment; `None` if it is not mapped.
+    pub(crate) fn dma_for_device(&mut self) -> Option<u64> {
+        let (Mapping::Counted(dir) | Mapping::ForDevice(dir)) = self.mapped?;
+        let sg = self.mrq.data()?.sg_list();
+        if self.mapped == Some(Mapping::Counted(dir)) {
+            // SAFETY: By the type invariant the scatterlist is mapped for `dir` on `dev` with
+            // `sg.len()` entries.
+            unsafe {
+                b::__dma_sync_sg_for_device(
+                    raw_dev(self.dev),
+                    sg.as_raw(),
+                    sg.len() as c_int,
+                    dir.into(),
+                )
+            };
+            // INVARIANT: Synchronized for the device just now.
+            self.mapped = Some(Mapping::ForDevice(dir));
+        }
+        // SAFETY: The scatterlist is mapped, so its first entry has a DMA address.
+        let addr = unsafe { b::sg_dma_address(sg.as_raw()) };
+        #[allow(clippy::useless_conversion)]
+        Some(u64::from(addr))
+    }
+
+    /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`). After the device had it,
+    /// the CPU caches are synchronized for the CPU; a mapping that only counted segments is
+    /// dropped without cache maintenance.
+    pub(crate) fn unmap(&mut self) {
+        let (dir, attrs) = match self.mapped.take() {
+            None => return,
+            Some(Mapping::Counted(dir)) => (dir, SKIP_CPU_SYNC),
+            Some(Mapping::ForDevice(dir)) => (dir, 0),
+        };
+        let Some(data) = self.mrq.data() else { return };
+        let sg = data.sg_list();
+        // SAFETY: By the type invariant the scatterlist was mapped for `dir` on `dev` with
+        // `sg.len()` entries.
+        unsafe {
+            b::dma_unmap_sg_attrs(
+                raw_dev(self.dev),
+                sg.as_raw(),
+                sg.len() as c_int,
+                dir.into(),
+                attrs,
+            )
+        };
+    }
+
+    /// Copies the first `len` bytes of the data scatterlist into `buf` (for a write through a
+    /// bounce buffer). Returns the bytes copied: 0 without data or while the scatterlist is
+    /// DMA-mapped (the CPU must not touch it then), at most the size of `buf`.
+    ///
+    /// The device must not be using `buf`; it is accessed only through its raw address.
+    pub(crate) fn copy_to_coherent(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+        let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
+            return 0;
+        };
+        let sg = data.sg_list();
+        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+        // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
+        // may read it; `buf.as_mut_ptr()` is valid for writes of `buf.size()` >= `len` bytes.
+        let n =
+            unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.as_mut_ptr().cast(), len) };
+        u32::try_from(n).unwrap_or(0)
+    }
+
+    /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
+    /// buffer), with the rules of [`Self::copy_to_coherent`].
+    pub(crate) fn copy_from_coherent(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+        let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
+            return 0;
+        };
+        let sg = data.sg_list();
+        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+        // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
+        // may write it; `buf.as_ptr()` is valid for reads of `buf.size()` >= `len` bytes.
+        let n = unsafe { b::sg_copy_from_buffer(sg.as_raw(), sg.len(), buf.as_ptr().cast(), len) };
+        u32::try_from(n).unwrap_or(0)
+    }
+
+    /// Unmaps the data and completes the request; same as dropping it.
+    pub(crate) fn done(self) {}
+}
+
+impl Deref for DmaRequest<'_> {
+    type Target = Request;
+
+    fn deref(&self) -> &Request {
+        &self.mrq
+    }
+}
+
+impl Drop for DmaRequest<'_> {
+    fn drop(&mut self) {
+        // Unmapped before `mrq` is dropped, i.e. completed.
+        self.unmap();
+    }
+}
