@@ -10,11 +10,12 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::{atomic::Atomic, Arc, Mutex},
+    time::{Delta, Instant, Monotonic},
 };
 
 use crate::{
     bounce::Bouncer, clkc::Clkc, hw::Hw, regs::Regs, sg_dma::DmaRequest, soc::SocData,
-    stats::HostDebugfs,
+    stats::HostDebugfs, watchdog::Watchdog,
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.
@@ -38,6 +39,11 @@ pub(crate) struct InFlight<'a> {
     pub(crate) mrq: DmaRequest<'a>,
     /// Whether its data goes through the bounce buffer.
     pub(crate) bounced: bool,
+    /// Its number: an interrupt raised for an earlier request never completes it.
+    pub(crate) seq: u32,
+    /// When it was started and how long it may take (its software deadline).
+    pub(crate) started: Instant<Monotonic>,
+    pub(crate) deadline: Delta,
 }
 
 /// The controller, shared by the MMC callbacks and the interrupt handlers.
@@ -59,6 +65,13 @@ pub(crate) struct Sdhc<'a> {
     /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
     /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
     pub(crate) irq_ista: Atomic<u32>,
+    /// The number of the request last handed to the controller (`InFlight::seq`).
+    pub(crate) started_seq: Atomic<u32>,
+    /// `started_seq` when the hard IRQ handler ran: the request the interrupt is for.
+    pub(crate) irq_seq: Atomic<u32>,
+    /// The bus clock in Hz and the bus width in lines, as `set_ios` left them (for deadlines).
+    pub(crate) bus_hz: Atomic<u32>,
+    pub(crate) bus_width: Atomic<u32>,
     /// Counters and switches, in debugfs.
     #[pin]
     pub(crate) debugfs: HostDebugfs,
@@ -85,8 +98,14 @@ pub(crate) struct BusState {
 }
 
 /// The driver data of the MMC host (in its private area).
+///
+/// The watchdog is the first field: dropping the data cancels it (and waits for a running
+/// expiry) before anything else goes.
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdhcHost<'a> {
+    /// The software deadline of the request in flight (see `deadline.rs`).
+    #[pin]
+    pub(crate) watchdog: Watchdog<Sdhc<'a>>,
     pub(crate) sdhc: Arc<Sdhc<'a>>,
     #[pin]
     pub(crate) bus: Mutex<BusState>,
@@ -94,7 +113,12 @@ pub(crate) struct SdhcHost<'a> {
 
 impl<'a> SdhcHost<'a> {
     pub(crate) fn new(sdhc: Arc<Sdhc<'a>>) -> impl PinInit<Self, Error> + 'a {
+        // SAFETY: The watchdog is a field of the MMC host's driver data, which the host's
+        // `Registration` drops on unbind (its own never-forgotten contract) or the
+        // `UnregisteredHost` drops on a failed probe.
+        let watchdog = unsafe { Watchdog::new(sdhc.clone()) };
         try_pin_init!(Self {
+            watchdog <- watchdog,
             sdhc,
             bus <- new_mutex!(
                 BusState {

@@ -21,7 +21,9 @@ use crate::{
     soc::SocData,
 };
 
-const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(1);
+/// Between polls the thread sleeps (`usleep_range()`, as the C driver's regmap polls do); a
+/// delay of 10 us or less would make `fsleep()` spin instead.
+const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(20);
 const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
 
 /// The data phase of a command, as far as the controller needs it.

@@ -2,7 +2,7 @@
 
 //! Bus settings: power, clock and bus width (`meson_mx_sdhc_set_ios()`).
 
-use kernel::{io::Io, num::Bounded, prelude::*};
+use kernel::{io::Io, num::Bounded, prelude::*, sync::atomic::Relaxed};
 
 use crate::{
     controller::{BusState, SdhcHost},
@@ -27,10 +27,10 @@ impl SdhcHost<'_> {
 
         self.set_clk(bus, ios)?;
 
-        let dat_type = match ios.bus_width {
-            BusWidth::One => 0,
-            BusWidth::Four => 1,
-            BusWidth::Eight => 2,
+        let (dat_type, lines) = match ios.bus_width {
+            BusWidth::One => (0, 1),
+            BusWidth::Four => (1, 4),
+            BusWidth::Eight => (2, 8),
             BusWidth::Other(w) => {
                 dev_err!(self.sdhc.dev, "unsupported bus width: {}\n", w);
                 return Err(EINVAL);
@@ -39,6 +39,7 @@ impl SdhcHost<'_> {
         self.sdhc.regs.update(regs::CTRL, |r| {
             r.with_dat_type(Bounded::from_expr(dat_type & 0x3))
         });
+        self.sdhc.bus_width.store(lines, Relaxed);
 
         Ok(())
     }
@@ -49,6 +50,7 @@ impl SdhcHost<'_> {
         self.gates_off(bus);
 
         if ios.clock == 0 {
+            sdhc.bus_hz.store(0, Relaxed);
             ios.set_actual_clock(0);
             return Ok(());
         }
@@ -64,7 +66,9 @@ impl SdhcHost<'_> {
 
         self.gates_on(bus)?;
 
-        ios.set_actual_clock(sdhc.clkc.rate());
+        let rate = sdhc.clkc.rate();
+        sdhc.bus_hz.store(rate, Relaxed);
+        ios.set_actual_clock(rate);
 
         // Phase 90 should work in most cases. For data transmission, execute_tuning() will find
         // a accurate value.

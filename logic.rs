@@ -206,6 +206,78 @@ pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfere
     }
 }
 
+/// The controller's longest busy wait (R1b), in milliseconds.
+pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
+/// Added to every software deadline, in milliseconds: scheduling of the interrupt thread and
+/// of the deadline's work, and the command and data phases' own slack.
+pub(crate) const DEADLINE_MARGIN_MS: u32 = 500;
+/// The shortest software deadline, in milliseconds.
+pub(crate) const DEADLINE_MIN_MS: u32 = 1000;
+/// Bus clocks per block besides its data: start and end bits, CRC16, and the card's Nac/Ncrc
+/// gaps, counted generously.
+const BLOCK_OVERHEAD_CLKS: u32 = 64;
+/// Bus clocks of a command and its response (48 + 136 bits and the Ncr/Ncc gaps, generously).
+const COMMAND_CLKS: u32 = 512;
+
+/// What the software deadline of a request depends on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DeadlineInput {
+    /// The bus clock in Hz (0 or tiny: counted as 100 kHz).
+    pub(crate) bus_hz: u32,
+    /// Data lines: 1, 4 or 8.
+    pub(crate) bus_width: u32,
+    /// Bytes of data (0: none).
+    pub(crate) data_len: u32,
+    /// Blocks of data.
+    pub(crate) blocks: u32,
+    /// The card's data timeout (`data->timeout_ns`).
+    pub(crate) data_timeout_ns: u32,
+    /// The card's data timeout in bus clocks (`data->timeout_clks`).
+    pub(crate) data_timeout_clks: u32,
+    /// R1b: the card may hold DAT0 busy after the response.
+    pub(crate) busy: bool,
+    /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0: not set.
+    pub(crate) busy_timeout_ms: u32,
+}
+
+/// `clks` bus clocks at `khz` kHz in milliseconds, rounded up, in 32-bit arithmetic (32-bit
+/// ARM has no 64-bit division in the kernel).
+fn clks_to_ms(clks: u32, khz: u32) -> u32 {
+    clks.div_ceil(khz.max(1))
+}
+
+/// The software deadline of a request, in milliseconds: the command, the data at the current
+/// bus clock and width, the card's data timeout, the R1b busy wait (the core's busy timeout,
+/// at most the controller's 30 s), plus a margin of [`DEADLINE_MARGIN_MS`] and a quarter;
+/// never less than [`DEADLINE_MIN_MS`].
+pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
+    let khz = (r.bus_hz / 1000).max(100);
+    let width = match r.bus_width {
+        4 | 8 => r.bus_width,
+        _ => 1,
+    };
+    let mut ms = clks_to_ms(COMMAND_CLKS, khz);
+    if r.data_len != 0 {
+        let data_clks = (r.data_len / width)
+            .saturating_mul(8)
+            .saturating_add(r.blocks.saturating_mul(BLOCK_OVERHEAD_CLKS));
+        ms = ms
+            .saturating_add(clks_to_ms(data_clks, khz))
+            .saturating_add(r.data_timeout_ns.div_ceil(1_000_000))
+            .saturating_add(clks_to_ms(r.data_timeout_clks, khz));
+    }
+    if r.busy {
+        let busy = match r.busy_timeout_ms {
+            0 => MAX_BUSY_TIMEOUT_MS,
+            t => t.min(MAX_BUSY_TIMEOUT_MS),
+        };
+        ms = ms.saturating_add(busy);
+    }
+    ms.saturating_add(ms / 4)
+        .saturating_add(DEADLINE_MARGIN_MS)
+        .max(DEADLINE_MIN_MS)
+}
+
 /// What went wrong with a command, as the statistics count it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ErrorKind {
@@ -222,17 +294,21 @@ pub(crate) enum ErrorKind {
     /// The request was failed before it reached the controller (mapping, bounce copy, a
     /// failed `set_ios`).
     Setup,
+    /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
+    /// interrupt or a frozen controller, which was reset.
+    Deadline,
 }
 
 impl ErrorKind {
     /// Every kind, in the order of [`Stats::errors`].
-    pub(crate) const ALL: [ErrorKind; 6] = [
+    pub(crate) const ALL: [ErrorKind; 7] = [
         Self::CmdCrc,
         Self::CmdTimeout,
         Self::DataCrc,
         Self::DataTimeout,
         Self::Fifo,
         Self::Setup,
+        Self::Deadline,
     ];
 
     /// The name in the statistics file.
@@ -244,6 +320,7 @@ impl ErrorKind {
             Self::DataTimeout => "data_timeout",
             Self::Fifo => "fifo",
             Self::Setup => "setup",
+            Self::Deadline => "deadline",
         }
     }
 
@@ -325,6 +402,9 @@ pub(crate) struct Stats {
     pub(crate) copy_back_skipped: u64,
     /// Data requests by size, see [`hist_bucket`].
     pub(crate) sizes: [u64; HIST_BUCKETS],
+    /// Interrupts that came for a request already finished (its deadline fired first): they
+    /// were ignored.
+    pub(crate) late_interrupts: u64,
 }
 
 impl Stats {
@@ -340,6 +420,7 @@ impl Stats {
             errors: [0; ErrorKind::ALL.len()],
             copy_back_skipped: 0,
             sizes: [0; HIST_BUCKETS],
+            late_interrupts: 0,
         }
     }
 
@@ -382,6 +463,11 @@ impl Stats {
         }
         let b = hist_bucket(o.len);
         self.sizes[b] = self.sizes[b].wrapping_add(1);
+    }
+
+    /// Counts an interrupt for a request that is no longer in flight.
+    pub(crate) fn record_late_interrupt(&mut self) {
+        self.late_interrupts = self.late_interrupts.wrapping_add(1);
     }
 
     /// Counts a request that failed before it reached the controller.
@@ -443,6 +529,7 @@ impl fmt::Display for Stats {
         writeln!(f, "bytes_read: {}", Dec(self.bytes_read))?;
         writeln!(f, "bytes_written: {}", Dec(self.bytes_written))?;
         writeln!(f, "copy_back_skipped: {}", Dec(self.copy_back_skipped))?;
+        writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

@@ -27,6 +27,7 @@ mod bindings;
 mod bounce;
 mod clkc;
 mod controller;
+mod deadline;
 mod host_ops;
 mod hw;
 mod ios;
@@ -40,6 +41,7 @@ mod sg_dma;
 mod soc;
 mod stats;
 mod tuning;
+mod watchdog;
 
 use logic::Params;
 

@@ -2,11 +2,16 @@
 
 //! Starting a request: its data path, then its command.
 
-use kernel::prelude::*;
+use kernel::{
+    prelude::*,
+    sync::atomic::{Relaxed, Release},
+    time::{Delta, Instant},
+};
 
 use crate::{
     controller::{InFlight, Sdhc, SdhcHost},
     hw::CmdInfo,
+    logic::{self, DeadlineInput},
     mmc::Request,
     sg_dma::DmaRequest,
 };
@@ -37,7 +42,19 @@ impl SdhcHost<'_> {
                 mrq.done();
             }
             Ok(Prepared { cmd, bounced }) => {
-                *sdhc.cur.lock() = Some(InFlight { mrq, bounced });
+                let deadline = Delta::from_millis(i64::from(sdhc.deadline_ms(&mrq)));
+                let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
+                // Armed before the request can complete; an expiry that finds a later request
+                // in flight, or this one before its time, does nothing (see `deadline.rs`).
+                self.watchdog.arm(deadline);
+                *sdhc.cur.lock() = Some(InFlight {
+                    mrq,
+                    bounced,
+                    seq,
+                    started: Instant::now(),
+                    deadline,
+                });
+                sdhc.started_seq.store(seq, Release);
                 sdhc.hw().start_cmd(&cmd);
             }
         }
@@ -45,6 +62,23 @@ impl SdhcHost<'_> {
 }
 
 impl Sdhc<'_> {
+    /// The software deadline of `mrq` at the current bus settings, in milliseconds.
+    fn deadline_ms(&self, mrq: &Request) -> u32 {
+        let cmd = mrq.cmd();
+        let data = mrq.data();
+        let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
+        logic::request_deadline_ms(&DeadlineInput {
+            bus_hz: self.bus_hz.load(Relaxed),
+            bus_width: self.bus_width.load(Relaxed),
+            data_len: mrq.data_len(),
+            blocks: data.map_or(0, |d| d.blocks()),
+            data_timeout_ns,
+            data_timeout_clks,
+            busy: cmd.resp_busy(),
+            busy_timeout_ms: cmd.busy_timeout_ms(),
+        })
+    }
+
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, bounced) = if mrq.data().is_some() {

@@ -14,7 +14,8 @@ use crate::{
     regs::{self, Regs},
 };
 
-const WAIT_BEFORE_SEND_SLEEP: Delta = Delta::from_micros(1);
+/// As `hw::WAIT_CMD_READY_SLEEP`: long enough for `fsleep()` to sleep, not spin.
+const WAIT_BEFORE_SEND_SLEEP: Delta = Delta::from_micros(20);
 const WAIT_BEFORE_SEND_TIMEOUT: Delta = Delta::from_micros(200);
 
 /// The SoC specific parts of the controller.

@@ -11,6 +11,10 @@
 //!   that fits through the bounce buffer, also those mapped to a single DMA segment (which
 //!   otherwise go direct); 0 restores the normal choice. For tests and measurements: whether a
 //!   user buffer maps to one segment depends on where its pages happen to be.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/quiesce_on_error`: 1 (default) resets the
+//!   controller after any command or data error before the request's memory is handed back;
+//!   0 restores the C driver's rule (reset only for EIO/ETIMEDOUT on the command), for tests
+//!   that show what that rule lets the DMA engine do.
 //!
 //! The files own their data; the driver reaches them through [`HostDebugfs`].
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
@@ -106,6 +110,8 @@ pub(crate) struct HostDebugfs {
     #[pin]
     force_bounce: File<Atomic<u32>>,
     #[pin]
+    quiesce_on_error: File<Atomic<u32>>,
+    #[pin]
     _limits: File<LimitsInfo>,
     _dir: Dir,
 }
@@ -125,6 +131,7 @@ impl HostDebugfs {
                 &reset_stats,
             ),
             force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
+            quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
             _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
             _dir: dir,
         }? Error)
@@ -138,5 +145,10 @@ impl HostDebugfs {
     /// Whether single-segment requests are to be bounced too.
     pub(crate) fn force_bounce(&self) -> bool {
         self.force_bounce.load(Relaxed) != 0
+    }
+
+    /// Whether every error quiesces the controller (see the module documentation).
+    pub(crate) fn quiesce_on_error(&self) -> bool {
+        self.quiesce_on_error.load(Relaxed) != 0
     }
 }

@@ -311,7 +311,7 @@ mod tests {
         s.record(&ok(128 * KIB, false, true));
         let t = s.to_string();
         let lines: std::vec::Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 7 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert_eq!(lines.len(), 8 + ErrorKind::ALL.len() + HIST_BUCKETS);
         assert!(t.contains("data_requests: 1\n"));
         assert!(t.contains("bounced: 1\n"));
         assert!(t.contains("bytes_read: 131072\n"));
@@ -357,5 +357,69 @@ mod tests {
             assert_eq!(Dec(x - 1).to_string(), (x - 1).to_string());
             x *= 3;
         }
+    }
+
+    fn deadline(f: impl FnOnce(&mut DeadlineInput)) -> u32 {
+        let mut r = DeadlineInput {
+            bus_hz: 50_000_000,
+            bus_width: 8,
+            ..Default::default()
+        };
+        f(&mut r);
+        request_deadline_ms(&r)
+    }
+
+    #[test]
+    fn deadline_without_data_is_the_minimum() {
+        assert_eq!(deadline(|_| {}), DEADLINE_MIN_MS);
+        // Even at the identification clock.
+        assert_eq!(deadline(|r| r.bus_hz = 400_000), DEADLINE_MIN_MS);
+        // A stopped clock counts as 100 kHz, not as a division by zero.
+        assert_eq!(deadline(|r| r.bus_hz = 0), DEADLINE_MIN_MS);
+    }
+
+    #[test]
+    fn deadline_grows_with_data_and_data_timeout() {
+        // 512 KiB at 50 MHz, 8 bits: 10.5 ms of data, plus a 250 ms write timeout.
+        let small = deadline(|r| {
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 250_000_000;
+        });
+        assert!(small >= DEADLINE_MIN_MS && small < 2000, "{small}");
+        // The same at 400 kHz on one line: 10.5 s of data.
+        let slow = deadline(|r| {
+            r.bus_hz = 400_000;
+            r.bus_width = 1;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+        });
+        assert!(slow > 10_000 && slow < 15_000, "{slow}");
+        // 4 MiB at 100 kHz on one line does not overflow.
+        let huge = deadline(|r| {
+            r.bus_hz = 100_000;
+            r.bus_width = 1;
+            r.data_len = 4 * MIB;
+            r.blocks = 8192;
+            r.data_timeout_ns = u32::MAX;
+            r.data_timeout_clks = u32::MAX;
+        });
+        assert!(huge > 300_000, "{huge}");
+    }
+
+    #[test]
+    fn deadline_busy_is_capped_at_the_controller_limit() {
+        let unset = deadline(|r| r.busy = true);
+        assert!(unset > MAX_BUSY_TIMEOUT_MS, "{unset}");
+        let capped = deadline(|r| {
+            r.busy = true;
+            r.busy_timeout_ms = 10 * MAX_BUSY_TIMEOUT_MS;
+        });
+        assert_eq!(capped, unset);
+        let short = deadline(|r| {
+            r.busy = true;
+            r.busy_timeout_ms = 1000;
+        });
+        assert!(short < unset && short > DEADLINE_MIN_MS, "{short}");
     }
 }
