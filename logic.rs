@@ -146,9 +146,17 @@ pub(crate) enum PathError {
     },
 }
 
+/// The largest transfer sent straight to a single DMA segment: the vendor driver's 512 KiB
+/// buffer is the largest single DMA transfer known to work on the controller (the C driver
+/// never sends more than 128 KiB). Longer single segments go through the bounce buffer, which
+/// is only that large when `bounce_size` is; nothing proves transfers above 512 KiB to one
+/// address on the silicon, so none is sent.
+pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
+
 /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
-/// DMA segments, with a bounce buffer of `bounce` bytes (0: none). With `force_bounce` (a
-/// debugfs switch for tests and measurements) a single segment is bounced too when it fits.
+/// DMA segments, with a bounce buffer of `bounce` bytes (0: none). A single segment goes
+/// direct up to [`MAX_DIRECT_LEN`]. With `force_bounce` (a debugfs switch for tests and
+/// measurements) a single segment is bounced too when it fits.
 pub(crate) fn data_path(
     segments: u32,
     len: u32,
@@ -159,7 +167,7 @@ pub(crate) fn data_path(
     match segments {
         0 => Err(PathError::NoSegments),
         1 if force_bounce && fits => Ok(DataPath::Bounce),
-        1 => Ok(DataPath::Direct),
+        1 if len <= MAX_DIRECT_LEN => Ok(DataPath::Direct),
         _ if fits => Ok(DataPath::Bounce),
         _ => Err(PathError::TooBig {
             segments,

@@ -126,7 +126,18 @@ mod tests {
     #[test]
     fn path_decision() {
         assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
-        assert_eq!(data_path(1, 4 * MIB, 128 * KIB, false), Ok(DataPath::Direct));
+        assert_eq!(data_path(1, 512 * KIB, 128 * KIB, false), Ok(DataPath::Direct));
+        // Never more than 512 KiB to one address: longer single segments are bounced.
+        assert_eq!(data_path(1, 512 * KIB + 512, 4 * MIB, false), Ok(DataPath::Bounce));
+        assert_eq!(data_path(1, 4 * MIB, 4 * MIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(1, 4 * MIB, 128 * KIB, false),
+            Err(PathError::TooBig {
+                segments: 1,
+                len: 4 * MIB,
+                bounce: 128 * KIB
+            })
+        );
         assert_eq!(data_path(2, 4 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
         assert_eq!(data_path(64, 128 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
         assert_eq!(data_path(64, 4 * KIB, 4 * KIB, false), Ok(DataPath::Bounce));

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Never hang (Rust driver, edge-triggered interrupt): the model loses a command's interrupt
+# (lost-irq: the command completes, ISTA stays clear) or freezes (freeze: busy, no interrupt,
+# until SRST), during probe and during an fio write+verify, on eMMC and SD.  Every fault must
+# be recovered by the driver's software deadline (controller reset, ETIMEDOUT, the MMC core
+# retries): the card comes up, 0 corrupted blocks, the number of deadlines that fired
+# (stats error_deadline) equals the faults the model injected, and unbind and rmmod still
+# complete within seconds afterwards.
+. "$(dirname "$0")/../lib.sh"
+cat > "$T/host.sh" <<HOST
+#!/usr/bin/env bash
+set -e
+case "\$1" in
+arm-*) "$QMP" "\$EMU_QMP" faults "\${1#arm-}" ppm=20000 seed=11 limit=4 ;;
+clear) "$QMP" "\$EMU_QMP" faults none ;;
+stats) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; f=json.load(sys.stdin)["faults"]; print(" ".join("%s=%d" % kv for kv in sorted(f.items())))' > "$T/faults" ;;
+esac
+HOST
+chmod +x "$T/host.sh"
+guest_for() { # guest_for FAULT: the guest script for one fault kind
+sed "s/@FAULT@/$1/g" <<'G' | guest "t-$1"
+set -e
+load_driver rust
+wait_card 60 || fail "the card did not come up after faults during probe"
+D=$(rs_debugfs)
+stat() { sed -n "s/^$1: //p" "$D/stats"; }
+say "PROBE deadlines=$(stat error_deadline)"
+host_sync arm-@FAULT@
+fio --name=v --filename=/dev/mmcblk0 --direct=1 --rw=randwrite --bs=128k --size=8m \
+    --verify=crc32c --do_verify=1 --randseed=3 --output-format=terse >/tmp/fio.out 2>&1 ||
+  { cat /tmp/fio.out; fail "fio write+verify with @FAULT@ faults"; }
+host_sync clear
+keep_data write || fail "write after the faults"
+keep_data verify || fail "verify after the faults"
+say "DEADLINES $(stat error_deadline) LATE $(stat late_interrupts)"
+host_sync stats
+PDEV=$(sdhc_dev)
+t0=$(cut -d' ' -f1 /proc/uptime)
+echo "$PDEV" > /sys/bus/platform/drivers/meson-mx-sdhc-rs/unbind
+rmmod meson_mx_sdhc_rs
+t1=$(cut -d' ' -f1 /proc/uptime)
+say "UNBIND+RMMOD $(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}') s"
+G
+}
+fail=0
+for card in emmc sd; do
+  for fault in lost-irq freeze; do
+    echo "== $card $fault"
+    # During probe: from the 5th eligible command on, 3 faults at 5 % of the commands.
+    emu --card $card --size 32 --driver none --timeout 600 --host-script "$T/host.sh" \
+        --model fault-kind=$fault --model fault-probability-ppm=50000 --model fault-seed=5 \
+        --model fault-limit=3 "$(guest_for $fault)" || { echo "FAILED: $card $fault run"; fail=1; continue; }
+    log=$(cat "$T/serial.log")
+    model=$(sed -n "s/.*\b$fault=\([0-9]*\).*/\1/p" "$T/faults")
+    fired=$(sed -n 's/.*DEADLINES \([0-9]*\).*/\1/p' <<<"$log")
+    probe=$(sed -n 's/.*PROBE deadlines=\([0-9]*\).*/\1/p' <<<"$log")
+    secs=$(sed -n 's/.*UNBIND+RMMOD \([0-9.]*\) s.*/\1/p' <<<"$log")
+    echo "  model injected $fault: $model; deadlines fired: $fired (during probe: $probe); unbind+rmmod: ${secs}s"
+    check "$card $fault: faults during probe were recovered by deadlines" [ "${probe:-0}" -ge 1 ] || fail=1
+    check "$card $fault: deadlines fired == faults injected" [ -n "$model" ] && [ "$model" = "$fired" ] || fail=1
+    check "$card $fault: unbind+rmmod within 5 s" awk -v s="${secs:-99}" 'BEGIN{exit !(s < 5)}' || fail=1
+  done
+done
+exit $fail
