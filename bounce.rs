@@ -14,43 +14,104 @@
 
 use kernel::{
     device::{Bound, Device},
-    dma::{attrs::DMA_ATTR_NO_WARN, Coherent},
+    dma::{attrs::DMA_ATTR_NO_WARN, Coherent, DataDirection},
     prelude::*,
+    time::{delay::udelay, Delta},
 };
 
 use crate::{
     logic::{self, DataPath, PathError},
-    sg_dma::{DmaMapError, DmaRequest},
+    noncoherent::NoncoherentBuffer,
+    sg_dma::{CpuBuffer, DmaMapError, DmaRequest},
 };
 
-/// A DMA-coherent bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
-pub(crate) struct BounceBuffer {
-    buf: Coherent<[u8]>,
+/// The memory of a bounce buffer.
+enum Memory<'a> {
+    /// DMA-coherent (`dma_alloc_coherent()`): uncached on a SoC that is not DMA-coherent, no
+    /// cache maintenance.
+    Coherent(Coherent<[u8]>),
+    /// Cached, with streaming syncs around every transfer (as sdhci's bounce buffer).
+    Cached(NoncoherentBuffer<'a>),
 }
 
-impl BounceBuffer {
-    /// Allocates `size` bytes of coherent memory for `dev`. Fails quietly (no allocation
-    /// warning): the caller falls back to single-segment requests.
-    pub(crate) fn new(dev: &Device<Bound>, size: u32) -> Result<Self> {
+/// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
+pub(crate) struct BounceBuffer<'a> {
+    mem: Memory<'a>,
+}
+
+impl<'a> BounceBuffer<'a> {
+    /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
+    /// allocation warning): the caller falls back to single-segment requests.
+    pub(crate) fn new(dev: &'a Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
-        let buf = Coherent::<u8>::zeroed_slice_with_attrs(
-            dev,
-            len,
-            GFP_KERNEL | __GFP_NOWARN,
-            DMA_ATTR_NO_WARN,
-        )?;
-        Ok(Self { buf })
+        let mem = if cached {
+            Memory::Cached(NoncoherentBuffer::new(dev, len)?)
+        } else {
+            Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
+                dev,
+                len,
+                GFP_KERNEL | __GFP_NOWARN,
+                DMA_ATTR_NO_WARN,
+            )?)
+        };
+        Ok(Self { mem })
     }
 
     /// Size in bytes.
     pub(crate) fn size(&self) -> u32 {
-        u32::try_from(self.buf.size()).unwrap_or(u32::MAX)
+        u32::try_from(self.cpu().size()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether the memory is cached (streaming syncs) rather than coherent.
+    pub(crate) fn cached(&self) -> bool {
+        matches!(self.mem, Memory::Cached(_))
     }
 
     /// The bus address the controller uses.
     fn dma_address(&self) -> u64 {
         #[allow(clippy::useless_conversion)]
-        u64::from(self.buf.dma_address())
+        match &self.mem {
+            Memory::Coherent(c) => u64::from(c.dma_address()),
+            Memory::Cached(n) => u64::from(n.dma_address()),
+        }
+    }
+
+    /// The memory as the CPU copies see it.
+    fn cpu(&self) -> &dyn CpuBuffer {
+        match &self.mem {
+            Memory::Coherent(c) => c,
+            Memory::Cached(n) => n,
+        }
+    }
+
+    /// Hands the first `len` bytes to the controller for a transfer in `dir`.
+    fn to_device(&self, len: u32, dir: DataDirection) {
+        if let Memory::Cached(n) = &self.mem {
+            n.for_device(len as usize, dir);
+        }
+    }
+
+    /// Takes the first `len` bytes back from the controller after a read.
+    fn to_cpu(&self, len: u32) {
+        if let Memory::Cached(n) = &self.mem {
+            n.for_cpu(len as usize, DataDirection::FromDevice);
+        }
+    }
+}
+
+/// Largest simulated copy cost, in ns per KiB (10 MB/s).
+const COPY_COST_MAX_NS_PER_KIB: u32 = 100_000;
+
+/// Busy-waits what copying `len` bytes costs at `ns_per_kib` beyond what it took: a debug
+/// knob (debugfs `copy_cost_ns_per_kib`, 0 by default) that lets the emulated board, whose
+/// copies cost the host's speed, show a board's copy rates.
+fn charge_copy(len: u32, ns_per_kib: u32) {
+    let us = (len / 1024).saturating_mul(ns_per_kib.min(COPY_COST_MAX_NS_PER_KIB)) / 1000;
+    let mut left = us;
+    while left > 0 {
+        let step = left.min(1000);
+        udelay(Delta::from_micros(i64::from(step)));
+        left -= step;
     }
 }
 
@@ -63,16 +124,16 @@ pub(crate) struct DataSetup {
 }
 
 /// The bounce policy of one host.
-pub(crate) struct Bouncer {
-    buf: Option<BounceBuffer>,
+pub(crate) struct Bouncer<'a> {
+    buf: Option<BounceBuffer<'a>>,
     /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
     /// scatterlist entries (see `logic::segments_without_mapping`).
     merge_boundary: usize,
 }
 
-impl Bouncer {
+impl<'a> Bouncer<'a> {
     /// The policy with the buffer `buf` (none: every request must map to one segment).
-    pub(crate) fn new(buf: Option<BounceBuffer>, merge_boundary: usize) -> Self {
+    pub(crate) fn new(buf: Option<BounceBuffer<'a>>, merge_boundary: usize) -> Self {
         Self {
             buf,
             merge_boundary,
@@ -100,12 +161,14 @@ impl Bouncer {
 
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
     /// for the controller; a scatterlist of more segments goes through the bounce buffer (a
-    /// write is copied into it here). `force` bounces whatever fits (debugfs).
+    /// write is copied into it here). `force` bounces whatever fits (debugfs); `copy_cost` is
+    /// the simulated copy cost in ns per KiB (debugfs, 0: none).
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
         mrq: &mut DmaRequest<'_>,
         force: bool,
+        copy_cost: u32,
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
@@ -148,7 +211,8 @@ impl Bouncer {
         // The CPU copies the data now: no mapping may be left on the scatterlist.
         mrq.unmap();
         if mrq.data().is_some_and(|d| d.is_write()) {
-            let copied = mrq.copy_to_coherent(&buf.buf, len);
+            let copied = mrq.copy_to_buffer(buf.cpu(), len);
+            charge_copy(copied, copy_cost);
             if copied != len {
                 dev_err!(
                     dev,
@@ -158,6 +222,10 @@ impl Bouncer {
                 );
                 return Err(EIO);
             }
+            buf.to_device(len, DataDirection::ToDevice);
+        } else {
+            // No dirty cache line may be written back over what the controller stores.
+            buf.to_device(len, DataDirection::FromDevice);
         }
         Ok(DataSetup {
             dma_addr: buf.dma_address(),
@@ -167,11 +235,19 @@ impl Bouncer {
 
     /// Copies `len` bytes of read data out of the bounce buffer into the request, once the
     /// controller is quiesced. Fails (the caller fails the request) if not all was copied.
-    pub(crate) fn copy_back(&self, dev: &Device<Bound>, mrq: &DmaRequest<'_>, len: u32) -> Result {
+    pub(crate) fn copy_back(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &DmaRequest<'_>,
+        len: u32,
+        copy_cost: u32,
+    ) -> Result {
         let Some(buf) = &self.buf else {
             return Err(EIO);
         };
-        let copied = mrq.copy_from_coherent(&buf.buf, len);
+        buf.to_cpu(len);
+        let copied = mrq.copy_from_buffer(buf.cpu(), len);
+        charge_copy(copied, copy_cost);
         if copied != len {
             dev_err!(
                 dev,

@@ -58,7 +58,7 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) clkc: Clkc<'a>,
     pub(crate) regs: Arc<Regs<'a>>,
     /// The bounce policy and its buffer (see `bounce.rs`).
-    pub(crate) bounce: Bouncer,
+    pub(crate) bounce: Bouncer<'a>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
     pub(crate) cur: Mutex<Option<InFlight<'a>>>,

@@ -168,7 +168,7 @@ impl Sdhc<'_> {
         if result.copy_back != 0
             && self
                 .bounce
-                .copy_back(self.dev, &mrq, result.copy_back)
+                .copy_back(self.dev, &mrq, result.copy_back, self.debugfs.copy_cost())
                 .is_err()
         {
             if let Some(d) = mrq.data() {

@@ -34,6 +34,7 @@ mod ios;
 mod irq;
 mod logic;
 mod mmc;
+mod noncoherent;
 mod probe;
 mod regs;
 mod request;
@@ -55,6 +56,11 @@ fn params() -> Params {
         bounce_size: 0,
         max_segs: 1,
     })
+}
+
+/// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
+fn bounce_cached() -> bool {
+    *module_parameters::bounce_cached.value_ref()
 }
 
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
@@ -112,6 +118,10 @@ module! {
         max_segs: u32 {
             default: crate::logic::MAX_SEGS_DEFAULT,
             description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
+        },
+        bounce_cached: bool {
+            default: false,
+            description: "Bounce buffer memory: false (default) DMA-coherent, true cached with streaming DMA syncs (as sdhci)",
         },
     },
 }

@@ -66,12 +66,12 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
 
 /// The parameters and the bounce buffer of a new host; without the buffer (`bounce_size=0`
 /// or a failed allocation) the host gets the C driver's single-segment limits.
-fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer>) {
+fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer<'_>>) {
     let params = crate::params();
     if params.bounce_size == 0 {
         return (params, None);
     }
-    match BounceBuffer::new(dev, params.bounce_size) {
+    match BounceBuffer::new(dev, params.bounce_size, crate::bounce_cached()) {
         Ok(b) => (params, Some(b)),
         Err(e) => {
             dev_warn!(
@@ -127,12 +127,14 @@ fn new_sdhc<'bound>(
 
     let (params, bounce) = bounce_buffer(dev);
     let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
+    let bounce_cached = bounce.as_ref().is_some_and(BounceBuffer::cached);
     let limits = Limits::new(&params, bounce_size);
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
     let merge_boundary = sg_dma::dma_merge_boundary(dev);
     let info = LimitsInfo {
         limits,
         bounce_size,
+        bounce_cached,
         dma_merge_boundary: merge_boundary,
     };
 

@@ -82,9 +82,12 @@ impl Sdhc<'_> {
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, bounced) = if mrq.data().is_some() {
-            let setup = self
-                .bounce
-                .set_up(self.dev, mrq, self.debugfs.force_bounce())?;
+            let setup = self.bounce.set_up(
+                self.dev,
+                mrq,
+                self.debugfs.force_bounce(),
+                self.debugfs.copy_cost(),
+            )?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {
                 dev_err!(
                     self.dev,

@@ -38,6 +38,30 @@ impl From<DmaMapError> for Error {
     }
 }
 
+/// Memory the CPU copies a scatterlist into or out of (a bounce buffer).
+///
+/// # Safety
+///
+/// `cpu_ptr()` must be valid for reads and writes of `size()` bytes for as long as `&self`
+/// lives, and never be accessed through Rust references.
+pub(crate) unsafe trait CpuBuffer {
+    /// The CPU address.
+    fn cpu_ptr(&self) -> *mut u8;
+    /// Size in bytes.
+    fn size(&self) -> usize;
+}
+
+// SAFETY: A coherent allocation is valid for `size()` bytes at `as_mut_ptr()` while it lives.
+unsafe impl CpuBuffer for Coherent<[u8]> {
+    fn cpu_ptr(&self) -> *mut u8 {
+        self.as_mut_ptr().cast()
+    }
+
+    fn size(&self) -> usize {
+        Coherent::size(self)
+    }
+}
+
 /// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
 const SKIP_CPU_SYNC: c_ulong = b::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
@@ -185,30 +209,36 @@ impl<'a> DmaRequest<'a> {
     /// DMA-mapped (the CPU must not touch it then), at most the size of `buf`.
     ///
     /// The device must not be using `buf`; it is accessed only through its raw address.
-    pub(crate) fn copy_to_coherent(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
             return 0;
         };
         let sg = data.sg_list();
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may read it; `buf.as_mut_ptr()` is valid for writes of `buf.size()` >= `len` bytes.
-        let n =
-            unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.as_mut_ptr().cast(), len) };
+        // may read it; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes (`CpuBuffer`).
+        let n = unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
         u32::try_from(n).unwrap_or(0)
     }
 
     /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
-    /// buffer), with the rules of [`Self::copy_to_coherent`].
-    pub(crate) fn copy_from_coherent(&self, buf: &Coherent<[u8]>, len: u32) -> u32 {
+    /// buffer), with the rules of [`Self::copy_to_buffer`].
+    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
             return 0;
         };
         let sg = data.sg_list();
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may write it; `buf.as_ptr()` is valid for reads of `buf.size()` >= `len` bytes.
-        let n = unsafe { b::sg_copy_from_buffer(sg.as_raw(), sg.len(), buf.as_ptr().cast(), len) };
+        // may write it; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes (`CpuBuffer`).
+        let n = unsafe {
+            b::sg_copy_from_buffer(
+                sg.as_raw(),
+                sg.len(),
+                buf.cpu_ptr().cast_const().cast(),
+                len,
+            )
+        };
         u32::try_from(n).unwrap_or(0)
     }
 

@@ -11,6 +11,10 @@
 //!   that fits through the bounce buffer, also those mapped to a single DMA segment (which
 //!   otherwise go direct); 0 restores the normal choice. For tests and measurements: whether a
 //!   user buffer maps to one segment depends on where its pages happen to be.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/copy_cost_ns_per_kib`: a debug knob, 0 by
+//!   default: every bounce copy busy-waits this many ns per KiB besides the copy itself, so
+//!   that the emulated board can show the CPU cost and throughput of a board's copy rates
+//!   (Documentation/bench.rst).
 //! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/quiesce_on_error`: 1 (default) resets the
 //!   controller after any command or data error before the request's memory is handed back;
 //!   0 restores the C driver's rule (reset only for EIO/ETIMEDOUT on the command), for tests
@@ -77,6 +81,8 @@ pub(crate) struct LimitsInfo {
     pub(crate) limits: Limits,
     /// Size of the bounce buffer in bytes, 0 for none.
     pub(crate) bounce_size: u32,
+    /// Whether the bounce buffer is cached memory (streaming syncs) instead of coherent.
+    pub(crate) bounce_cached: bool,
     /// `dma_get_merge_boundary()` of the controller (0: mappings never merge entries).
     pub(crate) dma_merge_boundary: usize,
 }
@@ -94,6 +100,15 @@ fn reset_stats(stats: &Mutex<Stats>, _input: &mut UserSliceReader) -> Result {
 
 fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(f, "bounce_size: {}", l.bounce_size)?;
+    writeln!(
+        f,
+        "bounce_memory: {}",
+        if l.bounce_cached {
+            "cached"
+        } else {
+            "coherent"
+        }
+    )?;
     writeln!(f, "dma_merge_boundary: {:#x}", l.dma_merge_boundary)?;
     writeln!(f, "max_segs: {}", l.limits.max_segs)?;
     writeln!(f, "max_req_size: {}", l.limits.max_req_size)?;
@@ -111,6 +126,8 @@ pub(crate) struct HostDebugfs {
     force_bounce: File<Atomic<u32>>,
     #[pin]
     quiesce_on_error: File<Atomic<u32>>,
+    #[pin]
+    copy_cost: File<Atomic<u32>>,
     #[pin]
     _limits: File<LimitsInfo>,
     _dir: Dir,
@@ -132,6 +149,7 @@ impl HostDebugfs {
             ),
             force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
             quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
+            copy_cost <- dir.read_write_file(c"copy_cost_ns_per_kib", Atomic::new(0u32)),
             _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
             _dir: dir,
         }? Error)
@@ -150,5 +168,10 @@ impl HostDebugfs {
     /// Whether every error quiesces the controller (see the module documentation).
     pub(crate) fn quiesce_on_error(&self) -> bool {
         self.quiesce_on_error.load(Relaxed) != 0
+    }
+
+    /// The simulated cost of a bounce copy, in ns per KiB (0: none).
+    pub(crate) fn copy_cost(&self) -> u32 {
+        self.copy_cost.load(Relaxed)
     }
 }
