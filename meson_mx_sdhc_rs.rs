@@ -13,13 +13,16 @@
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
 //!   the register map;
+//! - `deadline.rs`: what happens when a request's software deadline passes;
 //! - `bounce.rs`: the bounce buffer and its policy; `logic.rs` the pure decisions (also built
 //!   and tested on the host); `stats.rs` the debugfs files.
 //!
-//! The C API is reached only through three binding layers, which own every `unsafe` of the
-//! driver but three contracts the kernel crate's pattern imposes on probe and module init:
-//! `mmc.rs` (the MMC host API, shaped like a kernel-crate abstraction), `clkc.rs` (the
-//! controller's clock tree) and `sg_dma.rs` (DMA mapping and copies of a scatterlist).
+//! The C API is reached only through binding layers, which own every `unsafe` of the driver
+//! but the "never forgotten" registration contracts (the kernel crate's pattern) in probe,
+//! module init and the host data: `mmc.rs` (the MMC host API, shaped like a kernel-crate
+//! abstraction), `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
+//! of a scatterlist), `noncoherent.rs` (cached DMA memory) and `watchdog.rs` (a re-armable
+//! delayed work).
 
 use kernel::prelude::*;
 
