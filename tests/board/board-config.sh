@@ -62,6 +62,15 @@ fi
 has test 'BOARD +CONFIG_MACH_MESON8' && ok "test kernel: the Meson8b board support it lacks is listed" ||
     bad "test kernel: no BOARD line for MACH_MESON8"
 
+# the same .config gzipped, as a board's /proc/config.gz
+gzip -c "$KDIR/.config" > "$T/config.gz"
+run gz "$T/config.gz"
+if [ "$RC" = 0 ] && has gz '^result: nothing missing' && has gz 'ok +CONFIG_RUST=y'; then
+    ok "the test .config gzipped (/proc/config.gz): nothing missing"
+else
+    bad "gzipped .config (status $RC):"; sed 's/^/    /' "$T/gz.out"
+fi
+
 # --- multi_v7_defconfig, as it comes and with CONFIG_RUST=y --------------------
 cfg=$("$TOP/scripts/check-builds" --config multi_v7_defconfig)
 run mv7 "$cfg/.config"
