@@ -55,3 +55,19 @@ bench: setup kernel-bench qemu
 clean:
 	@scripts/build-module.sh clean
 	rm -rf build
+
+# Board owners' paths (Documentation/board.rst)
+.PHONY: install check-builds dkms-source
+
+# modules_install into INSTALL_MOD_PATH (default /) for KDIR's kernel
+install: module
+	@scripts/install-module.sh
+
+# the module with -Werror against multi_v7_defconfig+RUST and the test
+# configuration without DEBUG_FS (modules_prepare trees, cached)
+check-builds: setup
+	@scripts/check-builds
+
+# a DKMS source tree in DKMS_SOURCE (default /usr/src)
+dkms-source:
+	@scripts/dkms-source $(DKMS_SOURCE)

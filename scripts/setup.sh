@@ -190,6 +190,22 @@ fetch_source() { # name version-regex: newest version whose upstream tarball dow
 fetch_source qemu "^1:${QEMU_SERIES//./\\.}\."
 fetch_source fio '.'
 
+# --- 6b. board checks: dtc, dt-validate (dtschema, PyPI, in a venv) and dkms --
+# tests/board/dt-validate.sh validates the emulated board's DT with the
+# kernel's own bindings; tests/board/install.sh builds the module with Debian's
+# dkms (into temporary trees, never the system's).
+install_pkgs device-tree-compiler dkms
+DTSCHEMA_VERSION=2026.9
+DTS_VENV="$CACHE/venv-dtschema"
+if ! "$DTS_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('dtschema') != '$DTSCHEMA_VERSION')" 2>/dev/null ||
+   ! [ -x "$DTS_VENV/bin/dt-validate" ]; then
+    log "pip install dtschema==$DTSCHEMA_VERSION into $DTS_VENV"
+    rm -rf "$DTS_VENV"
+    python3 -m venv "$DTS_VENV" || die "python3 -m venv failed"
+    "$DTS_VENV/bin/python" -m pip install -q "dtschema==$DTSCHEMA_VERSION" ||
+        die "pip install dtschema failed"
+fi
+
 # --- 7. check the tools against the kernel's minimum versions ------------------
 kbuild_env
 tarball=$(linux_tarball)
