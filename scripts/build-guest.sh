@@ -40,6 +40,27 @@ if [ ! -x "$FIO/fio" ]; then
 fi
 
 # --- initramfs -----------------------------------------------------------
+# --- guest helpers in C (tests/guest/*.c) ---------------------------------
+# Static like fio, each cached by a hash of its source: fragmem (make bench's
+# fragmented-memory rows).  Here, after the initramfs line, so that fio's key
+# (the fio section) stays as it was.
+HELPERS=()
+for src in "$TOP"/tests/guest/*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c)
+    hkey=$( { cat "$src"; arm-linux-gnueabihf-gcc --version | head -1
+              sed -n '/^# --- guest helpers/,/^# --- end of guest helpers/p' "$0"; } | hash_inputs)
+    HBIN="$CACHE/guest-helper-$name-$hkey"
+    if [ ! -x "$HBIN" ]; then
+        log "cross-building $name"
+        arm-linux-gnueabihf-gcc -static -O2 -Wall -Werror -o "$HBIN.tmp" "$src" ||
+            die "building tests/guest/$name.c failed"
+        arm-linux-gnueabihf-strip "$HBIN.tmp"
+        mv "$HBIN.tmp" "$HBIN"
+    fi
+    HELPERS+=("$name:$HBIN")
+done
+# --- end of guest helpers
 ROOT="$OUT/root"
 rm -rf "$ROOT"; mkdir -p "$ROOT"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,etc,root}
 cp "$BB" "$ROOT/bin/busybox"
@@ -53,6 +74,8 @@ if [ -f "$RSKO" ]; then
     cp "$RSKO" "$ROOT/lib/modules/"
 fi
 cp "$TOP"/tests/guest/* "$ROOT/bin/" 2>/dev/null || true
+rm -f "$ROOT"/bin/*.c
+for h in ${HELPERS[@]+"${HELPERS[@]}"}; do cp "${h#*:}" "$ROOT/bin/${h%%:*}"; done
 cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$ROOT/bin/"
 # busybox init runs our rc (no need for binfmt_script in the kernel)
 mv "$ROOT/bin/init" "$ROOT/etc/rc.emu"

@@ -102,6 +102,26 @@ broken no-rust 'MISSING +CONFIG_RUST=y' 's/^CONFIG_RUST=y/# CONFIG_RUST is not s
 broken builtin-no-kallsyms 'MISSING +  CONFIG_KALLSYMS=y' \
     's/^CONFIG_MMC_MESON_MX_SDHC=m/CONFIG_MMC_MESON_MX_SDHC=y/; s/^CONFIG_KALLSYMS=y/# CONFIG_KALLSYMS is not set/'
 broken no-common-clk 'MISSING +CONFIG_COMMON_CLK=y' 's/^CONFIG_COMMON_CLK=y/# CONFIG_COMMON_CLK is not set/'
+# --kdir with a System.map (a kernel with the C driver built in): the name is
+# taken from it, also the LTO stub's; a System.map without it is reported
+sysmap() { # name system.map-line lto(y/n): a fake --kdir
+    mkdir -p "$T/$1"
+    sed 's/^CONFIG_MMC_MESON_MX_SDHC=m/CONFIG_MMC_MESON_MX_SDHC=y/' "$KDIR/.config" > "$T/$1/.config"
+    [ "$3" = n ] || echo 'CONFIG_LTO_CLANG=y' >> "$T/$1/.config"
+    printf 'c0008000 T _text\n%s\nc0f00000 T _end\n' "$2" > "$T/$1/System.map"
+    run "$1" --no-toolchain --kdir "$T/$1"
+}
+sysmap map-plain "c0e1a2b4 t $name" n
+has map-plain "ok +  System.map: the initcall is $name: initcall_blacklist=$name\$" &&
+    ok "System.map: $name found" || { bad "System.map with $name:"; sed 's/^/    /' "$T/map-plain.out"; }
+stub="__initstub__kmod_meson_mx_sdhc__123_904_${name}6"
+sysmap map-lto "c0e1a2b4 t $stub" y
+has map-lto "initcall_blacklist=$stub\$" && has map-lto 'NOTE +  CONFIG_LTO_CLANG=y' &&
+    ok "System.map with LTO: the stub $stub" || { bad "System.map with LTO:"; sed 's/^/    /' "$T/map-lto.out"; }
+sysmap map-none "c0e1a2b4 t some_other_init" n
+[ "$RC" = 1 ] && has map-none "MISSING +  no $name in" && ok "System.map without it: reported" ||
+    { bad "System.map without $name:"; sed 's/^/    /' "$T/map-none.out"; }
+
 # another rustc: with the toolchain check on
 sed 's/^CONFIG_RUSTC_VERSION_TEXT=.*/CONFIG_RUSTC_VERSION_TEXT="rustc 1.78.0 (9b00956e5 2024-04-29)"/' \
     "$KDIR/.config" > "$T/rustc.config"
