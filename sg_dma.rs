@@ -216,7 +216,8 @@ impl<'a> DmaRequest<'a> {
         let sg = data.sg_list();
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may read it; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes (`CpuBuffer`).
+        // may read it; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes
+        // (`CpuBuffer`).
         let n = unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
         u32::try_from(n).unwrap_or(0)
     }
@@ -230,7 +231,8 @@ impl<'a> DmaRequest<'a> {
         let sg = data.sg_list();
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may write it; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes (`CpuBuffer`).
+        // may write it; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
+        // (`CpuBuffer`).
         let n = unsafe {
             b::sg_copy_from_buffer(
                 sg.as_raw(),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A software deadline that runs in process context: a `struct delayed_work` on the system
+//! A software deadline that runs in process context: a `struct delayed_work` on the unbound system
 //! workqueue that calls [`Expiry::expired`] of its target when it fires.
 //!
 //! The kernel crate's `DelayedWork` only takes `'static` work items and cannot be re-armed or
@@ -84,11 +84,12 @@ impl<T: Expiry> Watchdog<T> {
     pub(crate) fn arm(&self, after: Delta) {
         let ms = u32::try_from(after.as_millis_ceil()).unwrap_or(u32::MAX);
         // SAFETY: By the type invariant `dwork` is an initialised delayed work of a pinned
-        // watchdog (it is `!Unpin` and only made in place); `system_wq` always exists.
+        // watchdog (it is `!Unpin` and only made in place); `system_dfl_wq`, the unbound
+        // system workqueue (`system_wq` is deprecated), always exists.
         unsafe {
             b::mod_delayed_work_on(
                 b::wq_misc_consts_WORK_CPU_UNBOUND as c_int,
-                b::system_wq,
+                b::system_dfl_wq,
                 self.dwork.get(),
                 msecs_to_jiffies(ms),
             )
