@@ -66,6 +66,10 @@ wait_schema() {
 
 # --- the variants emu-run offers ------------------------------------------------
 # Help lines look like "  --compatible meson8b|meson8m2|meson8   ... (default meson8b)".
+# Continuation lines (deeper indented) are joined to their option first.
+JOIN='/^  --/ {if (l != "") print l; l = $0; next}
+      /^           *[^ -]/ && l != "" {sub(/^ +/, " "); l = l $0; next}
+      {if (l != "") print l; l = ""} END {if (l != "") print l}'
 declare -a RUNS=("")          # "" = all defaults
 while read -r opt vals rest; do
     opt=${opt#--}
@@ -76,8 +80,9 @@ while read -r opt vals rest; do
         [ "$v" = "$def" ] && continue
         RUNS+=("--$opt $v")
     done
-done < <("$EMU" --help | grep -E '^  --[a-z-]+ [A-Za-z0-9_.-]+(\|[A-Za-z0-9_.-]+)+( |$)')
+done < <("$EMU" --help | awk "$JOIN" | grep -E '^  --[a-z-]+ [A-Za-z0-9_.-]+(\|[A-Za-z0-9_.-]+)+( |$)')
 [ ${#RUNS[@]} -ge 3 ] || die "found only ${#RUNS[@]} DT variants in emu-run --help (expected --compatible's at least)"
+printf '%s\n' "${RUNS[@]}" | grep -q -- '^--compatible ' || die "no --compatible variants found in emu-run --help"
 printf 'variants: %s\n' "$(printf '[%s] ' "${RUNS[@]/#/}")" | sed 's/\[\]/[defaults]/'
 
 g=$(guest fdt <<'G'
