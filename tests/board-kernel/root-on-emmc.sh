@@ -79,7 +79,7 @@ boot() { # N DRIVER EXTRA-APPEND
         --timeout 900 --append "$APPEND${extra:+ $extra}" "$HERE/initramfs-init" ||
         { tail -60 "$T/serial.log"; die "boot $n ($drv) failed"; }
     grep -E '^\[(initramfs|eMMC root)\]' "$T/serial.log" | sed 's/^/    /'
-    grep -q '^\[eMMC root\] done: status 0' "$T/serial.log" || die "boot $n: root-init did not finish"
+    grep -qE '^\[eMMC root\] \[[0-9.]+\] done: status 0' "$T/serial.log" || die "boot $n: root-init did not finish"
     echo "  ok: boot $n: ${extra:-no initcall_blacklist}: $drv driver, root on mmcblk0p1 used ($((SECONDS - s)) s)"
 }
 boot 1 c ""
