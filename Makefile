@@ -71,3 +71,21 @@ check-builds: setup
 # a DKMS source tree in DKMS_SOURCE (default /usr/src)
 dkms-source:
 	@scripts/dkms-source $(DKMS_SOURCE)
+
+# Issue 16 item 3 (Documentation/board.rst, 4.): a third kernel, the test
+# configuration with the C driver built in (CONFIG_MMC_MESON_MX_SDHC=y), its
+# guest (the Rust module built against it), and tests/board-kernel/: the root
+# file system on the eMMC through the Rust driver.  Not in make test (the
+# third kernel alone is a cold kernel build; README.md)
+.PHONY: kernel-board guest-board test-board
+
+kernel-board:
+	@KERNEL_VARIANT=board scripts/build-kernel.sh
+
+guest-board:
+	@KDIR=$(CACHE)/kernel-board MODDIR=$(CURDIR)/build/module-board scripts/build-module.sh
+	@KERNEL_VARIANT=board scripts/build-guest.sh
+
+test-board: setup kernel-board qemu
+	@$(MAKE) --no-print-directory guest-board
+	@tests/board-kernel/run

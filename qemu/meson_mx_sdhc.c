@@ -12,12 +12,19 @@
  *  - data moves by DMA at the single address in ADDR: (TOTAL_PACK + 1)
  *    packets of CTRL.PACK_LEN bytes (0 means 512), in both directions;
  *  - ICTL enables interrupts, ISTA latches them (write 1 to clear); the
- *    interrupt line is a level: high while ICTL & ISTA;
+ *    interrupt output is high while ICTL & ISTA.  The SoC wires it to the
+ *    GIC as a rising edge (meson.dtsi: IRQ_TYPE_EDGE_RISING), which is what
+ *    the DT node says by default (irq-trigger=edge; irq-trigger=level for
+ *    a level-high line): the GIC then latches only the rising edges of
+ *    (ICTL & ISTA) != 0;
  *  - SRST resets the state machine and FIFOs; STAT shows CMD_BUSY, the
  *    FIFO counts and the DAT lines; ESTA is zero (no pending error);
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
- *    manual-stop bit.
+ *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
+ *    the divider (CLKC[11:0]) freezes the controller until SRST, as Linux
+ *    commit c82efcaad2a4 reports for the silicon (rx-phase-freeze=off turns
+ *    this off).
  *
  * Timing model (QEMU_CLOCK_VIRTUAL; run with -icount so results do not
  * depend on the host): every command costs cmd-latency-ns plus its bits on
@@ -135,7 +142,17 @@ static const char *const fault_names[MESON_FAULT__MAX] = {
     [MESON_FAULT_RESP_CRC] = "resp-crc",
     [MESON_FAULT_RESP_TIMEOUT] = "resp-timeout",
     [MESON_FAULT_MIXED] = "mixed",
+    [MESON_FAULT_LOST_IRQ] = "lost-irq",
+    [MESON_FAULT_FREEZE] = "freeze",
+    [MESON_FAULT_LATE_DMA] = "late-dma",
 };
+
+/* the kinds a command can get (counted in stats.faults) */
+static bool meson_mx_sdhc_fault_is_kind(int k)
+{
+    return k > MESON_FAULT_NONE && k < MESON_FAULT__MAX &&
+           k != MESON_FAULT_MIXED;
+}
 
 static const char *const fault_dir_names[] = { "any", "read", "write", "data" };
 
@@ -188,6 +205,13 @@ static uint64_t meson_mx_sdhc_rand(MesonMxSdhcState *s)
 static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
 {
     switch (kind) {
+    case MESON_FAULT_LOST_IRQ:
+    case MESON_FAULT_FREEZE:
+        return true;
+    case MESON_FAULT_LATE_DMA:
+        /* a read whose response the card sends while its data follows */
+        return (send & SEND_CMD_HAS_DATA) && !(send & SEND_DATA_DIR) &&
+               (send & SEND_CMD_HAS_RESP);
     case MESON_FAULT_DATA_CRC:
     case MESON_FAULT_DATA_TIMEOUT:
         return send & SEND_CMD_HAS_DATA;
@@ -265,6 +289,73 @@ static void meson_mx_sdhc_hist(MesonMxSdhcState *s, uint64_t bytes)
     unsigned b = bytes <= 1 ? 0 : 64 - clz64(bytes - 1);
 
     s->stats.size_hist[MIN(b, MESON_MX_SDHC_HIST_BUCKETS - 1)]++;
+}
+
+/*
+ * Completion reaches ISTA, unless a lost-irq fault has left the interrupt
+ * logic stuck: then nothing latches (and the line never rises) until SRST.
+ */
+static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
+{
+    if (s->irq_stuck) {
+        s->lost_ista |= ista;
+        s->stats.lost_irq_commands++;
+        return;
+    }
+    s->regs[R_ISTA] |= ista;
+    meson_mx_sdhc_update_irq(s);
+}
+
+/* Write the late DMA's block i to memory (see meson_mx_sdhc_late_dma). */
+static void meson_mx_sdhc_late_write(MesonMxSdhcState *s, uint32_t i)
+{
+    uint64_t off = (uint64_t)i * s->late_blksz;
+
+    if (dma_memory_write(&address_space_memory, s->late_addr + off,
+                         s->late_buf + off, s->late_blksz,
+                         MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: late DMA write at 0x%" PRIx64
+                      " is outside RAM\n", s->late_addr + off);
+        s->stats.dma_errors++;
+        return;
+    }
+    s->stats.late_dma_bytes += s->late_blksz;
+}
+
+static void meson_mx_sdhc_late_free(MesonMxSdhcState *s)
+{
+    timer_del(s->late_timer);
+    g_free(s->late_buf);
+    s->late_buf = NULL;
+}
+
+/* Stop a late DMA (SRST): what it had not written yet never arrives. */
+static void meson_mx_sdhc_late_cancel(MesonMxSdhcState *s)
+{
+    if (!s->late_buf) {
+        return;
+    }
+    s->stats.late_dma_cancelled +=
+        (uint64_t)(s->late_blocks - s->late_next) * s->late_blksz;
+    meson_mx_sdhc_late_free(s);
+}
+
+/* late_timer: the next block of a late DMA lands in memory. */
+static void meson_mx_sdhc_late_dma(void *opaque)
+{
+    MesonMxSdhcState *s = opaque;
+
+    if (!s->late_buf) {
+        return;
+    }
+    meson_mx_sdhc_late_write(s, s->late_next++);
+    if (s->late_next >= s->late_blocks) {
+        meson_mx_sdhc_late_free(s);
+        return;
+    }
+    timer_mod(s->late_timer,
+              s->late_start + (int64_t)s->late_next * s->late_block_ns);
 }
 
 /*
@@ -363,12 +454,66 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     return err;
 }
 
+/*
+ * late-dma, at the response: the card has taken the read and sends its
+ * blocks; the controller reports a response CRC error now, but its DMA
+ * engine still writes each block to the address programmed for the command
+ * when it would have arrived (read access, then one packet time per block),
+ * unless SRST stops it.  The command path is idle meanwhile (STAT.CMD_BUSY
+ * clear, FIFO counts 0) and a new command is accepted; when the last block
+ * is written nothing more is signalled.
+ */
+static void meson_mx_sdhc_late_dma_start(MesonMxSdhcState *s)
+{
+    uint32_t blocks = SEND_TOTAL_PACK(s->cur_send) + 1;
+    uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
+    bool auto_stop = blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP);
+    uint8_t *buf = g_malloc0((uint64_t)blocks * blksz);
+    uint32_t got = 0;
+
+    /* what the card sends (all of it, unless it stops early) */
+    while (got < blocks && sdbus_data_ready(&s->sdbus)) {
+        sdbus_read_data(&s->sdbus, buf + (uint64_t)got * blksz, blksz);
+        got++;
+    }
+    if (auto_stop || sdbus_data_ready(&s->sdbus)) {
+        meson_mx_sdhc_auto_stop(s);
+    }
+    if (s->late_buf) {
+        /* one DMA engine: an earlier late DMA is written out first */
+        while (s->late_next < s->late_blocks) {
+            meson_mx_sdhc_late_write(s, s->late_next++);
+        }
+        meson_mx_sdhc_late_free(s);
+    }
+    s->late_buf = buf;
+    s->late_addr = s->cur_addr;
+    s->late_blksz = blksz;
+    s->late_blocks = got;
+    s->late_next = 0;
+    if (!got) {
+        meson_mx_sdhc_late_free(s);
+        return;
+    }
+    s->late_start = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                    s->read_access_ns + s->late_block_ns;
+    timer_mod(s->late_timer, s->late_start);
+}
+
 static void meson_mx_sdhc_complete(void *opaque)
 {
     MesonMxSdhcState *s = opaque;
     uint32_t ista = s->cur_ista;
 
-    if (!s->busy) {
+    if (!s->busy || s->frozen) {
+        return;
+    }
+    if (s->cur_fault == MESON_FAULT_LATE_DMA && !(ista & IRQ_RESP_TIMEOUT)) {
+        meson_mx_sdhc_late_dma_start(s);
+        s->txfifo_cnt = 0;
+        s->rxfifo_cnt = 0;
+        s->busy = false;
+        meson_mx_sdhc_latch(s, IRQ_RESP_ERR_CRC);
         return;
     }
     if (!(ista & IRQ_RESP_TIMEOUT) && (s->cur_send & SEND_CMD_HAS_DATA)) {
@@ -389,8 +534,11 @@ static void meson_mx_sdhc_complete(void *opaque)
         meson_mx_sdhc_auto_stop(s);
     }
     s->busy = false;
-    s->regs[R_ISTA] |= ista;
-    meson_mx_sdhc_update_irq(s);
+    if (s->cur_fault == MESON_FAULT_LOST_IRQ) {
+        /* done inside the controller; the interrupt logic is stuck */
+        s->irq_stuck = true;
+    }
+    meson_mx_sdhc_latch(s, ista);
 }
 
 static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
@@ -448,9 +596,32 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
                       "meson-mx-sdhc: PIO data transfers are not modelled\n");
     }
 
+    if (s->rx_phase_freeze &&
+        (s->regs[R_CLK2] & 0xfff) > CLKC_CLK_DIV(s->regs[R_CLKC])) {
+        /*
+         * Linux c82efcaad2a4: an RX phase beyond the divider "make[s]
+         * hardware frozen. After we send command request, no irq will be
+         * interrupted".  Busy until SRST; the card never sees the command.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: CMD%u sent with RX phase %u beyond the"
+                      " clock divider %u: controller frozen until SRST\n",
+                      SEND_CMD_INDEX(send), s->regs[R_CLK2] & 0xfff,
+                      CLKC_CLK_DIV(s->regs[R_CLKC]));
+        s->stats.rx_phase_freezes++;
+        s->cur_fault = MESON_FAULT_NONE;
+        s->frozen = true;
+        return;
+    }
+
     s->cur_fault = meson_mx_sdhc_pick_fault(s, send);
     meson_mx_sdhc_count_fault(s, s->cur_fault);
 
+    if (s->cur_fault == MESON_FAULT_FREEZE) {
+        /* busy (STAT.CMD_BUSY), no interrupt, no data until SRST */
+        s->frozen = true;
+        return;
+    }
     if (s->cur_fault == MESON_FAULT_RESP_TIMEOUT) {
         /* the command never reached the card */
         s->cur_ista = IRQ_RESP_TIMEOUT;
@@ -500,6 +671,12 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         if (s->regs[R_CTRL] & CTRL_DDR_MODE) {
             per_block = DIV_ROUND_UP(blksz * 8, width * 2) + 18;
         }
+        if (s->cur_fault == MESON_FAULT_LATE_DMA) {
+            /* the error comes with the response, the data after it */
+            s->late_block_ns = meson_mx_sdhc_clocks_ns(per_block, hz);
+            timer_mod(s->done_timer, done);
+            return;
+        }
         if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
             done += s->data_timeout_ns;
         } else {
@@ -524,8 +701,12 @@ static void meson_mx_sdhc_reset_ctrl(MesonMxSdhcState *s)
 {
     timer_del(s->done_timer);
     s->busy = false;
+    s->frozen = false;
+    s->irq_stuck = false;
+    s->lost_ista = 0;
     s->txfifo_cnt = 0;
     s->rxfifo_cnt = 0;
+    meson_mx_sdhc_late_cancel(s);
 }
 
 static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
@@ -614,7 +795,11 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
     case R_SRST:
         s->regs[R_SRST] = v;
         if (v & SRST_MAIN_CTRL) {
+            s->stats.srst_resets++;
             meson_mx_sdhc_reset_ctrl(s);
+        }
+        if (v & SRST_DMA_IF) {
+            meson_mx_sdhc_late_cancel(s);
         }
         if (v & SRST_RXFIFO) {
             s->rxfifo_cnt = 0;
@@ -652,12 +837,15 @@ static uint64_t meson_mx_sdhc_info_read(void *opaque, hwaddr addr,
     uint64_t faults = 0;
     uint64_t v;
 
-    for (int k = MESON_FAULT_DATA_CRC; k <= MESON_FAULT_RESP_TIMEOUT; k++) {
-        faults += s->stats.faults[k];
+    for (int k = 0; k < MESON_FAULT__MAX; k++) {
+        if (meson_mx_sdhc_fault_is_kind(k)) {
+            faults += s->stats.faults[k];
+        }
     }
     switch (addr & ~7) {
     case MESON_INFO_MAGIC:
-        return addr == MESON_INFO_MAGIC ? MESON_MX_SDHC_INFO_MAGIC : 1;
+        return addr == MESON_INFO_MAGIC ? MESON_MX_SDHC_INFO_MAGIC
+                                        : MESON_MX_SDHC_INFO_VERSION;
     case MESON_INFO_COMMANDS:
         v = s->stats.commands;
         break;
@@ -672,6 +860,34 @@ static uint64_t meson_mx_sdhc_info_read(void *opaque, hwaddr addr,
         break;
     case MESON_INFO_FAULTS:
         v = faults;
+        break;
+    case MESON_INFO_FAULTS_LOST_IRQ:
+        v = s->stats.faults[MESON_FAULT_LOST_IRQ];
+        break;
+    case MESON_INFO_FAULTS_FREEZE:
+        v = s->stats.faults[MESON_FAULT_FREEZE];
+        break;
+    case MESON_INFO_FAULTS_LATE_DMA:
+        v = s->stats.faults[MESON_FAULT_LATE_DMA];
+        break;
+    case MESON_INFO_RX_PHASE_FREEZES:
+        v = s->stats.rx_phase_freezes;
+        break;
+    case MESON_INFO_SRST_RESETS:
+        v = s->stats.srst_resets;
+        break;
+    case MESON_INFO_LATE_DMA_BYTES:
+        v = s->stats.late_dma_bytes;
+        break;
+    case MESON_INFO_LATE_DMA_CANCELLED:
+        v = s->stats.late_dma_cancelled;
+        break;
+    case MESON_INFO_LOST_IRQ_COMMANDS:
+        v = s->stats.lost_irq_commands;
+        break;
+    case MESON_INFO_STATE:
+        v = (s->irq_stuck ? 1 : 0) | (s->frozen ? 2 : 0) |
+            (s->late_buf ? 4 : 0);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -714,11 +930,24 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"read_commands\": %" PRIu64 ", \"write_commands\": %" PRIu64
         ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
         ", \"busy_rejects\": %" PRIu64 ", \"dma_errors\": %" PRIu64
+        ", \"srst_resets\": %" PRIu64 ", \"rx_phase_freezes\": %" PRIu64
+        ", \"lost_irq_commands\": %" PRIu64
+        ", \"late_dma_bytes\": %" PRIu64
+        ", \"late_dma_cancelled_bytes\": %" PRIu64
+        ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
+        ", \"late_dma_running\": %s, \"lost_ista\": %u}"
         ", \"faults\": {",
         s->stats.commands, s->stats.data_commands, s->stats.read_commands,
         s->stats.write_commands, s->stats.bytes_read, s->stats.bytes_written,
-        s->stats.busy_rejects, s->stats.dma_errors);
-    for (int k = MESON_FAULT_DATA_CRC; k <= MESON_FAULT_RESP_TIMEOUT; k++) {
+        s->stats.busy_rejects, s->stats.dma_errors, s->stats.srst_resets,
+        s->stats.rx_phase_freezes, s->stats.lost_irq_commands,
+        s->stats.late_dma_bytes, s->stats.late_dma_cancelled,
+        s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
+        s->late_buf ? "true" : "false", s->lost_ista);
+    for (int k = 0; k < MESON_FAULT__MAX; k++) {
+        if (!meson_mx_sdhc_fault_is_kind(k)) {
+            continue;
+        }
         g_string_append_printf(str, "%s\"%s\": %" PRIu64, first ? "" : ", ",
                                fault_names[k], s->stats.faults[k]);
         first = false;
@@ -883,18 +1112,28 @@ static void meson_mx_sdhc_init(Object *obj)
     sysbus_init_irq(SYS_BUS_DEVICE(s), &s->irq);
     s->done_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_complete,
                                  s);
+    s->late_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_late_dma,
+                                 s);
 }
 
 static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
 {
     MesonMxSdhcState *s = MESON_MX_SDHC(dev);
     static const char *const variants[] = { "meson8", "meson8b", "meson8m2" };
+    static const char *const triggers[] = { "edge", "level" };
 
     if (!s->variant) {
         s->variant = g_strdup("meson8b");
     }
     if (meson_mx_sdhc_lookup(variants, ARRAY_SIZE(variants), s->variant,
                              "variant", errp) < 0) {
+        return;
+    }
+    if (!s->irq_trigger) {
+        s->irq_trigger = g_strdup("edge");
+    }
+    if (meson_mx_sdhc_lookup(triggers, ARRAY_SIZE(triggers), s->irq_trigger,
+                             "irq-trigger", errp) < 0) {
         return;
     }
     for (int i = 0; i < 4; i++) {
@@ -910,6 +1149,8 @@ static void meson_mx_sdhc_finalize(Object *obj)
     MesonMxSdhcState *s = MESON_MX_SDHC(obj);
 
     timer_free(s->done_timer);
+    g_free(s->late_buf);
+    timer_free(s->late_timer);
 }
 
 static const VMStateDescription vmstate_meson_mx_sdhc = {
@@ -931,6 +1172,11 @@ static const Property meson_mx_sdhc_properties[] = {
                        100000000),
     DEFINE_PROP_BOOL("hs200", MesonMxSdhcState, dt_hs200, true),
     DEFINE_PROP_BOOL("sd", MesonMxSdhcState, dt_sd, false),
+    /* the DT's interrupt type: edge (rising, as meson.dtsi) or level (high) */
+    DEFINE_PROP_STRING("irq-trigger", MesonMxSdhcState, irq_trigger),
+    /* a command sent with CLK2's RX phase > CLKC's divider freezes */
+    DEFINE_PROP_BOOL("rx-phase-freeze", MesonMxSdhcState, rx_phase_freeze,
+                     true),
     /* timing model, see Documentation/emulated-board.rst */
     DEFINE_PROP_UINT32("cmd-latency-ns", MesonMxSdhcState, cmd_latency_ns,
                        25000),

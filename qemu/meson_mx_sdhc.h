@@ -27,16 +27,28 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
  * the guest's virtual clock run on while it waits.  64-bit values are two
  * words, low first.
  */
-#define MESON_MX_SDHC_INFO_SIZE   0x40
+#define MESON_MX_SDHC_INFO_SIZE   0x80
 #define MESON_MX_SDHC_INFO_MAGIC  0x4d534443 /* "MSDC" */
+#define MESON_MX_SDHC_INFO_VERSION 2
 enum {
     MESON_INFO_MAGIC = 0x00,
-    MESON_INFO_VERSION = 0x04,          /* 1 */
+    MESON_INFO_VERSION = 0x04,          /* 2 (1 ended at 0x30) */
     MESON_INFO_COMMANDS = 0x08,
     MESON_INFO_DATA_COMMANDS = 0x10,
     MESON_INFO_BYTES_READ = 0x18,
     MESON_INFO_BYTES_WRITTEN = 0x20,
-    MESON_INFO_FAULTS = 0x28,           /* all kinds together */
+    MESON_INFO_FAULTS = 0x28,           /* injected, all kinds together */
+    /* version 2 */
+    MESON_INFO_FAULTS_LOST_IRQ = 0x30,
+    MESON_INFO_FAULTS_FREEZE = 0x38,
+    MESON_INFO_FAULTS_LATE_DMA = 0x40,
+    MESON_INFO_RX_PHASE_FREEZES = 0x48, /* not injected: RX phase > divider */
+    MESON_INFO_SRST_RESETS = 0x50,      /* SRST writes with MAIN_CTRL */
+    MESON_INFO_LATE_DMA_BYTES = 0x58,   /* written after the error interrupt */
+    MESON_INFO_LATE_DMA_CANCELLED = 0x60, /* bytes a SRST kept from memory */
+    MESON_INFO_LOST_IRQ_COMMANDS = 0x68, /* completions ISTA did not show */
+    MESON_INFO_STATE = 0x70,            /* bit 0 interrupt lost until SRST,
+                                           1 frozen, 2 late DMA running */
 };
 
 enum {
@@ -46,6 +58,10 @@ enum {
     MESON_FAULT_RESP_CRC,
     MESON_FAULT_RESP_TIMEOUT,
     MESON_FAULT_MIXED,          /* one of the four above, drawn per command */
+    MESON_FAULT_LOST_IRQ,       /* completes, ISTA stays clear until SRST */
+    MESON_FAULT_FREEZE,         /* stays busy, nothing happens until SRST */
+    MESON_FAULT_LATE_DMA,       /* read: resp CRC error at the response, the
+                                   DMA still writes the blocks afterwards */
     MESON_FAULT__MAX,
 };
 
@@ -66,6 +82,11 @@ typedef struct MesonMxSdhcStats {
     uint64_t faults[MESON_FAULT__MAX];
     uint64_t busy_rejects;
     uint64_t dma_errors;
+    uint64_t srst_resets;       /* SRST written with MAIN_CTRL */
+    uint64_t rx_phase_freezes;  /* commands sent with RX phase > divider */
+    uint64_t lost_irq_commands; /* completions not latched in ISTA */
+    uint64_t late_dma_bytes;    /* written by a late DMA after its error */
+    uint64_t late_dma_cancelled; /* bytes of late DMAs stopped by SRST */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -77,6 +98,7 @@ struct MesonMxSdhcState {
     MemoryRegion info_iomem;
     qemu_irq irq;
     QEMUTimer *done_timer;
+    QEMUTimer *late_timer;
 
     uint32_t regs[MESON_MX_SDHC_NUM_REGS];
     /* response words as read back through PDMA.PIO_RDRESP + ARGU */
@@ -85,6 +107,18 @@ struct MesonMxSdhcState {
     uint32_t rxfifo_cnt;
     bool busy;                  /* a command is in flight (STAT.CMD_BUSY) */
     int64_t card_busy_until;    /* DAT0 held low (programming) until then */
+    bool frozen;                /* busy until SRST (freeze, RX phase) */
+    bool irq_stuck;             /* lost-irq: ISTA latches nothing until SRST */
+    uint32_t lost_ista;         /* what ISTA would have latched meanwhile */
+
+    /* late-dma: the read data the DMA engine still writes after the error */
+    uint8_t *late_buf;
+    uint32_t late_addr;
+    uint32_t late_blksz;
+    uint32_t late_blocks;
+    uint32_t late_next;         /* next block to write */
+    int64_t late_start;         /* when block 0 lands (virtual ns) */
+    int64_t late_block_ns;      /* then one block per this */
 
     /* the command in flight */
     uint32_t cur_send;
@@ -113,6 +147,8 @@ struct MesonMxSdhcState {
     uint32_t dt_max_frequency;
     bool dt_hs200;
     bool dt_sd;
+    char *irq_trigger;          /* DT interrupt type: edge (SoC) or level */
+    bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
     uint32_t cmd_latency_ns;    /* controller + card per-command overhead */
     uint32_t read_access_ns;    /* card access time before the first block */
     uint32_t prog_base_ns;      /* write: programming time per command */

@@ -4,6 +4,9 @@
 # (C driver, mmc_test, our Rust module when built) and the guest helpers.
 # KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
 # the module from build/module-bench, into build/guest-bench.
+# KERNEL_VARIANT=board (make guest-board): for the board kernel (the C driver
+# built in, so no meson-mx-sdhc.ko), with the module from build/module-board,
+# into build/guest-board.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -11,9 +14,11 @@ case "${KERNEL_VARIANT:-test}" in
 test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
 bench) KDIR="$CACHE/kernel-bench"; OUT="$TOP/build/guest-bench"
        RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
-*) die "KERNEL_VARIANT must be test or bench" ;;
+board) KDIR="$CACHE/kernel-board"; OUT="$TOP/build/guest-board"
+       RSKO="$TOP/build/module-board/meson_mx_sdhc_rs.ko" ;;
+*) die "KERNEL_VARIANT must be test, bench or board" ;;
 esac
-[ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench')"
+[ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench' / 'make kernel-board')"
 BB="$CACHE/src/busybox-static/bin/busybox"
 [ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"
 
@@ -67,6 +72,11 @@ cp "$BB" "$ROOT/bin/busybox"
 cp "$FIO/fio" "$ROOT/bin/fio"
 kver=$(cat "$KDIR/include/config/kernel.release")
 for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko; do
+    # the board kernel has the C driver built in
+    if [ "${KERNEL_VARIANT:-test}" = board ] && [ "$m" = drivers/mmc/host/meson-mx-sdhc.ko ]; then
+        grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$KDIR/.config" || die "the board kernel does not build the C driver in"
+        continue
+    fi
     [ -f "$KDIR/$m" ] || die "module $m missing from the kernel build"
     cp "$KDIR/$m" "$ROOT/lib/modules/"
 done

@@ -8,6 +8,16 @@
 # checkers cost the guest more per request than the whole driver does, and
 # lockdep switches itself off at the first report (the C driver's), which
 # would compare the two drivers on different kernels.
+# >>> board variant
+#
+# KERNEL_VARIANT=board (make kernel-board): the test configuration with the
+# in-tree C driver built in (CONFIG_MMC_MESON_MX_SDHC=y, as multi_v7_defconfig
+# has it), for tests/board-kernel/ (the root file system on the eMMC through
+# the Rust driver, the C driver kept off with initcall_blacklist=).  Its lines
+# are between these markers: the cache key hashes this script without them, so
+# adding the variant left the keys of the test and bench kernels as they were;
+# the board kernel's key hashes them too.
+# <<< board variant
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kbuild_env
@@ -21,9 +31,17 @@ FRAGMENT=$(mktemp); trap 'rm -f "$FRAGMENT"' EXIT
 case "$VARIANT" in
 test) cp "$TOP/scripts/kernel.fragment" "$FRAGMENT"; NAME=kernel ;;
 bench) grep -vE "$CHECKERS" "$TOP/scripts/kernel.fragment" > "$FRAGMENT"; NAME=kernel-bench ;;
+# >>> board variant
+board) sed 's/^CONFIG_MMC_MESON_MX_SDHC=m$/CONFIG_MMC_MESON_MX_SDHC=y/' "$TOP/scripts/kernel.fragment" > "$FRAGMENT"
+       grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$FRAGMENT" || die "scripts/kernel.fragment has no CONFIG_MMC_MESON_MX_SDHC=m to build in"
+       NAME=kernel-board ;;
+# <<< board variant
 *) die "KERNEL_VARIANT must be test or bench, not '$VARIANT'" ;;
 esac
 
+# >>> board variant
+hash_inputs() { sed '/^# >>> board variant/,/^# <<< board variant/d' | sha256sum | cut -c1-16; }
+# <<< board variant
 key=$( {
     echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
     dpkg-query -W -f='${Version}\n' "linux-source-$KVER_SERIES" rust-src
@@ -31,6 +49,11 @@ key=$( {
     cat "$FRAGMENT" "$TOP/scripts/build-kernel.sh"
     rustc --version; bindgen --version; clang$LLVM_SUFFIX --version | head -1
 } | hash_inputs)
+# >>> board variant
+if [ "$VARIANT" = board ]; then
+    key=$( { echo "$key"; sed -n '/^# >>> board variant/,/^# <<< board variant/s/^/board: /p' "$TOP/scripts/build-kernel.sh"; } | hash_inputs)
+fi
+# <<< board variant
 KOUT="$CACHE/$NAME-$key"
 SRC="$CACHE/linux-src-$(echo "$(basename "$tarball") $(stat -c %s "$tarball")" | hash_inputs)"
 
@@ -62,6 +85,12 @@ if [ "$VARIANT" = bench ] && grep -qE "${CHECKERS%=}=y" "$KOUT/.config"; then
     die "a checker is still on in the bench kernel: $(grep -E "${CHECKERS%=}=y" "$KOUT/.config" | tr '\n' ' ')"
 fi
 [ "$bad" = 0 ] || die "the kernel config fragment does not apply cleanly"
+# >>> board variant
+if [ "$VARIANT" = board ]; then
+    grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$KOUT/.config" || die "the board kernel does not build the C driver in"
+    grep -qx 'CONFIG_KALLSYMS=y' "$KOUT/.config" || die "the board kernel needs CONFIG_KALLSYMS for initcall_blacklist="
+fi
+# <<< board variant
 log "building kernel in $KOUT"
 "${KMAKE[@]}" -s zImage modules
 touch "$KOUT/.done"

@@ -206,6 +206,11 @@ if ! "$DTS_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.
         die "pip install dtschema failed"
 fi
 
+# --- 6c. make test-board: the card image of tests/board-kernel/ ---------------
+# A partition table (sfdisk, Debian's fdisk package) and an ext4 root file
+# system made from a directory (mkfs.ext4 -d, e2fsprogs), on the host.
+install_pkgs fdisk e2fsprogs
+
 # --- 7. check the tools against the kernel's minimum versions ------------------
 kbuild_env
 tarball=$(linux_tarball)

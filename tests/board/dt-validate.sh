@@ -66,6 +66,10 @@ wait_schema() {
 
 # --- the variants emu-run offers ------------------------------------------------
 # Help lines look like "  --compatible meson8b|meson8m2|meson8   ... (default meson8b)".
+# Continuation lines (deeper indented) are joined to their option first.
+JOIN='/^  --/ {if (l != "") print l; l = $0; next}
+      /^           *[^ -]/ && l != "" {sub(/^ +/, " "); l = l $0; next}
+      {if (l != "") print l; l = ""} END {if (l != "") print l}'
 declare -a RUNS=("")          # "" = all defaults
 while read -r opt vals rest; do
     opt=${opt#--}
@@ -76,8 +80,9 @@ while read -r opt vals rest; do
         [ "$v" = "$def" ] && continue
         RUNS+=("--$opt $v")
     done
-done < <("$EMU" --help | grep -E '^  --[a-z-]+ [A-Za-z0-9_.-]+(\|[A-Za-z0-9_.-]+)+( |$)')
+done < <("$EMU" --help | awk "$JOIN" | grep -E '^  --[a-z-]+ [A-Za-z0-9_.-]+(\|[A-Za-z0-9_.-]+)+( |$)')
 [ ${#RUNS[@]} -ge 3 ] || die "found only ${#RUNS[@]} DT variants in emu-run --help (expected --compatible's at least)"
+printf '%s\n' "${RUNS[@]}" | grep -q -- '^--compatible ' || die "no --compatible variants found in emu-run --help"
 printf 'variants: %s\n' "$(printf '[%s] ' "${RUNS[@]/#/}")" | sed 's/\[\]/[defaults]/'
 
 g=$(guest fdt <<'G'
@@ -139,19 +144,24 @@ declare -A SEEN=()
 DTBS=(); PATHS=(); NAMES=()
 for run in "${RUNS[@]}"; do
     label=${run:-defaults}; label=${label//--/}; label=${label// /-}
-    # shellcheck disable=SC2086
-    if ! emu --driver none $run "$g"; then
-        echo "FAILED: the board did not boot with [$run]"; fail=1; continue
-    fi
-    sed -n '/@@FDT-BEGIN/,/@@FDT-END/p' "$T/serial.log" | tr -d '\r' |
-        grep -E '^[A-Za-z0-9+/=]+$' | base64 -d > "$T/$label.dtb" ||
-        { echo "FAILED: cannot decode the DTB of [$run]"; fail=1; continue; }
-    sum=""; size=""
-    read -r sum size < <(sed -n 's/.*@@FDT-SUM \([0-9a-f]*\) \([0-9]*\).*/\1 \2/p' "$T/serial.log" | head -1) || true
-    if [ "$(sha256sum < "$T/$label.dtb" | cut -d' ' -f1)" != "$sum" ]; then
-        echo "FAILED: the DTB of [$run] came over the console damaged (guest: $size bytes, host: $(stat -c %s "$T/$label.dtb"))"
-        fail=1; continue
-    fi
+    # A kernel message in the middle of the base64 lines would damage the
+    # DTB; the guest's checksum tells, and the boot is tried once more.
+    got=0
+    for attempt in 1 2; do
+        # shellcheck disable=SC2086
+        if ! emu --driver none $run "$g"; then
+            echo "FAILED: the board run with [$run] failed (build/test-logs/dt-validate.run$EMU_RUNS.serial.log)"; break
+        fi
+        sed -n '/@@FDT-BEGIN/,/@@FDT-END/p' "$T/serial.log" | tr -d '\r' |
+            grep -E '^[A-Za-z0-9+/=]+$' | base64 -d > "$T/$label.dtb" 2>/dev/null || true
+        sum=""; size=""
+        read -r sum size < <(sed -n 's/.*@@FDT-SUM \([0-9a-f]*\) \([0-9]*\).*/\1 \2/p' "$T/serial.log" | head -1) || true
+        if [ -n "$sum" ] && [ "$(sha256sum < "$T/$label.dtb" | cut -d' ' -f1)" = "$sum" ]; then
+            got=1; break
+        fi
+        echo "  [$run]: the DTB came over the console damaged (guest: $size bytes, host: $(stat -c %s "$T/$label.dtb")), attempt $attempt"
+    done
+    [ "$got" = 1 ] || { echo "FAILED: no DTB from [$run]"; fail=1; continue; }
     cp "$T/$label.dtb" "$LOGDIR/dt-validate.$label.dtb"
     read -r path comp < <(sdhc_node "$T/$label.dtb") || { echo "FAILED: [$run]: no unique SDHC node"; fail=1; continue; }
     if [ -n "${SEEN[$sum]:-}" ]; then

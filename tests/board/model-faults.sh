@@ -64,7 +64,9 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 print("faults injected:", s["faults"])
 f = s["faults"]
-bad = [k for k, v in f.items() if (v < 3 if k == "data-crc" else v != 2)]
+old = ("data-crc", "data-timeout", "resp-crc", "resp-timeout")
+bad = [k for k in old if (f[k] < 3 if k == "data-crc" else f[k] != 2)]
+bad += [k for k, v in f.items() if k not in old and v != 0]
 if bad:
     print("FAILED: expected 2 of each kind (one read, one write) plus the persistent data-crc ones")
     sys.exit(1)

@@ -114,3 +114,27 @@ model_counters() {
     done
     echo $out
 }
+
+# model_counter NAME: one value of the model's counter window (version 2, see
+# qemu/meson_mx_sdhc.h): commands data_commands bytes_read bytes_written
+# faults lost_irq freeze late_dma rx_phase_freezes srst_resets late_dma_bytes
+# late_dma_cancelled lost_irq_commands, or state (bit 0: interrupt lost until
+# SRST, 1: frozen, 2: late DMA running).
+model_counter() {
+    local base off lo hi
+    case "$1" in
+    commands) off=8 ;; data_commands) off=16 ;; bytes_read) off=24 ;;
+    bytes_written) off=32 ;; faults) off=40 ;; lost_irq) off=48 ;;
+    freeze) off=56 ;; late_dma) off=64 ;; rx_phase_freezes) off=72 ;;
+    srst_resets) off=80 ;; late_dma_bytes) off=88 ;; late_dma_cancelled) off=96 ;;
+    lost_irq_commands) off=104 ;; state) off=112 ;;
+    *) echo "model_counter: no counter '$1'" >&2; return 1 ;;
+    esac
+    base=$(basename "$(ls -d /sys/bus/platform/devices/*.sdhc-counters 2>/dev/null | head -1)" .sdhc-counters)
+    [ -n "$base" ] || { echo "model_counter: no sdhc-counters device in the device tree" >&2; return 1; }
+    [ $(($(devmem $((0x$base + 4)) 32))) -ge 2 ] ||
+        { echo "model_counter: the counter window is older than version 2" >&2; return 1; }
+    lo=$(devmem $((0x$base + off)) 32)
+    hi=$(devmem $((0x$base + off + 4)) 32)
+    echo $((hi * 4294967296 + lo))
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Issue 16 item 3: the C driver built in, the root file system on the eMMC
+# (Documentation/board.rst, 4. and 6.), on the board kernel (make kernel-board:
+# the test configuration with CONFIG_MMC_MESON_MX_SDHC=y) and its guest (make
+# guest-board: the Rust module built against it).
+#
+# The host makes a 64 MiB eMMC image with a DOS partition table (sfdisk) and
+# one ext4 partition holding a small root (busybox, switch-driver, the guest
+# helpers, /sbin/init = root-init), made from a directory with mkfs.ext4 -d.
+# The same card then boots three times, each time through the initramfs's
+# init (initramfs-init as rdinit=: insmod meson_mx_sdhc_rs with its
+# parameters, rootwait for root=/dev/mmcblk0p1, mount, switch_root) and
+# root-init on the eMMC (uses the root: earlier boots' files checked, new ones
+# written, synced, read back past the page cache; remount read-only):
+#
+#   1. no initcall_blacklist= (a board kernel as it comes, the Rust module
+#      already in the initramfs): the built-in C driver owns the controller,
+#      the Rust module loads, registers its driver and binds nothing; the
+#      root works through the C driver; switch-driver rust is refused (the
+#      root is mounted); rmmod of the Rust module is clean;
+#   2. initcall_blacklist=meson_mx_sdhc_driver_init: the C driver is never
+#      registered, the Rust driver owns the controller with the parameters
+#      given (bounce_size=131072 max_segs=64, seen in the block queue limits),
+#      reads what boot 1 wrote, and its statistics show the root's I/O;
+#   3. the blacklist removed again (going back): the C driver reads what the
+#      Rust driver wrote.
+#
+# Afterwards, on the host: e2fsck -fn of the partition is clean, and every
+# file the three boots wrote is read out with debugfs and matches its MD5SUMS.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/scripts/common.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+[ -f "$CACHE/kernel-board/.done" ] || die "the board kernel is not built (make kernel-board)"
+[ -f "$TOP/build/guest-board/initrd.gz" ] || die "no board guest (make guest-board)"
+[ -f "$TOP/build/module-board/meson_mx_sdhc_rs.ko" ] || die "no module for the board kernel (make guest-board)"
+BB="$CACHE/src/busybox-static/bin/busybox"
+[ -x "$BB" ] || die "busybox-static (armhf) missing (make setup)"
+for t in sfdisk mkfs.ext4 e2fsck debugfs; do
+    command -v "$t" >/dev/null || die "$t missing (make setup: fdisk, e2fsprogs)"
+done
+grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$CACHE/kernel-board/.config" || die "the board kernel does not build the C driver in"
+# The initcall to blacklist is the one check-board-config --kdir finds in the
+# board kernel's System.map (what board.rst tells owners to run).
+"$TOP/scripts/check-board-config" --kdir "$CACHE/kernel-board" > "$T/config-check.out" 2>&1 ||
+    { cat "$T/config-check.out"; die "check-board-config --kdir on the board kernel failed"; }
+INITCALL=$(sed -nE 's/.*System.map: the initcall is ([A-Za-z0-9_]+): initcall_blacklist=.*/\1/p' "$T/config-check.out")
+[ "$INITCALL" = meson_mx_sdhc_driver_init ] ||
+    { cat "$T/config-check.out"; die "check-board-config --kdir gives the initcall '$INITCALL', expected meson_mx_sdhc_driver_init"; }
+echo "  ok: check-board-config --kdir on the board kernel: initcall_blacklist=$INITCALL (from System.map)"
+
+# --- the card: DOS partition table, one ext4 partition with the root ----------
+MIB=64
+R="$T/root"
+mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,etc,data,root,var/lib/board-test}
+cp "$BB" "$R/bin/busybox"
+cp "$TOP/tests/guest/emu-lib.sh" "$TOP/scripts/switch-driver" "$R/bin/"
+cp "$HERE/root-init" "$R/sbin/init"
+chmod 755 "$R/bin/busybox" "$R/bin/switch-driver" "$R/sbin/init"
+echo "root file system of tests/board-kernel/root-on-emmc.sh" > "$R/etc/board-root"
+IMG="$T/card.img"
+truncate -s "${MIB}M" "$IMG"
+printf 'label: dos\nstart=2048, type=83\n' | sfdisk -q "$IMG"
+read -r start size < <(sfdisk -d "$IMG" | sed -nE 's/.*start= *([0-9]+), size= *([0-9]+).*/\1 \2/p')
+[ -n "$start" ] && [ -n "$size" ] || die "cannot read the partition back from sfdisk -d"
+truncate -s $((size * 512)) "$T/part.img"
+mkfs.ext4 -q -F -L emmc-root -d "$R" "$T/part.img"
+dd if="$T/part.img" of="$IMG" bs=512 seek="$start" conv=notrunc status=none
+echo "  ok: card $MIB MiB, partition 1 at sector $start, $size sectors, ext4 from $R"
+sfdisk -l "$IMG" | sed 's/^/    /'
+
+# --- three boots -------------------------------------------------------------
+MODPARAMS="bounce_size=131072 max_segs=64"
+APPEND="rdinit=/test.sh root=/dev/mmcblk0p1 rootfstype=ext4 rootwait"
+BL="initcall_blacklist=$INITCALL"
+boot() { # N DRIVER EXTRA-APPEND
+    local n=$1 drv=$2 extra=$3 s=$SECONDS
+    emu --kernel board --card emmc --image "$IMG" --driver "$drv" --modparams "$MODPARAMS" \
+        --timeout 900 --append "$APPEND${extra:+ $extra}" "$HERE/initramfs-init" ||
+        { tail -60 "$T/serial.log"; die "boot $n ($drv) failed"; }
+    grep -E '^\[(initramfs|eMMC root)\]' "$T/serial.log" | sed 's/^/    /'
+    grep -qE '^\[eMMC root\] \[[0-9.]+\] done: status 0' "$T/serial.log" || die "boot $n: root-init did not finish"
+    echo "  ok: boot $n: ${extra:-no initcall_blacklist}: $drv driver, root on mmcblk0p1 used ($((SECONDS - s)) s)"
+}
+boot 1 c ""
+boot 2 rust "$BL"
+boot 3 c ""
+
+# --- the file system afterwards, on the host ------------------------------------
+dd if="$IMG" of="$T/part.img" bs=512 skip="$start" count="$size" status=none
+e2fsck -fn "$T/part.img" > "$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; die "e2fsck -fn found problems"; }
+echo "  ok: e2fsck -fn: $(tail -1 "$T/fsck.out")"
+debugfs -R 'cat /var/lib/board-test/boots' "$T/part.img" 2>/dev/null > "$T/boots"
+sed 's/^/    /' "$T/boots"
+printf "boot 1 driver=c modparams='%s'\nboot 2 driver=rust modparams='%s'\nboot 3 driver=c modparams='%s'\n" \
+    "$MODPARAMS" "$MODPARAMS" "$MODPARAMS" | cmp -s - "$T/boots" || die "the boot log on the card is not boots 1-3 (c, rust, c)"
+mkdir "$T/out"
+debugfs -R "rdump /data $T/out" "$T/part.img" 2>/dev/null
+for n in 1 2 3; do
+    d="$T/out/data/boot-$n"
+    [ -f "$d/MD5SUMS" ] || die "no /data/boot-$n/MD5SUMS on the card"
+    (cd "$d" && md5sum -c --quiet MD5SUMS) || die "/data/boot-$n differs when read on the host"
+    echo "  ok: /data/boot-$n ($(cat "$d/DRIVER") driver): $(wc -l < "$d/MD5SUMS") files match on the host"
+done
+echo "ok: root on the eMMC through the built-in C driver and, with $BL, through the Rust driver"
