@@ -33,7 +33,7 @@ fio --name=pre --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --offset=
   { cat /tmp/pre.out; fail "writing region 2"; }
 host_sync arm
 set +e
-fio --output-format=terse --direct=1 --filename=/dev/mmcblk0 --bs=128k --time_based --runtime=20 \
+fio --output-format=terse --direct=1 --filename=/dev/mmcblk0 --bs=128k --time_based --runtime=10 \
     --name=writer --rw=randwrite --offset=0 --size=16m --verify=crc32c --do_verify=1 --randseed=1 \
     --verify_fatal=0 \
     --name=reader --rw=randread --offset=16m --size=16m --verify=crc32c --verify_only=1 --randseed=2 \
