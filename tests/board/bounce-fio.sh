@@ -4,7 +4,8 @@
 # with buffers 512 bytes past a page boundary (--iomem_align=512: every
 # request then spans more pages than it fills, so it maps to several DMA
 # segments), for bounce_size=0 (the C driver's limits, no bounce),
-# bounce_size=131072 and the default (512 KiB, 64 segments).  The queue limits
+# bounce_size=131072, the default (512 KiB, 64 segments, coherent memory) and the
+# default with bounce_cached=1 (cached memory with streaming syncs).  The queue limits
 # the driver set are checked in sysfs.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
@@ -17,6 +18,12 @@ case "$EMU_MODPARAMS" in
 *bounce_size=0*) [ "$segs" = 1 ] && [ "$kb" = 128 ] || fail "limits without bounce buffer" ;;
 *bounce_size=131072*) [ "$segs" = 64 ] && [ "$kb" = 128 ] || fail "limits with a 128 KiB bounce buffer" ;;
 *) [ "$segs" = 64 ] && [ "$kb" = 512 ] || fail "default limits (512 KiB)" ;;
+esac
+mem=$(sed -n 's/^bounce_memory: //p' "$(rs_debugfs)/limits")
+case "$EMU_MODPARAMS" in
+*bounce_cached=1*) [ "$mem" = cached ] || fail "bounce_cached=1 but the bounce memory is '$mem'" ;;
+*bounce_size=0*) ;;
+*) [ "$mem" = coherent ] || fail "the default bounce memory is '$mem', not coherent" ;;
 esac
 run() { # bs rw extra...
   local bs=$1 rw=$2; shift 2
@@ -35,7 +42,7 @@ done
 G
 )
 rc=0
-for mp in "bounce_size=0" "bounce_size=131072" ""; do
+for mp in "bounce_size=0" "bounce_size=131072" "" "bounce_cached=1"; do
   echo "== modparams: '${mp:-default}'"
   emu --card emmc --size 64 --driver rust --modparams "$mp" "$g" || rc=1
   grep -E '\[guest\]' "$T/serial.log" | tail -20
