@@ -3,13 +3,13 @@
 //! The SDHC's own clock tree, registered with the common clock framework.
 //!
 //! Like `meson-mx-sdhc-clkc.c`, the controller's `CLKC` register is described
-//! by generic clk-provider clocks:
+//! by generic clk-provider clocks (the four at the right are gates):
 //!
 //! ```text
-//! clkin0..3 --> src_sel (mux, CLKC[17:16]) --> div (CLKC[11:0], table) -+-> mod_clk_on (gate, bit 15)
-//!                                                                       +-> tx_clk_on  (gate, bit 14)
-//!                                                                       +-> rx_clk_on  (gate, bit 13)
-//!                                                                       +-> sd_clk_on  (gate, bit 12)
+//! clkin0..3 --> src_sel (mux, CLKC[17:16]) --> div (CLKC[11:0], table) -+-> mod_clk_on (bit 15)
+//!                                                                       +-> tx_clk_on  (bit 14)
+//!                                                                       +-> rx_clk_on  (bit 13)
+//!                                                                       +-> sd_clk_on  (bit 12)
 //! ```
 //!
 //! All clocks have `CLK_SET_RATE_PARENT`, their names are `<device>#<suffix>`.

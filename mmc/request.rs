@@ -250,6 +250,11 @@ impl Data {
         self.blksz().saturating_mul(self.blocks())
     }
 
+    /// Whether the transfer has no bytes.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The card's data timeout for this transfer: `timeout_ns` plus `timeout_clks` bus clocks.
     pub(crate) fn timeout(&self) -> (u32, u32) {
         // SAFETY: By the type invariant the data is valid.
