@@ -4,15 +4,22 @@
 # (C driver, mmc_test, our Rust module when built) and the guest helpers.
 # KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
 # the module from build/module-bench, into build/guest-bench.
+# GUEST_KDIR, RSKO, GUEST_OUT: another kernel build directory, Rust module
+# (.ko) and output directory (used by scripts/series-test).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case "${KERNEL_VARIANT:-test}" in
-test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
+test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; DEF_RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
 bench) KDIR="$CACHE/kernel-bench"; OUT="$TOP/build/guest-bench"
-       RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
+       DEF_RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
 *) die "KERNEL_VARIANT must be test or bench" ;;
 esac
+# Another kernel build, Rust module or output (make series-test: the kernel
+# and module built in-tree from the upstream series); unset: the above.
+KDIR=${GUEST_KDIR:-$KDIR}
+OUT=${GUEST_OUT:-$OUT}
+RSKO=${RSKO:-$DEF_RSKO}
 [ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench')"
 BB="$CACHE/src/busybox-static/bin/busybox"
 [ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"
