@@ -17,4 +17,7 @@ say "KUnit suites of kernel::mmc passed: $SUITES"
 G
 )
 # KUnit is built in but off by default (allnoconfig): enable it for this boot only.
-emu --card emmc --size 16 --driver none --append "kunit.enable=1 kunit.autorun=1" "$g"
+rc=0
+emu --card emmc --size 16 --driver none --append "kunit.enable=1 kunit.autorun=1" "$g" || rc=1
+grep -E '\[guest\]' "$T/serial.log" | sort -u
+exit $rc
