@@ -10,12 +10,15 @@
 #   make check    rustfmt and clippy
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
+#   make series   the upstream patch series against Linux 7.3 (build/series)
+#   make series-test  the series applied with git am, checked and built patch by
+#                 patch, the in-tree module tested on the emulated board
 
 SHELL := /bin/bash
 CACHE ?= $(or $(MESON_SDHC_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meson-mx-sdhc-rs)
 export MESON_SDHC_CACHE := $(CACHE)
 
-.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench clean
+.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test clean
 
 all: module
 
@@ -51,6 +54,12 @@ test: setup kernel qemu
 bench: setup kernel-bench qemu
 	@$(MAKE) --no-print-directory guest-bench
 	@scripts/bench
+
+series:
+	@scripts/make-series
+
+series-test: setup kernel qemu
+	@scripts/series-test
 
 clean:
 	@scripts/build-module.sh clean

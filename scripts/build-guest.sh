@@ -7,17 +7,24 @@
 # KERNEL_VARIANT=board (make guest-board): for the board kernel (the C driver
 # built in, so no meson-mx-sdhc.ko), with the module from build/module-board,
 # into build/guest-board.
+# GUEST_KDIR, RSKO, GUEST_OUT: another kernel build directory, Rust module
+# (.ko) and output directory (used by scripts/series-test).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case "${KERNEL_VARIANT:-test}" in
-test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
+test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; DEF_RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
 bench) KDIR="$CACHE/kernel-bench"; OUT="$TOP/build/guest-bench"
-       RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
+       DEF_RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
 board) KDIR="$CACHE/kernel-board"; OUT="$TOP/build/guest-board"
-       RSKO="$TOP/build/module-board/meson_mx_sdhc_rs.ko" ;;
+       DEF_RSKO="$TOP/build/module-board/meson_mx_sdhc_rs.ko" ;;
 *) die "KERNEL_VARIANT must be test, bench or board" ;;
 esac
+# Another kernel build, Rust module or output (make series-test: the kernel
+# and module built in-tree from the upstream series); unset: the above.
+KDIR=${GUEST_KDIR:-$KDIR}
+OUT=${GUEST_OUT:-$OUT}
+RSKO=${RSKO:-$DEF_RSKO}
 [ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench' / 'make kernel-board')"
 BB="$CACHE/src/busybox-static/bin/busybox"
 [ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"

@@ -15,7 +15,7 @@ guest() {
 
 # emu ARGS...: run the board quietly; the serial log of the last run is
 # $T/serial.log, and every run's log is kept in build/test-logs/.
-LOGDIR="$TOP/build/test-logs"
+LOGDIR="${TEST_LOGDIR:-$TOP/build/test-logs}"
 mkdir -p "$LOGDIR"
 EMU_RUNS=0
 emu() {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make series-test only (not a tests/board test: it needs the kernel built from
+# the upstream series, EMU_KERNEL/EMU_GUEST): the KUnit suites of kernel::mmc,
+# built into that kernel, run at boot and pass.  SUITES: the suite names
+# (scripts/series-test takes them from the series).
+. "$(dirname "$0")/../lib.sh"
+[ -n "${EMU_KERNEL:-}" ] || { echo "EMU_KERNEL is not set: run scripts/series-test"; exit 2; }
+: "${SUITES:?the KUnit suite names}"
+g=$(guest kunit <<G
+dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ rust_kernel_mmc_|# (rust_kernel_mmc_[a-z_]+|Totals): pass' > /tmp/kunit || true
+cat /tmp/kunit
+grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of kernel::mmc failed"
+for s in $SUITES; do
+  grep -qE "] +ok [0-9]+ \$s\\\$" /tmp/kunit || fail "KUnit suite \$s did not run or did not pass"
+done
+say "KUnit suites of kernel::mmc passed: $SUITES"
+G
+)
+# KUnit is built in but off by default (allnoconfig): enable it for this boot only.
+rc=0
+emu --card emmc --size 16 --driver none --append "kunit.enable=1 kunit.autorun=1" "$g" || rc=1
+grep -E '\[guest\]' "$T/serial.log" | sort -u
+exit $rc
