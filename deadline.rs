@@ -19,6 +19,7 @@ use kernel::{
 use crate::{
     controller::{InFlight, Sdhc},
     hw,
+    irq::{DataResult, Errors},
     logic::ErrorKind,
     regs,
     watchdog::Expiry,
@@ -71,20 +72,11 @@ impl<'a> Sdhc<'a> {
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(0);
         }
-        let mut stats = self.debugfs.stats();
-        match mrq.data() {
-            Some(d) => stats.record(&crate::logic::Outcome {
-                len: mrq.data_len(),
-                write: d.is_write(),
-                bounced,
-                cmd_error: Some(ErrorKind::Deadline),
-                data_error: None,
-                xfered: 0,
-                copied_back: 0,
-            }),
-            None => stats.record_command(Some(ErrorKind::Deadline)),
-        }
-        drop(stats);
+        let errors = Errors {
+            cmd: Some(ErrorKind::Deadline),
+            data: None,
+        };
+        self.record(&mrq, bounced, errors, DataResult::default());
         // Unmapped, then completed.
         mrq.done();
     }

@@ -38,14 +38,14 @@ impl ThreadedHandler for IrqHandler<'_> {
 
 /// The errors `ISTA` reported on a command and its data.
 #[derive(Clone, Copy)]
-struct Errors {
-    cmd: Option<ErrorKind>,
-    data: Option<ErrorKind>,
+pub(crate) struct Errors {
+    pub(crate) cmd: Option<ErrorKind>,
+    pub(crate) data: Option<ErrorKind>,
 }
 
 /// What became of a request's data.
 #[derive(Clone, Copy, Default)]
-struct DataResult {
+pub(crate) struct DataResult {
     /// Bytes reported as transferred.
     xfered: u32,
     /// Bytes to copy from the bounce buffer into the request once the controller is done.
@@ -233,7 +233,7 @@ impl Sdhc<'_> {
     }
 
     /// Counts the request's outcome in the statistics.
-    fn record(&self, mrq: &Request, bounced: bool, errors: Errors, result: DataResult) {
+    pub(crate) fn record(&self, mrq: &Request, bounced: bool, errors: Errors, result: DataResult) {
         let mut stats = self.debugfs.stats();
         match mrq.data() {
             Some(d) => stats.record(&Outcome {

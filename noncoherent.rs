@@ -16,13 +16,10 @@ use kernel::{
     prelude::*,
 };
 
-use crate::{bindings as b, sg_dma::CpuBuffer};
-
-/// Casts a device reference to the raw `struct device *`.
-fn raw_dev(dev: &Device<Bound>) -> *mut b::device {
-    // CAST: `Device<Bound>` is a `#[repr(transparent)]` wrapper of `struct device`.
-    core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
-}
+use crate::{
+    bindings as b,
+    sg_dma::{raw_dev, CpuBuffer},
+};
 
 /// `size` bytes of cached memory mapped for `dev` in both directions.
 ///

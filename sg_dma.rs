@@ -76,7 +76,7 @@ enum Mapping {
 }
 
 /// Casts a device reference to the raw `struct device *`.
-fn raw_dev(dev: &Device<Bound>) -> *mut b::device {
+pub(crate) fn raw_dev(dev: &Device<Bound>) -> *mut b::device {
     // CAST: `Device<Bound>` is a `#[repr(transparent)]` wrapper of `struct device`.
     core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
 }
