@@ -30,3 +30,18 @@ emu() {
 check() { # check DESCRIPTION COMMAND...
     if "${@:2}"; then echo "  ok: $1"; else echo "  FAILED: $1"; return 1; fi
 }
+
+# fault_host: write $T/host.sh, a --host-script for `host_sync` in the guest:
+# "arm,KIND,opt=val,..." arms faults over QMP (scripts/qmp faults KIND opt=val ...),
+# "stats" saves the model's counters to $T/stats.json.
+fault_host() {
+    cat > "$T/host.sh" <<HOST
+#!/usr/bin/env bash
+set -e
+case "\$1" in
+arm,*) IFS=, read -r -a a <<< "\$1"; "$QMP" "\$EMU_QMP" faults "\${a[@]:1}" ;;
+stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
+esac
+HOST
+    chmod +x "$T/host.sh"
+}

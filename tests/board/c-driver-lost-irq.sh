@@ -16,15 +16,7 @@
 # whether stale data is returned.  Unbind and rmmod must still work.
 # Bounded on the host by emu-run --timeout.
 . "$(dirname "$0")/../lib.sh"
-cat > "$T/host.sh" <<HOST
-#!/usr/bin/env bash
-set -e
-case "\$1" in
-arm,*) IFS=, read -r -a a <<< "\$1"; "$QMP" "\$EMU_QMP" faults "\${a[@]:1}" ;;
-stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
-esac
-HOST
-chmod +x "$T/host.sh"
+fault_host
 g=$(guest t <<'G'
 set -e
 base=$((0x$(sdhc_dev | cut -d. -f1)))

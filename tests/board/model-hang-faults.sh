@@ -30,15 +30,7 @@ with open(sys.argv[1], "wb") as f:
         f.write(struct.pack("<I", 0x5a000000 + b) * 128)
     f.truncate(16 << 20)
 P
-cat > "$T/host.sh" <<HOST
-#!/usr/bin/env bash
-set -e
-case "\$1" in
-arm,*) IFS=, read -r -a a <<< "\$1"; "$QMP" "\$EMU_QMP" faults "\${a[@]:1}" ;;
-stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
-esac
-HOST
-chmod +x "$T/host.sh"
+fault_host
 g=$(guest t <<'G'
 set -e
 base=$((0x$(sdhc_dev | cut -d. -f1)))
