@@ -15,14 +15,18 @@
 use kernel::{
     device::{Bound, Device},
     dma::{attrs::DMA_ATTR_NO_WARN, Coherent, DataDirection},
+    new_mutex,
     prelude::*,
+    sync::Mutex,
     time::{delay::udelay, Delta},
 };
 
 use crate::{
     logic::{self, DataPath, PathError},
+    mmc::IdleRequest,
     noncoherent::NoncoherentBuffer,
-    sg_dma::{CpuBuffer, DmaMapError, DmaRequest},
+    sg_dma::{self, CpuBuffer, DmaMapError, DmaRequest},
+    slots::{Post, Slots, Start, MAX_BUFFERS},
 };
 
 /// The memory of a bounce buffer.
@@ -119,30 +123,61 @@ fn charge_copy(len: u32, ns_per_kib: u32) {
 pub(crate) struct DataSetup {
     /// The DMA address to program.
     pub(crate) dma_addr: u64,
-    /// Whether it is the bounce buffer.
-    pub(crate) bounced: bool,
+    /// The bounce buffer it is in, if bounced.
+    pub(crate) slot: Option<usize>,
+}
+
+/// What became of a bounced request's read data at completion.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CopyBack {
+    /// Nothing to copy (a write, or an error was set).
+    None,
+    /// Copied into the request now.
+    Done,
+    /// Left in the buffer for `post_req` (double buffering).
+    Deferred,
 }
 
 /// The bounce policy of one host.
+#[pin_data]
 pub(crate) struct Bouncer<'a> {
-    buf: Option<BounceBuffer<'a>>,
+    /// One buffer, or two for double buffering (`bufs[0]` exists if any does).
+    bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
+    /// Who holds which buffer (see `slots.rs`).
+    #[pin]
+    slots: Mutex<Slots>,
     /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
     /// scatterlist entries (see `logic::segments_without_mapping`).
     merge_boundary: usize,
 }
 
 impl<'a> Bouncer<'a> {
-    /// The policy with the buffer `buf` (none: every request must map to one segment).
-    pub(crate) fn new(buf: Option<BounceBuffer<'a>>, merge_boundary: usize) -> Self {
-        Self {
-            buf,
+    /// The policy with the buffers `bufs` (none: every request must map to one segment; two:
+    /// copies in `pre_req` and `post_req`).
+    pub(crate) fn new(
+        bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
+        merge_boundary: usize,
+    ) -> impl PinInit<Self> {
+        let count = bufs.iter().take_while(|b| b.is_some()).count();
+        pin_init!(Self {
+            bufs,
+            slots <- new_mutex!(Slots::new(count), "meson_mx_sdhc_rs::slots"),
             merge_boundary,
-        }
+        })
     }
 
-    /// Size of the bounce buffer in bytes, 0 for none.
+    fn buf(&self, slot: usize) -> Option<&BounceBuffer<'a>> {
+        self.bufs.get(slot)?.as_ref()
+    }
+
+    /// Size of each bounce buffer in bytes, 0 for none.
     pub(crate) fn size(&self) -> u32 {
-        self.buf.as_ref().map_or(0, BounceBuffer::size)
+        self.buf(0).map_or(0, BounceBuffer::size)
+    }
+
+    /// Whether there are two buffers (copies hidden in `pre_req`/`post_req`).
+    pub(crate) fn double(&self) -> bool {
+        self.buf(1).is_some()
     }
 
     /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
@@ -160,9 +195,9 @@ impl<'a> Bouncer<'a> {
     }
 
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
-    /// for the controller; a scatterlist of more segments goes through the bounce buffer (a
-    /// write is copied into it here). `force` bounces whatever fits (debugfs); `copy_cost` is
-    /// the simulated copy cost in ns per KiB (debugfs, 0: none).
+    /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
+    /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits
+    /// (debugfs); `copy_cost` is the simulated copy cost in ns per KiB (debugfs, 0: none).
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
@@ -172,31 +207,33 @@ impl<'a> Bouncer<'a> {
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
-        let buf = match (
-            logic::data_path(segments, len, self.size(), force),
-            &self.buf,
-        ) {
-            (Ok(DataPath::Direct), _) => {
+        match logic::data_path(segments, len, self.size(), force) {
+            Ok(DataPath::Direct) => {
+                if mrq.data().is_some_and(|d| d.host_cookie() > 0) {
+                    // Prepared for the bounce buffer, then sent direct: drop what it held.
+                    self.slots.lock().drop_stale(mrq.addr());
+                }
                 // The controller uses the request's memory itself: hand it over.
                 let dma_addr = mrq.dma_for_device().ok_or(EIO)?;
-                return Ok(DataSetup {
+                Ok(DataSetup {
                     dma_addr,
-                    bounced: false,
-                });
+                    slot: None,
+                })
             }
-            (Ok(DataPath::Bounce), Some(buf)) => buf,
-            (Ok(DataPath::Bounce), None) | (Err(PathError::NoSegments), _) => {
+            Ok(DataPath::Bounce) if self.size() != 0 => {
+                // The CPU copies the data: no mapping may be left on the scatterlist.
                 mrq.unmap();
-                return Err(EINVAL);
+                self.set_up_bounce(dev, mrq, copy_cost)
             }
-            (
-                Err(PathError::TooBig {
-                    segments,
-                    len,
-                    bounce,
-                }),
-                _,
-            ) => {
+            Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
+                mrq.unmap();
+                Err(EINVAL)
+            }
+            Err(PathError::TooBig {
+                segments,
+                len,
+                bounce,
+            }) => {
                 dev_err!(
                     dev,
                     "request of {} bytes mapped to {} DMA segments, bounce buffer: {} bytes\n",
@@ -205,12 +242,37 @@ impl<'a> Bouncer<'a> {
                     bounce
                 );
                 mrq.unmap();
-                return Err(EINVAL);
+                Err(EINVAL)
+            }
+        }
+    }
+
+    /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
+    /// is copied into it).
+    fn set_up_bounce(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &DmaRequest<'_>,
+        copy_cost: u32,
+    ) -> Result<DataSetup> {
+        let cookie = mrq.data().map_or(0, |d| d.host_cookie());
+        let (slot, prepared) = match self.slots.lock().start(mrq.addr(), cookie) {
+            Start::Prepared(i) => (i, true),
+            Start::Claimed(i) => (i, false),
+            Start::None => {
+                dev_err!(dev, "no bounce buffer free for the request\n");
+                return Err(EBUSY);
             }
         };
-        // The CPU copies the data now: no mapping may be left on the scatterlist.
-        mrq.unmap();
-        if mrq.data().is_some_and(|d| d.is_write()) {
+        let Some(buf) = self.buf(slot) else {
+            self.release(slot);
+            return Err(EIO);
+        };
+        let len = mrq.data_len();
+        if !mrq.data().is_some_and(|d| d.is_write()) {
+            // No dirty cache line may be written back over what the controller stores.
+            buf.to_device(len, DataDirection::FromDevice);
+        } else if !prepared {
             let copied = mrq.copy_to_buffer(buf.cpu(), len);
             charge_copy(copied, copy_cost);
             if copied != len {
@@ -220,33 +282,50 @@ impl<'a> Bouncer<'a> {
                     copied,
                     len
                 );
+                self.release(slot);
                 return Err(EIO);
             }
             buf.to_device(len, DataDirection::ToDevice);
-        } else {
-            // No dirty cache line may be written back over what the controller stores.
-            buf.to_device(len, DataDirection::FromDevice);
         }
         Ok(DataSetup {
             dma_addr: buf.dma_address(),
-            bounced: true,
+            slot: Some(slot),
         })
     }
 
-    /// Copies `len` bytes of read data out of the bounce buffer into the request, once the
-    /// controller is quiesced. Fails (the caller fails the request) if not all was copied.
-    pub(crate) fn copy_back(
+    /// Frees buffer `slot` of a request that failed or needs nothing copied.
+    pub(crate) fn release(&self, slot: usize) {
+        self.slots.lock().finish(slot, None);
+    }
+
+    /// The controller is quiesced after the request on buffer `slot`: `len` bytes of read data
+    /// (0: none, or an error was set) go into the request now, or wait in the buffer for
+    /// `post_req` if the request was prepared for that. Fails (the caller fails the request)
+    /// if not all was copied.
+    pub(crate) fn complete(
         &self,
         dev: &Device<Bound>,
         mrq: &DmaRequest<'_>,
+        slot: usize,
         len: u32,
         copy_cost: u32,
-    ) -> Result {
-        let Some(buf) = &self.buf else {
-            return Err(EIO);
-        };
-        buf.to_cpu(len);
-        let copied = mrq.copy_from_buffer(buf.cpu(), len);
+    ) -> Result<CopyBack> {
+        if len == 0 {
+            self.release(slot);
+            return Ok(CopyBack::None);
+        }
+        {
+            let mut slots = self.slots.lock();
+            if slots.defers_copy_out(slot) {
+                slots.finish(slot, Some(len));
+                return Ok(CopyBack::Deferred);
+            }
+        }
+        let copied = self.buf(slot).map_or(0, |buf| {
+            buf.to_cpu(len);
+            mrq.copy_from_buffer(buf.cpu(), len)
+        });
+        self.release(slot);
         charge_copy(copied, copy_cost);
         if copied != len {
             dev_err!(
@@ -257,6 +336,80 @@ impl<'a> Bouncer<'a> {
             );
             return Err(EIO);
         }
-        Ok(())
+        Ok(CopyBack::Done)
+    }
+
+    /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
+    /// copies a write's data into it now, while the controller moves the other. Returns
+    /// whether the request was prepared.
+    pub(crate) fn prepare(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &IdleRequest,
+        force: bool,
+        copy_cost: u32,
+    ) -> bool {
+        let Some(data) = mrq.data().filter(|_| self.double()) else {
+            return false;
+        };
+        let len = data.len();
+        let bounced = logic::segments_without_mapping(data.sg_list().len(), self.merge_boundary)
+            .is_some_and(|n| logic::data_path(n, len, self.size(), force) == Ok(DataPath::Bounce));
+        if !bounced {
+            return false;
+        }
+        let owner = mrq.addr();
+        let Some((slot, token)) = self.slots.lock().prepare(owner) else {
+            return false;
+        };
+        let Some(buf) = self.buf(slot) else {
+            self.slots.lock().free(slot);
+            return false;
+        };
+        if data.is_write() {
+            let copied = sg_dma::copy_idle_to_buffer(mrq, buf.cpu(), len);
+            charge_copy(copied, copy_cost);
+            if copied != len {
+                dev_dbg!(dev, "pre_req copied {} of {} bytes\n", copied, len);
+                self.slots.lock().free(slot);
+                return false;
+            }
+            buf.to_device(len, DataDirection::ToDevice);
+        }
+        data.set_host_cookie(token);
+        self.slots.lock().prepared(slot, owner, token);
+        true
+    }
+
+    /// `post_req`: copies a prepared read's data out of its buffer and frees it; frees what
+    /// the request held otherwise. Returns whether data was copied; a short copy fails the
+    /// request (`EIO`, nothing transferred: the core retries it).
+    pub(crate) fn clean_up(&self, dev: &Device<Bound>, mrq: &IdleRequest, copy_cost: u32) -> bool {
+        let Some(data) = mrq.data().filter(|_| self.double()) else {
+            return false;
+        };
+        let post = self.slots.lock().post(mrq.addr(), data.host_cookie());
+        data.set_host_cookie(0);
+        let Post::CopyOut { slot, len } = post else {
+            return false;
+        };
+        let copied = self.buf(slot).map_or(0, |buf| {
+            buf.to_cpu(len);
+            sg_dma::copy_buffer_to_idle(buf.cpu(), mrq, len)
+        });
+        self.slots.lock().free(slot);
+        charge_copy(copied, copy_cost);
+        if copied != len {
+            dev_err!(
+                dev,
+                "post_req copied {} of {} bytes out of the bounce buffer\n",
+                copied,
+                len
+            );
+            data.set_error(EIO);
+            data.set_bytes_xfered(0);
+            return false;
+        }
+        true
     }
 }

@@ -37,8 +37,8 @@ impl Drop for EnabledClk {
 /// The request in flight.
 pub(crate) struct InFlight<'a> {
     pub(crate) mrq: DmaRequest<'a>,
-    /// Whether its data goes through the bounce buffer.
-    pub(crate) bounced: bool,
+    /// The bounce buffer its data goes through, if any.
+    pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
     /// When it was started and how long it may take (its software deadline).
@@ -57,7 +57,8 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) pclk: EnabledClk,
     pub(crate) clkc: Clkc<'a>,
     pub(crate) regs: Arc<Regs<'a>>,
-    /// The bounce policy and its buffer (see `bounce.rs`).
+    /// The bounce policy and its buffers (see `bounce.rs`).
+    #[pin]
     pub(crate) bounce: Bouncer<'a>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]

@@ -50,7 +50,7 @@ impl<'a> Sdhc<'a> {
     fn time_out(&self, f: InFlight<'a>) {
         let InFlight {
             mrq,
-            bounced,
+            slot,
             deadline,
             ..
         } = f;
@@ -76,7 +76,11 @@ impl<'a> Sdhc<'a> {
             cmd: Some(ErrorKind::Deadline),
             data: None,
         };
-        self.record(&mrq, bounced, errors, DataResult::default());
+        if let Some(slot) = slot {
+            // Nothing is copied back: the buffer is free again.
+            self.bounce.release(slot);
+        }
+        self.record(&mrq, slot.is_some(), errors, DataResult::default());
         // Unmapped, then completed.
         mrq.done();
     }

@@ -6,7 +6,7 @@ use kernel::{io::Io, prelude::*};
 
 use crate::{
     controller::SdhcHost,
-    mmc::{Host, HostOps, Ios, Request, Tuning},
+    mmc::{Host, HostOps, IdleRequest, Ios, Request, Tuning},
     regs,
 };
 
@@ -14,6 +14,14 @@ use crate::{
 impl HostOps for SdhcHost<'_> {
     fn request(host: &Host<Self>, mrq: Request) {
         host.data().start_request(mrq);
+    }
+
+    fn pre_req(host: &Host<Self>, mrq: &IdleRequest) {
+        host.data().sdhc.pre_request(mrq);
+    }
+
+    fn post_req(host: &Host<Self>, mrq: &IdleRequest, _error: Option<Error>) {
+        host.data().sdhc.post_request(mrq);
     }
 
     fn set_ios(host: &Host<Self>, ios: &Ios) {

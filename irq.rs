@@ -126,9 +126,7 @@ impl Sdhc<'_> {
     /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
     fn irq_thread(&self) -> IrqReturn {
         let ista = self.irq_ista.load(Acquire);
-        let Some(InFlight {
-            mut mrq, bounced, ..
-        }) = self.take_for_irq(self.irq_seq.load(Relaxed))
+        let Some(InFlight { mut mrq, slot, .. }) = self.take_for_irq(self.irq_seq.load(Relaxed))
         else {
             return IrqReturn::Handled;
         };
@@ -152,6 +150,7 @@ impl Sdhc<'_> {
             hw.read_response_into(mrq.cmd());
             hw::reset(&self.regs);
         }
+        let bounced = slot.is_some();
         let mut result = self.finish_data(&mut mrq, bounced);
         if !quiesce {
             hw.wait_cmd_ready(mrq.cmd().opcode());
@@ -164,19 +163,21 @@ impl Sdhc<'_> {
             }
         }
 
-        // The controller is done with the bounce buffer: hand the read data over.
-        if result.copy_back != 0
-            && self
+        // The controller is done with the bounce buffer: hand the read data over (now, or in
+        // `post_req` with double buffering).
+        if let Some(slot) = slot {
+            let copy_cost = self.debugfs.copy_cost();
+            if let Err(e) = self
                 .bounce
-                .copy_back(self.dev, &mrq, result.copy_back, self.debugfs.copy_cost())
-                .is_err()
-        {
-            if let Some(d) = mrq.data() {
-                d.set_error(EIO);
-                d.set_bytes_xfered(0);
+                .complete(self.dev, &mrq, slot, result.copy_back, copy_cost)
+            {
+                if let Some(d) = mrq.data() {
+                    d.set_error(e);
+                    d.set_bytes_xfered(0);
+                }
+                errors.data = Some(ErrorKind::Setup);
+                result = DataResult::default();
             }
-            errors.data = Some(ErrorKind::Setup);
-            result = DataResult::default();
         }
 
         self.record(&mrq, bounced, errors, result);

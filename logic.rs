@@ -413,6 +413,10 @@ pub(crate) struct Stats {
     /// Interrupts that came for a request already finished (its deadline fired first): they
     /// were ignored.
     pub(crate) late_interrupts: u64,
+    /// Requests given a bounce buffer in `pre_req` (double buffering; a write copied then).
+    pub(crate) prepared: u64,
+    /// Reads copied out of their bounce buffer in `post_req` (double buffering).
+    pub(crate) post_req_copies: u64,
 }
 
 impl Stats {
@@ -429,6 +433,8 @@ impl Stats {
             copy_back_skipped: 0,
             sizes: [0; HIST_BUCKETS],
             late_interrupts: 0,
+            prepared: 0,
+            post_req_copies: 0,
         }
     }
 
@@ -476,6 +482,16 @@ impl Stats {
     /// Counts an interrupt for a request that is no longer in flight.
     pub(crate) fn record_late_interrupt(&mut self) {
         self.late_interrupts = self.late_interrupts.wrapping_add(1);
+    }
+
+    /// Counts a request given a bounce buffer in `pre_req`.
+    pub(crate) fn record_prepared(&mut self) {
+        self.prepared = self.prepared.wrapping_add(1);
+    }
+
+    /// Counts a read copied out of its bounce buffer in `post_req`.
+    pub(crate) fn record_post_req_copy(&mut self) {
+        self.post_req_copies = self.post_req_copies.wrapping_add(1);
     }
 
     /// Counts a request that failed before it reached the controller.
@@ -538,6 +554,8 @@ impl fmt::Display for Stats {
         writeln!(f, "bytes_written: {}", Dec(self.bytes_written))?;
         writeln!(f, "copy_back_skipped: {}", Dec(self.copy_back_skipped))?;
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
+        writeln!(f, "prepared: {}", Dec(self.prepared))?;
+        writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

@@ -42,6 +42,7 @@ mod probe;
 mod regs;
 mod request;
 mod sg_dma;
+mod slots;
 mod soc;
 mod stats;
 mod tuning;
@@ -64,6 +65,11 @@ fn params() -> Params {
 /// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
 fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
+}
+
+/// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
+fn double_buffer() -> bool {
+    *module_parameters::double_buffer.value_ref()
 }
 
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
@@ -125,6 +131,10 @@ module! {
         bounce_cached: bool {
             default: false,
             description: "Bounce buffer memory: false (default) DMA-coherent, true cached with streaming DMA syncs (as sdhci)",
+        },
+        double_buffer: bool {
+            default: false,
+            description: "Two bounce buffers: a write copied in while the previous request runs, a read copied out while the next runs",
         },
     },
 }

@@ -39,7 +39,7 @@ mod request;
 pub(crate) use caps::{Cap, Caps};
 pub(crate) use host::{Host, HostConfig, HostOps, Registration, Tuning, UnregisteredHost};
 pub(crate) use ios::{BusWidth, Ios, PowerMode};
-pub(crate) use request::{Command, Data, Request, RequestView};
+pub(crate) use request::{Command, Data, IdleRequest, Request};
 
 use crate::bindings as b;
 

@@ -85,6 +85,24 @@ fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer<'_>>) {
     }
 }
 
+/// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
+/// through one buffer.
+fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option<BounceBuffer<'a>> {
+    if !crate::double_buffer() {
+        return None;
+    }
+    BounceBuffer::new(dev, first.size(), first.cached())
+        .inspect_err(|e| {
+            dev_warn!(
+                dev,
+                "cannot allocate a second {} byte bounce buffer (error {}), using one\n",
+                first.size(),
+                e.to_errno()
+            )
+        })
+        .ok()
+}
+
 /// The register window, mapped.
 fn map_regs<'bound>(pdev: &'bound platform::Device<Core<'_>>) -> Result<Arc<Regs<'bound>>> {
     let dev = pdev.as_ref();
@@ -128,6 +146,8 @@ fn new_sdhc<'bound>(
     let (params, bounce) = bounce_buffer(dev);
     let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
     let bounce_cached = bounce.as_ref().is_some_and(BounceBuffer::cached);
+    let second = bounce.as_ref().and_then(|b| second_buffer(dev, b));
+    let bounce_buffers = usize::from(bounce.is_some()) + usize::from(second.is_some());
     let limits = Limits::new(&params, bounce_size);
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
     let merge_boundary = sg_dma::dma_merge_boundary(dev);
@@ -135,6 +155,7 @@ fn new_sdhc<'bound>(
         limits,
         bounce_size,
         bounce_cached,
+        bounce_buffers,
         dma_merge_boundary: merge_boundary,
     };
 
@@ -145,7 +166,7 @@ fn new_sdhc<'bound>(
             pclk,
             clkc,
             regs,
-            bounce: Bouncer::new(bounce, merge_boundary),
+            bounce <- Bouncer::new([bounce, second], merge_boundary),
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),
             started_seq: Atomic::new(0),

@@ -12,7 +12,7 @@ use crate::{
     controller::{InFlight, Sdhc, SdhcHost},
     hw::CmdInfo,
     logic::{self, DeadlineInput},
-    mmc::Request,
+    mmc::{IdleRequest, Request},
     sg_dma::DmaRequest,
 };
 
@@ -20,8 +20,8 @@ use crate::{
 struct Prepared {
     /// What the controller needs of its command.
     cmd: CmdInfo,
-    /// Whether its data goes through the bounce buffer.
-    bounced: bool,
+    /// The bounce buffer its data goes through, if any.
+    slot: Option<usize>,
 }
 
 impl SdhcHost<'_> {
@@ -41,7 +41,7 @@ impl SdhcHost<'_> {
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
-            Ok(Prepared { cmd, bounced }) => {
+            Ok(Prepared { cmd, slot }) => {
                 let deadline = Delta::from_millis(i64::from(sdhc.deadline_ms(&mrq)));
                 let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
                 // Armed before the request can complete; an expiry that finds a later request
@@ -49,7 +49,7 @@ impl SdhcHost<'_> {
                 self.watchdog.arm(deadline);
                 *sdhc.cur.lock() = Some(InFlight {
                     mrq,
-                    bounced,
+                    slot,
                     seq,
                     started: Instant::now(),
                     deadline,
@@ -62,6 +62,29 @@ impl SdhcHost<'_> {
 }
 
 impl Sdhc<'_> {
+    /// `pre_req`: with double buffering, gives a request that will be bounced its buffer now
+    /// (a write is copied while the previous request runs).
+    pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
+        let force = self.debugfs.force_bounce();
+        if self
+            .bounce
+            .prepare(self.dev, mrq, force, self.debugfs.copy_cost())
+        {
+            self.debugfs.stats().record_prepared();
+        }
+    }
+
+    /// `post_req`: with double buffering, copies a read out of its buffer while the next
+    /// request runs.
+    pub(crate) fn post_request(&self, mrq: &IdleRequest) {
+        if self
+            .bounce
+            .clean_up(self.dev, mrq, self.debugfs.copy_cost())
+        {
+            self.debugfs.stats().record_post_req_copy();
+        }
+    }
+
     /// The software deadline of `mrq` at the current bus settings, in milliseconds.
     fn deadline_ms(&self, mrq: &Request) -> u32 {
         let cmd = mrq.cmd();
@@ -81,7 +104,7 @@ impl Sdhc<'_> {
 
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
-        let (dma_addr, bounced) = if mrq.data().is_some() {
+        let (dma_addr, slot) = if mrq.data().is_some() {
             let setup = self.bounce.set_up(
                 self.dev,
                 mrq,
@@ -95,15 +118,18 @@ impl Sdhc<'_> {
                     setup.dma_addr
                 );
                 mrq.unmap();
+                if let Some(slot) = setup.slot {
+                    self.bounce.release(slot);
+                }
                 EIO
             })?;
-            (Some(addr), setup.bounced)
+            (Some(addr), setup.slot)
         } else {
-            (None, false)
+            (None, None)
         };
         Ok(Prepared {
             cmd: CmdInfo::new(mrq.cmd(), mrq.data(), dma_addr),
-            bounced,
+            slot,
         })
     }
 }

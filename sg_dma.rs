@@ -16,7 +16,10 @@ use kernel::{
     prelude::*,
 };
 
-use crate::{bindings as b, mmc::Request};
+use crate::{
+    bindings as b,
+    mmc::{Data, IdleRequest, Request},
+};
 
 /// Why [`DmaRequest::map_count`] failed.
 #[derive(Clone, Copy, Debug)]
@@ -210,38 +213,21 @@ impl<'a> DmaRequest<'a> {
     ///
     /// The device must not be using `buf`; it is accessed only through its raw address.
     pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
-            return 0;
-        };
-        let sg = data.sg_list();
-        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
-        // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may read it; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes
-        // (`CpuBuffer`).
-        let n = unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
-        u32::try_from(n).unwrap_or(0)
+        match self.mrq.data().filter(|_| self.mapped.is_none()) {
+            // SAFETY: Not DMA-mapped (checked), and the request is ours, not the device's.
+            Some(data) => unsafe { sg_to_buffer(data, buf, len) },
+            None => 0,
+        }
     }
 
     /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
     /// buffer), with the rules of [`Self::copy_to_buffer`].
     pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        let Some(data) = self.mrq.data().filter(|_| self.mapped.is_none()) else {
-            return 0;
-        };
-        let sg = data.sg_list();
-        let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
-        // SAFETY: The scatterlist of `sg.len()` entries is valid and not DMA-mapped, so the CPU
-        // may write it; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
-        // (`CpuBuffer`).
-        let n = unsafe {
-            b::sg_copy_from_buffer(
-                sg.as_raw(),
-                sg.len(),
-                buf.cpu_ptr().cast_const().cast(),
-                len,
-            )
-        };
-        u32::try_from(n).unwrap_or(0)
+        match self.mrq.data().filter(|_| self.mapped.is_none()) {
+            // SAFETY: As in `copy_to_buffer`.
+            Some(data) => unsafe { buffer_to_sg(buf, data, len) },
+            None => 0,
+        }
     }
 
     /// Unmaps the data and completes the request; same as dropping it.
@@ -261,4 +247,57 @@ impl Drop for DmaRequest<'_> {
         // Unmapped before `mrq` is dropped, i.e. completed.
         self.unmap();
     }
+}
+
+/// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
+/// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
+pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    // SAFETY: An idle request is not in flight, so nothing maps or moves its data.
+    mrq.data()
+        .map_or(0, |data| unsafe { sg_to_buffer(data, buf, len) })
+}
+
+/// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
+/// the rules of [`DmaRequest::copy_from_buffer`].
+pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
+    // SAFETY: As in `copy_idle_to_buffer`.
+    mrq.data()
+        .map_or(0, |data| unsafe { buffer_to_sg(buf, data, len) })
+}
+
+/// `sg_copy_to_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+///
+/// # Safety
+///
+/// The scatterlist of `data` must not be DMA-mapped or used by a device during the call.
+unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    let sg = data.sg_list();
+    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
+    // the CPU's; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes
+    // (`CpuBuffer`).
+    let n = unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// `sg_copy_from_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+///
+/// # Safety
+///
+/// As for [`sg_to_buffer`].
+unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
+    let sg = data.sg_list();
+    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
+    // the CPU's; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
+    // (`CpuBuffer`).
+    let n = unsafe {
+        b::sg_copy_from_buffer(
+            sg.as_raw(),
+            sg.len(),
+            buf.cpu_ptr().cast_const().cast(),
+            len,
+        )
+    };
+    u32::try_from(n).unwrap_or(0)
 }

@@ -83,6 +83,8 @@ pub(crate) struct LimitsInfo {
     pub(crate) bounce_size: u32,
     /// Whether the bounce buffer is cached memory (streaming syncs) instead of coherent.
     pub(crate) bounce_cached: bool,
+    /// How many bounce buffers (2: double buffering).
+    pub(crate) bounce_buffers: usize,
     /// `dma_get_merge_boundary()` of the controller (0: mappings never merge entries).
     pub(crate) dma_merge_boundary: usize,
 }
@@ -109,6 +111,7 @@ fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             "coherent"
         }
     )?;
+    writeln!(f, "bounce_buffers: {}", l.bounce_buffers)?;
     writeln!(f, "dma_merge_boundary: {:#x}", l.dma_merge_boundary)?;
     writeln!(f, "max_segs: {}", l.limits.max_segs)?;
     writeln!(f, "max_req_size: {}", l.limits.max_req_size)?;

@@ -15,7 +15,7 @@ use kernel::{
     types::Opaque,
 };
 
-use super::{Caps, Ios, Request, RequestView};
+use super::{Caps, IdleRequest, Ios, Request};
 use crate::bindings as b;
 
 /// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
@@ -34,12 +34,12 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     fn set_ios(host: &Host<Self>, ios: &Ios);
 
     /// Prepares `mrq` while the previous request is still in flight.
-    fn pre_req(_host: &Host<Self>, _mrq: &RequestView) {
+    fn pre_req(_host: &Host<Self>, _mrq: &IdleRequest) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Cleans up after `mrq` once the core has taken its result; `error` is the request's.
-    fn post_req(_host: &Host<Self>, _mrq: &RequestView, _error: Option<Error>) {
+    fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -428,8 +428,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
     unsafe extern "C" fn pre_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
-        // SAFETY: The request is valid during the callback.
-        let mrq = unsafe { RequestView::from_raw(mrq) };
+        // SAFETY: The request is valid during the callback and not started yet.
+        let mrq = unsafe { IdleRequest::from_raw(mrq) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::pre_req(unsafe { Self::host(host) }, mrq);
     }
@@ -438,8 +438,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
     unsafe extern "C" fn post_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request, err: c_int) {
-        // SAFETY: The request is valid during the callback.
-        let mrq = unsafe { RequestView::from_raw(mrq) };
+        // SAFETY: The request is valid during the callback and completed (or never started).
+        let mrq = unsafe { IdleRequest::from_raw(mrq) };
         let error = (err != 0).then(|| Error::from_errno(err));
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::post_req(unsafe { Self::host(host) }, mrq, error);

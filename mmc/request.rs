@@ -122,6 +122,40 @@ impl RequestView {
     pub(crate) fn data_len(&self) -> u32 {
         self.data().map_or(0, Data::len)
     }
+
+    /// The request's address: the same request has the same address from `pre_req` to
+    /// `post_req` (the core reuses it for retries), so a driver can know it again.
+    pub(crate) fn addr(&self) -> usize {
+        self.raw() as usize
+    }
+}
+
+/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`).
+///
+/// # Invariants
+///
+/// Wraps a valid request that is not in flight on the host: the controller is not using its
+/// data, so the CPU may copy into or out of its scatterlist.
+#[repr(transparent)]
+pub(crate) struct IdleRequest(RequestView);
+
+impl IdleRequest {
+    /// # Safety
+    ///
+    /// `ptr` must be a valid request for `'a` that is not in flight on its host during `'a`
+    /// (`pre_req`/`post_req`).
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut b::mmc_request) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_request` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+}
+
+impl Deref for IdleRequest {
+    type Target = RequestView;
+
+    fn deref(&self) -> &RequestView {
+        &self.0
+    }
 }
 
 /// A command (`struct mmc_command`) of a request.

@@ -5,8 +5,11 @@
 # request then spans more pages than it fills, so it maps to several DMA
 # segments), for bounce_size=0 (the C driver's limits, no bounce),
 # bounce_size=131072, the default (512 KiB, 64 segments, coherent memory) and the
-# default with bounce_cached=1 (cached memory with streaming syncs).  The queue limits
-# the driver set are checked in sysfs.
+# default with bounce_cached=1 (cached memory with streaming syncs), and double
+# buffering (double_buffer=1: two buffers, copies in pre_req/post_req) with
+# coherent and with cached memory.  The queue limits the driver set are checked
+# in sysfs; with double_buffer=1 the driver must report two buffers and have
+# prepared requests and copied reads in post_req (its statistics).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
@@ -25,6 +28,12 @@ case "$EMU_MODPARAMS" in
 *bounce_size=0*) ;;
 *) [ "$mem" = coherent ] || fail "the default bounce memory is '$mem', not coherent" ;;
 esac
+nbuf=$(sed -n 's/^bounce_buffers: //p' "$(rs_debugfs)/limits")
+case "$EMU_MODPARAMS" in
+*bounce_size=0*) [ "$nbuf" = 0 ] || fail "bounce_size=0 but $nbuf bounce buffers" ;;
+*double_buffer=1*) [ "$nbuf" = 2 ] || fail "double_buffer=1 but $nbuf bounce buffers" ;;
+*) [ "$nbuf" = 1 ] || fail "$nbuf bounce buffers by default, not 1" ;;
+esac
 run() { # bs rw extra...
   local bs=$1 rw=$2; shift 2
   local size=3m
@@ -39,10 +48,24 @@ for bs in 512 4k 12k 64k 128k 1m; do
   run $bs randwrite
   run $bs write --iomem_align=512
 done
+stat() { sed -n "s/^$1: //p" "$(rs_debugfs)/stats"; }
+say "stats: bounced=$(stat bounced) prepared=$(stat prepared) post_req_copies=$(stat post_req_copies)"
+case "$EMU_MODPARAMS" in
+*double_buffer=1*)
+  [ "$(stat prepared)" -gt 0 ] || fail "double_buffer=1 but no request was prepared in pre_req"
+  [ "$(stat post_req_copies)" -gt 0 ] || fail "double_buffer=1 but no read was copied in post_req" ;;
+*)
+  [ "$(stat prepared)" = 0 ] && [ "$(stat post_req_copies)" = 0 ] ||
+    fail "one bounce buffer, but requests were prepared or copied in post_req" ;;
+esac
 G
 )
 rc=0
-for mp in "bounce_size=0" "bounce_size=131072" "" "bounce_cached=1"; do
+variants=("bounce_size=0" "bounce_size=131072" "" "bounce_cached=1"
+    "double_buffer=1" "double_buffer=1 bounce_cached=1")
+# BOUNCE_FIO_VARIANTS="a;b": only these (';'-separated; by hand).
+[ -z "${BOUNCE_FIO_VARIANTS:-}" ] || IFS=';' read -r -a variants <<< "$BOUNCE_FIO_VARIANTS"
+for mp in "${variants[@]}"; do
   echo "== modparams: '${mp:-default}'"
   emu --card emmc --size 64 --driver rust --modparams "$mp" "$g" || rc=1
   grep -E '\[guest\]' "$T/serial.log" | tail -20

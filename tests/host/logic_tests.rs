@@ -322,12 +322,16 @@ mod tests {
         s.record(&ok(128 * KIB, false, true));
         let t = s.to_string();
         let lines: std::vec::Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 8 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert_eq!(lines.len(), 10 + ErrorKind::ALL.len() + HIST_BUCKETS);
         assert!(t.contains("data_requests: 1\n"));
         assert!(t.contains("bounced: 1\n"));
         assert!(t.contains("bytes_read: 131072\n"));
         assert!(t.contains("error_data_crc: 0\n"));
         assert!(t.contains("size_131072: 1\n"));
+        s.record_prepared();
+        s.record_post_req_copy();
+        let t = s.to_string();
+        assert!(t.contains("prepared: 1\n") && t.contains("post_req_copies: 1\n"));
         assert!(t.contains("size_512: 0\n"));
         assert!(t.contains("size_4194304: 0\n"));
         // Every line is "name: number".
@@ -432,5 +436,139 @@ mod tests {
             r.busy_timeout_ms = 1000;
         });
         assert!(short < unset && short > DEADLINE_MIN_MS, "{short}");
+    }
+}
+
+#[path = "../../slots.rs"]
+mod slots;
+
+/// The double-buffer state machine (`slots.rs`) under the MMC core's orderings.
+#[cfg(test)]
+mod slot_tests {
+    use super::slots::*;
+
+    const A: usize = 0x1000;
+    const B: usize = 0x2000;
+    const C: usize = 0x3000;
+
+    /// pre_req(N+1) while N is in flight, start(N+1), post_req(N): the read data of N waits
+    /// in its buffer until post_req, and the other buffer carries N+1.
+    #[test]
+    fn pipelined_reads_alternate_buffers() {
+        let mut s = Slots::new(2);
+        let (a, ta) = s.prepare(A).unwrap();
+        s.prepared(a, A, ta);
+        assert_eq!(s.start(A, ta), Start::Prepared(a));
+        let (b, tb) = s.prepare(B).unwrap();
+        assert_ne!(a, b);
+        s.prepared(b, B, tb);
+        assert!(s.defers_copy_out(a));
+        assert!(s.finish(a, Some(4096)), "a prepared read waits for post_req");
+        assert_eq!(s.start(B, tb), Start::Prepared(b));
+        assert_eq!(s.post(A, ta), Post::CopyOut { slot: a, len: 4096 });
+        // Being copied out: nobody else may take it.
+        assert_eq!(s.prepare(C), None);
+        s.free(a);
+        let (c, _) = s.prepare(C).unwrap();
+        assert_eq!(c, a);
+    }
+
+    /// A failed read frees its buffer at completion; post_req has nothing to copy.
+    #[test]
+    fn failed_read_is_not_copied() {
+        let mut s = Slots::new(2);
+        let (a, ta) = s.prepare(A).unwrap();
+        s.prepared(a, A, ta);
+        s.start(A, ta);
+        assert!(!s.finish(a, None));
+        assert_eq!(s.get(a), Slot::Free);
+        assert_eq!(s.post(A, ta), Post::Nothing);
+    }
+
+    /// Error recovery prepares the same request again (cookie zeroed) and reissues it: its
+    /// old read data is dropped, never copied over the new.
+    #[test]
+    fn reprepared_request_drops_stale_read() {
+        let mut s = Slots::new(2);
+        let (a, ta) = s.prepare(A).unwrap();
+        s.prepared(a, A, ta);
+        s.start(A, ta);
+        assert!(s.finish(a, Some(512)));
+        // Recovery: the same request, cookie 0, started without pre_req.
+        let got = s.start(A, 0);
+        assert!(matches!(got, Start::Claimed(_)));
+        let Start::Claimed(i) = got else { unreachable!() };
+        assert!(!s.defers_copy_out(i), "an unprepared request copies at completion");
+        assert!(!s.finish(i, Some(512)));
+        assert_eq!(s.post(A, 0), Post::Nothing);
+        assert_eq!(s.post(A, ta), Post::Nothing, "the stale data was dropped");
+        assert_eq!((s.get(0), s.get(1)), (Slot::Free, Slot::Free));
+    }
+
+    /// post_req after a request that never started (mmc_start_request failed) frees its buffer.
+    #[test]
+    fn unstarted_prepared_request_is_freed() {
+        let mut s = Slots::new(2);
+        let (a, ta) = s.prepare(A).unwrap();
+        s.prepared(a, A, ta);
+        assert_eq!(s.post(A, ta), Post::Nothing);
+        assert_eq!(s.get(a), Slot::Free);
+    }
+
+    /// A request without a buffer at start takes one prepared for another request, never read
+    /// data waiting for post_req; the robbed request copies again at its start.
+    #[test]
+    fn start_takes_prepared_never_pending_read() {
+        let mut s = Slots::new(2);
+        let (a, ta) = s.prepare(A).unwrap();
+        s.prepared(a, A, ta);
+        s.start(A, ta);
+        assert!(s.finish(a, Some(1024)));
+        let (b, tb) = s.prepare(B).unwrap();
+        s.prepared(b, B, tb);
+        assert_eq!(s.start(C, 0), Start::Claimed(b));
+        assert!(!s.finish(b, None));
+        // B starts later: its buffer is gone, so it gets a claimed one.
+        assert_eq!(s.start(B, tb), Start::Claimed(b));
+        assert_eq!(s.post(A, ta), Post::CopyOut { slot: a, len: 1024 });
+        // Nothing left to take while A's data is copied and B is in flight.
+        assert_eq!(s.start(C, 0), Start::None);
+    }
+
+    /// One buffer (double buffering off): never prepared, the single buffer serves each start.
+    #[test]
+    fn single_buffer_never_defers() {
+        let mut s = Slots::new(1);
+        let (a, ta) = s.prepare(A).unwrap();
+        assert_eq!(s.prepare(B), None);
+        s.prepared(a, A, ta);
+        assert_eq!(s.start(B, 0), Start::Claimed(a));
+        assert!(!s.finish(a, Some(512)));
+        assert_eq!(s.start(A, ta), Start::Claimed(a));
+    }
+
+    /// Tokens are positive and differ between consecutive preparations, also at wrap-around.
+    #[test]
+    fn tokens_positive_and_distinct() {
+        let mut s = Slots::new(2);
+        let mut last = 0;
+        for _ in 0..5 {
+            let (i, t) = s.prepare(A).unwrap();
+            assert!(t > 0 && t != last);
+            last = t;
+            s.free(i);
+        }
+    }
+
+    /// A completion or post_req for a buffer in another state changes nothing.
+    #[test]
+    fn out_of_order_calls_are_ignored() {
+        let mut s = Slots::new(2);
+        assert!(!s.finish(0, Some(512)));
+        assert!(!s.finish(7, None));
+        s.free(1);
+        s.prepared(5, A, 1);
+        assert_eq!(s.post(B, 3), Post::Nothing);
+        assert_eq!((s.get(0), s.get(1)), (Slot::Free, Slot::Free));
     }
 }
