@@ -5,12 +5,17 @@
 //! delivered.
 //!
 //! The controller has a single DMA address register. A request whose scatterlist maps to one
-//! DMA segment is transferred in place ("direct"); one of more segments goes through one
-//! DMA-coherent buffer per host ("bounced"). The buffer is never accessed through Rust
-//! references: the scatterlist copies of `sg_dma.rs` take its raw address. The driver copies
-//! into it only before starting a command and out of it only after the command completed and
-//! the controller was quiesced, so the CPU and the controller never use it at the same time;
-//! the MMC core has at most one request in flight per host.
+//! DMA segment is transferred in place ("direct"); one of more segments goes through a bounce
+//! buffer ("bounced"): DMA-coherent memory, or cached memory with streaming syncs
+//! (`bounce_cached`). A buffer is never accessed through Rust references: the scatterlist
+//! copies of `sg_dma.rs` take its raw address.
+//!
+//! With one buffer the driver copies into it only before starting a command and out of it
+//! only after the command completed and the controller was quiesced. With two
+//! (`double_buffer`), a write may be copied into a free buffer in `pre_req` and a read copied
+//! out of its buffer in `post_req`, while the controller moves the other buffer; `slots.rs`
+//! decides who holds which buffer, so that the CPU and the controller never use the same one
+//! at the same time (the MMC core has at most one request in flight per host).
 
 use kernel::{
     device::{Bound, Device},

@@ -129,12 +129,12 @@ module! {
             description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
         },
         bounce_cached: bool {
-            default: false,
-            description: "Bounce buffer memory: false (default) DMA-coherent, true cached with streaming DMA syncs (as sdhci)",
+            default: true,
+            description: "Bounce buffer memory: true (default) cached with streaming DMA syncs (as sdhci), false DMA-coherent (uncached on the Meson8b)",
         },
         double_buffer: bool {
-            default: false,
-            description: "Two bounce buffers: a write copied in while the previous request runs, a read copied out while the next runs",
+            default: true,
+            description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",
         },
     },
 }

@@ -6,7 +6,7 @@
 # and the JSON with every variant, puts the C driver back (and the Rust driver
 # when that held the card, also after an error), and leaves every
 # byte outside the region as it was (a random pattern, checksummed before and
-# after).  Not a speed check.
+# after); --designs adds the four bounce designs.  Not a speed check.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -u
@@ -142,6 +142,15 @@ $BB --no-write --jobs read-4k,randread-4k --bounce-sizes 0 --json /tmp/bb2.json 
 wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "the Rust driver was not restored"
 grep -q 'C driver.*Rust bounce=0' /tmp/o || fail "the Rust-first run has no table"
 say "ok: the Rust driver is put back, after an error and at the end"
+
+# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as Rust variants
+rc=0
+$BB --no-write --jobs aioread-128k --bounce-sizes '' --designs > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 0 ] || { cat /tmp/e; fail "the --designs run failed ($rc)"; }
+for d in "coherent 1 buffer" "coherent 2 buffers" "cached 1 buffer" "cached 2 buffers"; do
+    grep -q "| C driver | .*Rust $d" /tmp/o || { cat /tmp/o; fail "--designs: no column 'Rust $d'"; }
+done
+say "ok: --designs compares the four bounce designs"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 900 "$g"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The bench pipeline end to end with tiny jobs (BENCH_SMOKE=1): every variant
 # boots, the table is printed, results/bench.json is complete and numeric, and
-# the chart is well-formed SVG.  Not a speed check: speed lives in make bench.
+# the chart is well-formed SVG; the rows users recognise and the copy-cost
+# table (every bounce design at no cost and at its memory's cost, the cost
+# really charged: CPU per MiB rises) are there.  Not a speed check: speed
+# lives in make bench.
 . "$(dirname "$0")/../lib.sh"
 BENCH_SMOKE=1 BENCH_OUT="$T/out" "$TOP/scripts/bench" > "$T/table.txt"
 cat "$T/table.txt"
@@ -23,6 +26,29 @@ for v in d["variants"]:
              "%s / %s has positive MiB/s, IOPS, data commands, average size" % (v, j))
 rows = [l for l in table.splitlines() if l.startswith("| `")]
 need(len(rows) == 9 and all(l.count("|") == len(d["variants"]) + 2 for l in rows), "table: 9 rows, one column per variant")
+need(len(d["user_jobs"]) == 8, "8 rows users recognise")
+for v in d["variants"]:
+    for j in d["user_jobs"]:
+        c = d["results"][v][j]
+        need(c["mib_s"] > 0 and c["data_commands"] > 0, "%s / %s has MiB/s and data commands" % (v, j))
+cc = d["copy_cost"]
+need(len(cc["designs"]) == 4 and set(cc["results"]) == {x["label"] for x in cc["designs"]},
+     "copy cost: 4 designs measured")
+for x in cc["designs"]:
+    r = cc["results"].get(x["label"], {})
+    for j in cc["jobs"]:
+        free, paid = r.get("%s@0" % j), r.get("%s@%d" % (j, x["ns_per_kib"]))
+        need(free and paid and free["mib_s"] > 0 and paid["mib_s"] > 0,
+             "copy cost: %s / %s at 0 and %d ns/KiB" % (x["label"], j, x["ns_per_kib"]))
+    # the knob bites: the buffered read (every request bounced) costs more CPU at the cost
+    j = "buffered-read-1m"
+    free, paid = r.get("%s@0" % j), r.get("%s@%d" % (j, x["ns_per_kib"]))
+    if free and paid and free["cpu_ms_per_mib"] is not None and paid["cpu_ms_per_mib"] is not None:
+        need(paid["cpu_ms_per_mib"] > free["cpu_ms_per_mib"],
+             "copy cost: %s %s CPU/MiB %.2f ms at the cost > %.2f ms without"
+             % (x["label"], j, paid["cpu_ms_per_mib"], free["cpu_ms_per_mib"]))
+copy_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l]
+need(len(copy_rows) == len(cc["jobs"]), "copy-cost table: a row per job")
 root = ET.parse(out + "/bench.svg").getroot()
 need(root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}rect")) >= 9 * len(d["variants"]), "chart: an SVG with a bar per cell")
 sys.exit(0 if ok else 1)

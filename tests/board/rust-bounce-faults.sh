@@ -10,6 +10,9 @@
 # and the write fail with an I/O error in the caller (the error reached the
 # block layer), and once the faults clear the card holds the old data or the
 # new, nothing else.  No warning may be logged (scripts/emu-run checks).
+# Twice: with the default two buffers (reads copied out in post_req, writes
+# copied in pre_req) and with one coherent buffer (bounce_cached=0
+# double_buffer=0); BOUNCE_FAULT_VARIANTS="a;b" by hand.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
@@ -80,8 +83,7 @@ dmesg | grep -E 'mmcblk0|mmc0' | grep -v 'new HS200' | sed 's/^\[[ 0-9.]*\] //' 
 host_sync model-end
 G
 )
-emu --card emmc --size 64 --driver rust --host-script "$T/host.sh" "$g"
-grep '\[guest\]' "$T/serial.log"
+check_log() {
 python3 - "$T/serial.log" "$T/faults" <<'P'
 import re, sys
 log = open(sys.argv[1], errors="replace").read()
@@ -106,3 +108,14 @@ for kind, d, errs, skipped, bounced, direct in rows:
 print("model:", open(sys.argv[2]).read().strip())
 sys.exit(0 if ok else 1)
 P
+}
+variants=("" "bounce_cached=0 double_buffer=0")
+[ -z "${BOUNCE_FAULT_VARIANTS:-}" ] || IFS=';' read -r -a variants <<< "$BOUNCE_FAULT_VARIANTS"
+rc=0
+for mp in "${variants[@]}"; do
+  echo "== modparams: '${mp:-default}'"
+  emu --card emmc --size 64 --driver rust --modparams "$mp" --host-script "$T/host.sh" "$g" || rc=1
+  grep '\[guest\]' "$T/serial.log"
+  check_log || rc=1
+done
+exit $rc
