@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The boards' &sdhc nodes (emu-run --board; odroidc1, the default, is what
-# every other test runs): for ec100, onecloud and fernsehfee3 one boot each,
+# The boards' &sdhc nodes (emu-run --board; odroidc1 is the default every
+# other test runs, here too for the figures): one boot per board,
 # the card under the C driver and then, moved with switch-driver, under the
 # Rust driver.  Both must end in the same bus state (debugfs ios: timing,
 # actual clock, bus width, signal voltage), that state must follow the DT
 # (8 bits as bus-width says; HS200 exactly when the node has
-# mmc-hs200-1_8v; the actual clock not above max-frequency unless the
-# controller cannot go that high, see below), and 4 MiB written and read back
-# through each driver must verify.  The figures (and vqmmc's microvolts from
+# mmc-hs200-1_8v; the core's clock not above max-frequency, the actual clock
+# not above the core's), and 4 MiB written and read back through each driver
+# must verify.  The figures (and vqmmc's microvolts from
 # /sys/class/regulator) are printed for Documentation/board.rst.
 . "$(dirname "$0")/../lib.sh"
 
@@ -96,7 +96,7 @@ if emu --card emmc --size 64 --driver c --reg-size 0x42 "$g42"; then
 else
     echo "  FAILED: reg size 0x42 ($((SECONDS - s)) s)"; rc=1
 fi
-for board in ec100 onecloud fernsehfee3; do
+for board in odroidc1 ec100 onecloud fernsehfee3; do
     s=$SECONDS
     if emu --card emmc --size 64 --driver c --board "$board" "$g"; then
         echo "  ok: $board: $(sed -n 's/.*@@IOS [^ ]* //p' "$T/serial.log" | tr -d '\r') ($((SECONDS - s)) s)"
