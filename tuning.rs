@@ -2,7 +2,7 @@
 
 //! RX clock phase tuning (`meson_mx_sdhc_execute_tuning()`).
 
-use kernel::{io::Io, prelude::*};
+use kernel::{io::Io, prelude::*, sync::atomic::Relaxed};
 
 use crate::{controller::SdhcHost, mmc::Tuning, regs};
 
@@ -71,8 +71,18 @@ impl SdhcHost<'_> {
             best = cur;
         }
         if best.len == 0 {
-            // No window was found at all: back to the original phase.
+            // No window was found at all: back to the original phase. The C driver leaves the
+            // message to the core ("tuning execution failed"); the clock and the phases tried
+            // say where to look.
             hw.set_rx_phase(old_phase);
+            dev_err!(
+                sdhc.dev,
+                "RX phase tuning failed: no phase 0-{} works at {} Hz (CLKC divider {}), back to phase {}\n",
+                div,
+                sdhc.bus_hz.load(Relaxed),
+                div,
+                old_phase
+            );
             return Err(EIO);
         }
 

@@ -25,6 +25,12 @@
  *    the divider (CLKC[11:0]) freezes the controller until SRST, as Linux
  *    commit c82efcaad2a4 reports for the silicon (rx-phase-freeze=off turns
  *    this off).
+ *  - rx-window: above 52 MHz (HS200) the card's data (read blocks, the
+ *    CMD19/CMD21 tuning blocks) is sampled correctly only at the RX phases
+ *    inside the window; outside it the read ends with a data CRC error, as
+ *    fault-kind=data-crc injects one (garbage in memory, ISTA.DATA_ERR_CRC),
+ *    counted in rx_window_crc_errors.  "all" (default), "none" or "LO-HI",
+ *    in percent of the SD clock period: phase * 100 / (divider + 1).
  *
  * Timing model (QEMU_CLOCK_VIRTUAL; run with -icount so results do not
  * depend on the host): every command costs cmd-latency-ns plus its bits on
@@ -182,6 +188,25 @@ static unsigned meson_mx_sdhc_bus_width(MesonMxSdhcState *s)
     default:
         return 8;
     }
+}
+
+/*
+ * Whether the controller samples read data correctly at the current RX
+ * phase (rx-window); only above 52 MHz, where tuning is needed.
+ */
+static bool meson_mx_sdhc_rx_sampled_ok(MesonMxSdhcState *s, uint64_t hz)
+{
+    uint64_t phase = s->regs[R_CLK2] & 0xfff;
+    uint64_t period = CLKC_CLK_DIV(s->regs[R_CLKC]) + 1;
+
+    if (hz <= 52000000) {
+        return true;
+    }
+    if (s->rx_window_none) {
+        return false;
+    }
+    return phase * 100 >= s->rx_window_lo * period &&
+           phase * 100 <= s->rx_window_hi * period;
 }
 
 /* Nanoseconds for the given number of SD clock cycles. */
@@ -426,7 +451,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             /* the data never arrived; nothing reaches memory */
             err = IRQ_DATA_TIMEOUT;
         } else if (!err) {
-            if (s->cur_fault == MESON_FAULT_DATA_CRC) {
+            if (s->cur_fault == MESON_FAULT_DATA_CRC || s->cur_rx_crc) {
                 /* garbage reaches memory: a driver must not use it */
                 for (uint64_t i = 0; i < total; i++) {
                     buf[i] ^= 0x5a;
@@ -562,6 +587,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     s->cur_send = send;
     s->cur_addr = s->regs[R_ADDR];
     s->cur_ista = 0;
+    s->cur_rx_crc = false;
     s->busy = true;
     memset(s->resp, 0, sizeof(s->resp));
 
@@ -616,6 +642,12 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
 
     s->cur_fault = meson_mx_sdhc_pick_fault(s, send);
     meson_mx_sdhc_count_fault(s, s->cur_fault);
+    if (s->cur_fault == MESON_FAULT_NONE && (send & SEND_CMD_HAS_DATA) &&
+        !(send & SEND_DATA_DIR) && !meson_mx_sdhc_rx_sampled_ok(s, hz)) {
+        /* the card's data sampled outside the rx-window: CRC error */
+        s->cur_rx_crc = true;
+        s->stats.rx_window_crc_errors++;
+    }
 
     if (s->cur_fault == MESON_FAULT_FREEZE) {
         /* busy (STAT.CMD_BUSY), no interrupt, no data until SRST */
@@ -889,6 +921,9 @@ static uint64_t meson_mx_sdhc_info_read(void *opaque, hwaddr addr,
         v = (s->irq_stuck ? 1 : 0) | (s->frozen ? 2 : 0) |
             (s->late_buf ? 4 : 0);
         break;
+    case MESON_INFO_RX_WINDOW_CRC:
+        v = s->stats.rx_window_crc_errors;
+        break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR,
                       "meson-mx-sdhc: counters: no register at 0x%" HWADDR_PRIx
@@ -919,10 +954,53 @@ static const MemoryRegionOps meson_mx_sdhc_info_ops = {
 
 /* ---- QOM properties for the host side (QMP qom-get / qom-set) ---------- */
 
+static char *meson_mx_sdhc_get_rx_window(Object *obj, Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+
+    if (s->rx_window_none) {
+        return g_strdup("none");
+    }
+    if (s->rx_window_lo == 0 && s->rx_window_hi == 100) {
+        return g_strdup("all");
+    }
+    return g_strdup_printf("%u-%u", s->rx_window_lo, s->rx_window_hi);
+}
+
+/* "all", "none" or "LO-HI" (percent, 0 <= LO <= HI <= 100) */
+static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
+                                        Error **errp)
+{
+    MesonMxSdhcState *s = MESON_MX_SDHC(obj);
+    unsigned lo, hi;
+    int n = -1;
+
+    if (!strcmp(v, "all")) {
+        s->rx_window_none = false;
+        s->rx_window_lo = 0;
+        s->rx_window_hi = 100;
+        return;
+    }
+    if (!strcmp(v, "none")) {
+        s->rx_window_none = true;
+        return;
+    }
+    if (sscanf(v, "%u-%u%n", &lo, &hi, &n) != 2 || n < 0 || v[n] ||
+        lo > hi || hi > 100) {
+        error_setg(errp, "meson-mx-sdhc: rx-window '%s' is not all, none or"
+                   " LO-HI (percent, LO <= HI <= 100)", v);
+        return;
+    }
+    s->rx_window_none = false;
+    s->rx_window_lo = lo;
+    s->rx_window_hi = hi;
+}
+
 static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
 {
     MesonMxSdhcState *s = MESON_MX_SDHC(obj);
     GString *str = g_string_new("{");
+    g_autofree char *window = meson_mx_sdhc_get_rx_window(obj, NULL);
     bool first = true;
 
     g_string_append_printf(str,
@@ -934,16 +1012,22 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"lost_irq_commands\": %" PRIu64
         ", \"late_dma_bytes\": %" PRIu64
         ", \"late_dma_cancelled_bytes\": %" PRIu64
+        ", \"rx_window_crc_errors\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
-        ", \"late_dma_running\": %s, \"lost_ista\": %u}"
+        ", \"late_dma_running\": %s, \"lost_ista\": %u"
+        ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
+        ", \"rx_window\": \"%s\"}"
         ", \"faults\": {",
         s->stats.commands, s->stats.data_commands, s->stats.read_commands,
         s->stats.write_commands, s->stats.bytes_read, s->stats.bytes_written,
         s->stats.busy_rejects, s->stats.dma_errors, s->stats.srst_resets,
         s->stats.rx_phase_freezes, s->stats.lost_irq_commands,
         s->stats.late_dma_bytes, s->stats.late_dma_cancelled,
+        s->stats.rx_window_crc_errors,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
-        s->late_buf ? "true" : "false", s->lost_ista);
+        s->late_buf ? "true" : "false", s->lost_ista,
+        s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
+        meson_mx_sdhc_sd_clk(s), window);
     for (int k = 0; k < MESON_FAULT__MAX; k++) {
         if (!meson_mx_sdhc_fault_is_kind(k)) {
             continue;
@@ -1114,6 +1198,8 @@ static void meson_mx_sdhc_init(Object *obj)
                                  s);
     s->late_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_late_dma,
                                  s);
+    s->rx_window_lo = 0;
+    s->rx_window_hi = 100;
 }
 
 static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
@@ -1123,7 +1209,8 @@ static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
     static const char *const triggers[] = { "edge", "level" };
 
     if (!s->variant) {
-        s->variant = g_strdup("meson8b");
+        /* what meson8b.dtsi (and meson8.dtsi) write */
+        s->variant = g_strdup("meson8");
     }
     if (meson_mx_sdhc_lookup(variants, ARRAY_SIZE(variants), s->variant,
                              "variant", errp) < 0) {
@@ -1172,6 +1259,13 @@ static const Property meson_mx_sdhc_properties[] = {
                        100000000),
     DEFINE_PROP_BOOL("hs200", MesonMxSdhcState, dt_hs200, true),
     DEFINE_PROP_BOOL("sd", MesonMxSdhcState, dt_sd, false),
+    DEFINE_PROP_BOOL("non-removable", MesonMxSdhcState, dt_non_removable,
+                     true),
+    /* the DT's vqmmc regulator; 0: 1.8 V for an HS200 eMMC, else 3.3 V */
+    DEFINE_PROP_UINT32("vqmmc-microvolt", MesonMxSdhcState, dt_vqmmc_uv, 0),
+    /* the DT's reg size: meson.dtsi's 0x42 (the MMIO region's size) */
+    DEFINE_PROP_UINT32("dt-reg-size", MesonMxSdhcState, dt_reg_size,
+                       MESON_MX_SDHC_MMIO_SIZE),
     /* the DT's interrupt type: edge (rising, as meson.dtsi) or level (high) */
     DEFINE_PROP_STRING("irq-trigger", MesonMxSdhcState, irq_trigger),
     /* a command sent with CLK2's RX phase > CLKC's divider freezes */
@@ -1207,6 +1301,9 @@ static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
     object_class_property_add_bool(klass, "reset-stats",
                                    meson_mx_sdhc_get_false,
                                    meson_mx_sdhc_set_reset_stats);
+    object_class_property_add_str(klass, "rx-window",
+                                  meson_mx_sdhc_get_rx_window,
+                                  meson_mx_sdhc_set_rx_window);
     object_class_property_add_str(klass, "fault-kind",
                                   meson_mx_sdhc_get_fault_kind,
                                   meson_mx_sdhc_set_fault_kind);

@@ -15,7 +15,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
 
 #define TYPE_MESON_MX_SDHC_BUS "meson-mx-sdhc-bus"
 
-#define MESON_MX_SDHC_MMIO_SIZE   0x40
+/* as meson.dtsi's reg (<0x8e00 0x42>); the registers end at 0x3c (CLK2) */
+#define MESON_MX_SDHC_MMIO_SIZE   0x42
 #define MESON_MX_SDHC_NUM_REGS    (0x3c / 4)
 #define MESON_MX_SDHC_HIST_BUCKETS 32
 
@@ -29,10 +30,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
  */
 #define MESON_MX_SDHC_INFO_SIZE   0x80
 #define MESON_MX_SDHC_INFO_MAGIC  0x4d534443 /* "MSDC" */
-#define MESON_MX_SDHC_INFO_VERSION 2
+#define MESON_MX_SDHC_INFO_VERSION 3
 enum {
     MESON_INFO_MAGIC = 0x00,
-    MESON_INFO_VERSION = 0x04,          /* 2 (1 ended at 0x30) */
+    MESON_INFO_VERSION = 0x04,          /* 3 (1 ended at 0x30, 2 at 0x78) */
     MESON_INFO_COMMANDS = 0x08,
     MESON_INFO_DATA_COMMANDS = 0x10,
     MESON_INFO_BYTES_READ = 0x18,
@@ -49,6 +50,8 @@ enum {
     MESON_INFO_LOST_IRQ_COMMANDS = 0x68, /* completions ISTA did not show */
     MESON_INFO_STATE = 0x70,            /* bit 0 interrupt lost until SRST,
                                            1 frozen, 2 late DMA running */
+    /* version 3 */
+    MESON_INFO_RX_WINDOW_CRC = 0x78,    /* reads outside the rx-window */
 };
 
 enum {
@@ -87,6 +90,7 @@ typedef struct MesonMxSdhcStats {
     uint64_t lost_irq_commands; /* completions not latched in ISTA */
     uint64_t late_dma_bytes;    /* written by a late DMA after its error */
     uint64_t late_dma_cancelled; /* bytes of late DMAs stopped by SRST */
+    uint64_t rx_window_crc_errors; /* reads sampled outside the rx-window */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -124,6 +128,7 @@ struct MesonMxSdhcState {
     uint32_t cur_send;
     uint32_t cur_addr;
     int cur_fault;
+    bool cur_rx_crc;            /* read sampled outside the rx-window */
     uint32_t cur_ista;          /* what completion will set in ISTA */
 
     MesonMxSdhcStats stats;
@@ -147,8 +152,19 @@ struct MesonMxSdhcState {
     uint32_t dt_max_frequency;
     bool dt_hs200;
     bool dt_sd;
+    bool dt_non_removable;
+    uint32_t dt_vqmmc_uv;       /* 0: 1.8 V for eMMC HS200, else 3.3 V */
+    uint32_t dt_reg_size;       /* the DT's reg size (meson.dtsi: 0x42) */
     char *irq_trigger;          /* DT interrupt type: edge (SoC) or level */
     bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
+    /*
+     * rx-window: the RX phases (CLK2[11:0] * 100 / (divider + 1), in percent
+     * of the SD clock period) at which the controller samples the card's
+     * data correctly above 52 MHz; outside, data CRC errors.
+     */
+    bool rx_window_none;
+    uint32_t rx_window_lo;
+    uint32_t rx_window_hi;
     uint32_t cmd_latency_ns;    /* controller + card per-command overhead */
     uint32_t read_access_ns;    /* card access time before the first block */
     uint32_t prog_base_ns;      /* write: programming time per command */

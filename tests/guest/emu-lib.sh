@@ -119,22 +119,47 @@ model_counters() {
 # qemu/meson_mx_sdhc.h): commands data_commands bytes_read bytes_written
 # faults lost_irq freeze late_dma rx_phase_freezes srst_resets late_dma_bytes
 # late_dma_cancelled lost_irq_commands, or state (bit 0: interrupt lost until
-# SRST, 1: frozen, 2: late DMA running).
+# SRST, 1: frozen, 2: late DMA running); version 3: rx_window_crc_errors
+# (reads sampled outside the model's rx-window).
 model_counter() {
-    local base off lo hi
+    local base off lo hi need=2
     case "$1" in
     commands) off=8 ;; data_commands) off=16 ;; bytes_read) off=24 ;;
     bytes_written) off=32 ;; faults) off=40 ;; lost_irq) off=48 ;;
     freeze) off=56 ;; late_dma) off=64 ;; rx_phase_freezes) off=72 ;;
     srst_resets) off=80 ;; late_dma_bytes) off=88 ;; late_dma_cancelled) off=96 ;;
     lost_irq_commands) off=104 ;; state) off=112 ;;
+    rx_window_crc_errors) off=120; need=3 ;;
     *) echo "model_counter: no counter '$1'" >&2; return 1 ;;
     esac
     base=$(basename "$(ls -d /sys/bus/platform/devices/*.sdhc-counters 2>/dev/null | head -1)" .sdhc-counters)
     [ -n "$base" ] || { echo "model_counter: no sdhc-counters device in the device tree" >&2; return 1; }
-    [ $(($(devmem $((0x$base + 4)) 32))) -ge 2 ] ||
-        { echo "model_counter: the counter window is older than version 2" >&2; return 1; }
+    [ $(($(devmem $((0x$base + 4)) 32))) -ge $need ] ||
+        { echo "model_counter: the counter window is older than version $need" >&2; return 1; }
     lo=$(devmem $((0x$base + off)) 32)
     hi=$(devmem $((0x$base + off + 4)) 32)
     echo $((hi * 4294967296 + lo))
+}
+
+# sdhc_reg OFFSET: a register of the SDHC itself (e.g. 0x10 CLKC, 0x38 CLK2),
+# read with devmem (reads have no side effects on these)
+sdhc_reg() {
+    local base
+    base=$(sdhc_dev); base=${base%%.*}
+    [ -n "$base" ] || { echo "sdhc_reg: no SDHC platform device" >&2; return 1; }
+    echo $(($(devmem $((0x$base + $1)) 32)))
+}
+
+# mmc_ios: the MMC core's view of the bus (debugfs ios of the SDHC's host),
+# one "key=value" per line: clock actual_clock bus_width timing signal_voltage
+mmc_ios() {
+    local f
+    f=$(ls /sys/kernel/debug/mmc*/ios 2>/dev/null | head -1)
+    [ -n "$f" ] || { echo "mmc_ios: no debugfs ios" >&2; return 1; }
+    sed -n -e 's/^clock:[[:space:]]*\([0-9]*\) Hz/clock=\1/p' \
+        -e 's/^actual clock:[[:space:]]*\([0-9]*\) Hz/actual_clock=\1/p' \
+        -e 's/^bus width:[[:space:]]*[0-9]* (\(.*\))/bus_width=\1/p' \
+        -e 's/^timing spec:[[:space:]]*[0-9]* (\(.*\))/timing=\1/p' \
+        -e 's/^signal voltage:[[:space:]]*[0-9]* (\(.*\))/signal_voltage=\1/p' "$f" |
+        tr ' ' '_'
 }
