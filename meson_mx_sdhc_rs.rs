@@ -40,6 +40,7 @@ mod mmc;
 mod noncoherent;
 mod probe;
 mod regs;
+mod regwin;
 mod request;
 mod sg_dma;
 mod slots;

@@ -105,12 +105,24 @@ fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option
 
 /// The register window, mapped.
 fn map_regs<'bound>(pdev: &'bound platform::Device<Core<'_>>) -> Result<Arc<Regs<'bound>>> {
-    let dev = pdev.as_ref();
-    let regs = pdev
-        .io_request_by_index(0)
-        .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?
-        .iomap_sized::<REGS_SIZE>()
-        .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
+    let dev: &'bound Device<Bound> = pdev.as_ref();
+    let res = pdev
+        .resource_by_index(0)
+        .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
+    let regs = Regs::map(dev, res).map_err(|e| {
+        if e == EINVAL {
+            // `resource_size_t` is 64 bits with LPAE: no 64-bit formatting on 32-bit ARM.
+            #[allow(clippy::useless_conversion)]
+            let len = u32::try_from(res.size()).unwrap_or(u32::MAX);
+            dev_err!(
+                dev,
+                "register window (reg) of {} bytes, the registers need {}\n",
+                len,
+                REGS_SIZE
+            );
+        }
+        probe_err(dev, "failed to map the registers", e)
+    })?;
     Ok(Arc::new(regs, GFP_KERNEL)?)
 }
 

@@ -6,16 +6,15 @@
 //! Only the fields the driver uses are given names; unnamed bits are kept as
 //! they are by the `with_*` setters.
 
-use kernel::{
-    io::{mem::IoMem, register},
-    num::Bounded,
-};
+use kernel::{io::register, num::Bounded};
+
+use crate::regwin::RegWindow;
 
 /// Size of the register window (up to and including `CLK2`).
 pub(crate) const REGS_SIZE: usize = 0x3c;
 
-/// The mapped register window.
-pub(crate) type Regs<'a> = IoMem<'a, REGS_SIZE>;
+/// The mapped register window (the device tree's window may be longer: 0x42 upstream).
+pub(crate) type Regs<'a> = RegWindow<'a, REGS_SIZE>;
 
 /// `ICTL`/`ISTA`: every interrupt source, bits 14:0.
 pub(crate) const ALL_IRQS: u32 = 0x7fff;
