@@ -103,27 +103,27 @@ settle() {
     dmesg | grep "error -5 whilst initialising MMC card" | tail -1 |
         sed 's/^\[ *\([0-9.]*\)\].*/\1/' | awk -v a="$t0" '{ printf "%d", ($1 - a) * 1000 }'
 }
+# within10 WHAT CMD...: CMD in the background; fails if it takes over 10 s
+# or fails
+within10() {
+    local what=$1 i=0
+    shift
+    "$@" &
+    while kill -0 $! 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -le 100 ] || fail2 "$what hangs (10 s)"
+        usleep 100000
+    done
+    wait $! || fail2 "$what failed"
+}
 # timed DRIVER_NAME MODULE: unbind the SDHC from the driver and rmmod the
 # module, each within 10 s (the C module cannot go while bound: its clocks
 # hold a reference to it); prints the ms taken
 timed() {
-    local t0 i=0
+    local t0
     t0=$(now)
-    echo $dev > /sys/bus/platform/drivers/$1/unbind &
-    while kill -0 $! 2>/dev/null; do
-        i=$((i + 1))
-        [ $i -le 100 ] || fail2 "unbind from $1 hangs (10 s)"
-        usleep 100000
-    done
-    wait $! || fail2 "unbind from $1 failed"
-    i=0
-    rmmod $2 &
-    while kill -0 $! 2>/dev/null; do
-        i=$((i + 1))
-        [ $i -le 100 ] || fail2 "rmmod $2 hangs (10 s)"
-        usleep 100000
-    done
-    wait $! || fail2 "rmmod $2 failed"
+    within10 "unbind from $1" sh -c "echo $dev > /sys/bus/platform/drivers/$1/unbind"
+    within10 "rmmod $2" rmmod $2
     echo $(ms_since $t0)
 }
 for d in rust c; do
