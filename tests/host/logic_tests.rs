@@ -451,6 +451,14 @@ mod slot_tests {
     const B: usize = 0x2000;
     const C: usize = 0x3000;
 
+    /// pre_req then request for `owner`: its buffer and token.
+    fn prepare_and_start(s: &mut Slots, owner: usize) -> (usize, i32) {
+        let (i, t) = s.prepare(owner).unwrap();
+        s.prepared(i, owner, t);
+        assert_eq!(s.start(owner, t), Start::Prepared(i));
+        (i, t)
+    }
+
     /// pre_req(N+1) while N is in flight, start(N+1), post_req(N): the read data of N waits
     /// in its buffer until post_req, and the other buffer carries N+1.
     #[test]
@@ -477,9 +485,7 @@ mod slot_tests {
     #[test]
     fn failed_read_is_not_copied() {
         let mut s = Slots::new(2);
-        let (a, ta) = s.prepare(A).unwrap();
-        s.prepared(a, A, ta);
-        s.start(A, ta);
+        let (a, ta) = prepare_and_start(&mut s, A);
         assert!(!s.finish(a, None));
         assert_eq!(s.get(a), Slot::Free);
         assert_eq!(s.post(A, ta), Post::Nothing);
@@ -490,9 +496,7 @@ mod slot_tests {
     #[test]
     fn reprepared_request_drops_stale_read() {
         let mut s = Slots::new(2);
-        let (a, ta) = s.prepare(A).unwrap();
-        s.prepared(a, A, ta);
-        s.start(A, ta);
+        let (a, ta) = prepare_and_start(&mut s, A);
         assert!(s.finish(a, Some(512)));
         // Recovery: the same request, cookie 0, started without pre_req.
         let got = s.start(A, 0);
@@ -520,9 +524,7 @@ mod slot_tests {
     #[test]
     fn start_takes_prepared_never_pending_read() {
         let mut s = Slots::new(2);
-        let (a, ta) = s.prepare(A).unwrap();
-        s.prepared(a, A, ta);
-        s.start(A, ta);
+        let (a, ta) = prepare_and_start(&mut s, A);
         assert!(s.finish(a, Some(1024)));
         let (b, tb) = s.prepare(B).unwrap();
         s.prepared(b, B, tb);
