@@ -18,15 +18,7 @@
 # returned other data without an error (the defect no longer reproduces:
 # look again).
 . "$(dirname "$0")/../lib.sh"
-cat > "$T/host.sh" <<HOST
-#!/usr/bin/env bash
-set -e
-case "\$1" in
-arm) "$QMP" "\$EMU_QMP" faults late-dma after=1 dir=read ;;
-stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
-esac
-HOST
-chmod +x "$T/host.sh"
+fault_host
 g=$(guest t <<'G'
 set -e
 dd if=/dev/urandom of=/tmp/pat bs=4k count=16 2>/dev/null
@@ -34,7 +26,7 @@ dd if=/tmp/pat of=/dev/mmcblk0 bs=4k oflag=direct 2>/dev/null
 good=0; wrong=0; err=0
 for i in 1 2 3 4 5 6 7 8; do
   b0=$(model_counter late_dma_bytes)
-  host_sync arm
+  host_sync arm,late-dma,after=1,dir=read
   rc=0
   timeout 20 dd if=/dev/mmcblk0 of=/tmp/back bs=4k count=1 skip=$i iflag=direct 2>/dev/null || rc=$?
   usleep 20000
