@@ -14,15 +14,16 @@
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
 //!   the register map;
 //! - `deadline.rs`: what happens when a request's software deadline passes;
-//! - `bounce.rs`: the bounce buffer and its policy; `logic.rs` the pure decisions (also built
-//!   and tested on the host); `stats.rs` the debugfs files.
+//! - `bounce.rs`: the bounce buffers and their policy; `slots.rs` who holds which buffer with
+//!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
+//!   the host); `stats.rs` the debugfs files.
 //!
 //! The C API is reached only through binding layers, which own every `unsafe` of the driver
 //! but the "never forgotten" registration contracts (the kernel crate's pattern) in probe,
 //! module init and the host data: `mmc.rs` (the MMC host API, shaped like a kernel-crate
 //! abstraction), `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
-//! of a scatterlist), `noncoherent.rs` (cached DMA memory) and `watchdog.rs` (a re-armable
-//! delayed work).
+//! of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable
+//! delayed work) and `regwin.rs` (the register window, which `IoMem` cannot map).
 
 use kernel::prelude::*;
 
