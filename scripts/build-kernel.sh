@@ -4,7 +4,8 @@
 #
 # KERNEL_VARIANT=bench (make kernel-bench): the same configuration without the
 # run-time checkers (lockdep, DMA-API debugging, kmemleak, atomic-sleep
-# checks), like the kernels real boards run; make bench measures on it.  The
+# checks, UBSAN, KFENCE) and without full preemption (CONFIG_PREEMPT), like the
+# kernels real boards run; make bench measures on it.  The
 # checkers cost the guest more per request than the whole driver does, and
 # lockdep switches itself off at the first report (the C driver's), which
 # would compare the two drivers on different kernels.
@@ -26,7 +27,7 @@ tarball=$(linux_tarball)
 [ -n "$tarball" ] || die "linux-source-$KVER_SERIES is not installed (run 'make setup')"
 RLS=$(rust_lib_src)
 VARIANT=${KERNEL_VARIANT:-test}
-CHECKERS='^CONFIG_(DEBUG_KERNEL|DMA_API_DEBUG|PROVE_LOCKING|PROVE_RAW_LOCK_NESTING|DEBUG_ATOMIC_SLEEP|DEBUG_KMEMLEAK[A-Z_]*)='
+CHECKERS='^CONFIG_(DEBUG_KERNEL|DMA_API_DEBUG|PROVE_LOCKING|PROVE_RAW_LOCK_NESTING|DEBUG_ATOMIC_SLEEP|DEBUG_KMEMLEAK[A-Z_]*|PREEMPT|UBSAN[A-Z_]*|KFENCE)='
 FRAGMENT=$(mktemp); trap 'rm -f "$FRAGMENT"' EXIT
 case "$VARIANT" in
 test) cp "$TOP/scripts/kernel.fragment" "$FRAGMENT"; NAME=kernel ;;
