@@ -10,12 +10,19 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::{atomic::Atomic, Arc, Mutex},
-    time::{Delta, Instant, Monotonic},
+    time::{Instant, Monotonic},
 };
 
 use crate::{
-    bounce::Bouncer, clkc::Clkc, hw::Hw, regs::Regs, sg_dma::DmaRequest, soc::SocData,
-    stats::HostDebugfs, watchdog::Watchdog,
+    bounce::Bouncer,
+    clkc::Clkc,
+    hw::Hw,
+    owned_queue::{Flags, OwnedQueue},
+    regs::Regs,
+    sg_dma::DmaRequest,
+    soc::SocData,
+    stats::HostDebugfs,
+    watchdog::Watchdog,
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.
@@ -41,9 +48,10 @@ pub(crate) struct InFlight<'a> {
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// When it was started and how long it may take (its software deadline).
-    pub(crate) started: Instant<Monotonic>,
-    pub(crate) deadline: Delta,
+    /// When its software deadline passes, computed once before the watchdog was armed, and
+    /// how long that deadline is.
+    pub(crate) due: Instant<Monotonic>,
+    pub(crate) deadline_ms: u32,
 }
 
 /// The controller, shared by the MMC callbacks and the interrupt handlers.
@@ -89,6 +97,18 @@ impl<'a> Sdhc<'a> {
     }
 }
 
+/// The workqueue of the hosts' deadlines: it may have to complete a request (and so free
+/// memory) when the system is short of it, so it has a rescuer (`WQ_MEM_RECLAIM`); one work
+/// item at a time is all a host needs.
+pub(crate) fn deadline_queue() -> Result<Arc<OwnedQueue>> {
+    let queue = OwnedQueue::new(
+        c"meson_mx_sdhc_rs_deadline",
+        Flags::UNBOUND | Flags::MEM_RECLAIM,
+        1,
+    )?;
+    Ok(Arc::new(queue, GFP_KERNEL)?)
+}
+
 /// The bus state `set_ios` leaves for `request` (both serialized by the MMC core).
 pub(crate) struct BusState {
     /// Why the last `set_ios` failed; requests fail with it until one succeeds
@@ -113,11 +133,11 @@ pub(crate) struct SdhcHost<'a> {
 }
 
 impl<'a> SdhcHost<'a> {
-    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>) -> impl PinInit<Self, Error> + 'a {
+    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>, queue: Arc<OwnedQueue>) -> impl PinInit<Self, Error> + 'a {
         // SAFETY: The watchdog is a field of the MMC host's driver data, which the host's
         // `Registration` drops on unbind (its own never-forgotten contract) or the
         // `UnregisteredHost` drops on a failed probe.
-        let watchdog = unsafe { Watchdog::new(sdhc.clone()) };
+        let watchdog = unsafe { Watchdog::new(sdhc.clone(), queue) };
         try_pin_init!(Self {
             watchdog <- watchdog,
             sdhc,

@@ -4,46 +4,69 @@
 //!
 //! The MMC core never times a request out for a host without a command queue engine, and the
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
-//! the interrupt controller missed is lost for good. `request` arms the host's watchdog with
-//! a deadline sized from the request (`logic::request_deadline_ms`); when it fires and the
-//! request that armed it is still in flight past its deadline, the controller is reset (which
-//! stops its DMA) and the request completes with `ETIMEDOUT`, which the core retries. An
-//! interrupt raised before the reset finds the request gone and is counted, nothing else.
+//! the interrupt controller missed is lost for good. `request` computes the instant the
+//! request is due (`logic::request_deadline_ms`: the card's data timeout for every block) and
+//! arms the host's watchdog for it. When the watchdog fires and the request in flight is past
+//! that instant, the controller is quiesced (reset, then a bounded wait for its DMA engine,
+//! `Sdhc::quiesce`) and the request completes with `ETIMEDOUT`, which the core retries. A
+//! watchdog that fires before the request in flight is due (the timer wheel's granularity,
+//! an earlier request's arming, or the `watchdog_early_ms` fault) arms itself again for the
+//! rest (`logic::expiry`). An interrupt raised before the reset finds the request gone and is
+//! counted, nothing else.
 
 use kernel::{
     io::Io,
     prelude::*,
-    time::{Instant, Monotonic},
+    time::{Delta, Instant, Monotonic},
 };
 
 use crate::{
     controller::{InFlight, Sdhc},
-    hw,
     irq::{DataResult, Errors},
-    logic::ErrorKind,
+    logic::{self, ErrorKind},
     regs,
     watchdog::Expiry,
 };
 
 impl Expiry for Sdhc<'_> {
-    fn expired(&self) {
-        if let Some(f) = self.take_expired() {
-            self.time_out(f);
+    fn expired(&self) -> Option<Delta> {
+        match self.take_expired() {
+            Due::TimedOut(f) => {
+                self.time_out(f);
+                None
+            }
+            Due::Later(ms) => {
+                self.debugfs.stats().record_deadline_rearm();
+                Some(Delta::from_millis(i64::from(ms)))
+            }
+            Due::Idle => None,
         }
     }
 }
 
+/// What the watchdog found in flight.
+enum Due<'a> {
+    /// Nothing.
+    Idle,
+    /// A request not yet due: this many milliseconds are left.
+    Later(u32),
+    /// A request past its deadline, taken out of `cur`.
+    TimedOut(InFlight<'a>),
+}
+
 impl<'a> Sdhc<'a> {
-    /// The request in flight, taken out of `cur`, if its deadline has passed. An expiry armed
-    /// for an earlier request (completed since) finds a later one before its time, or none.
-    fn take_expired(&self) -> Option<InFlight<'a>> {
+    /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
+    /// for an earlier request (completed since) or fired early finds a request not yet due.
+    fn take_expired(&self) -> Due<'a> {
         let mut cur = self.cur.lock();
-        let f = cur.as_ref()?;
-        let now = Instant::<Monotonic>::now();
-        if now - f.started < f.deadline {
-            return None;
+        let Some(f) = cur.as_ref() else {
+            return Due::Idle;
+        };
+        let left = f.due - Instant::<Monotonic>::now();
+        match logic::expiry(left.as_nanos()) {
+            logic::Expiry::Rearm(ms) => Due::Later(ms),
+            logic::Expiry::TimeOut => cur.take().map_or(Due::Idle, Due::TimedOut),
         }
-        cur.take()
     }
 
     /// Quiesces the controller and completes `f` with `ETIMEDOUT`.
@@ -51,7 +74,7 @@ impl<'a> Sdhc<'a> {
         let InFlight {
             mrq,
             slot,
-            deadline,
+            deadline_ms,
             ..
         } = f;
         let ista = self.regs.read(regs::ISTA).into_raw();
@@ -60,12 +83,12 @@ impl<'a> Sdhc<'a> {
             self.dev,
             "CMD{} got no interrupt within its {} ms deadline (ISTA 0x{:08x}, STAT 0x{:08x}): resetting the controller\n",
             mrq.cmd().opcode(),
-            u32::try_from(deadline.as_millis()).unwrap_or(u32::MAX),
+            deadline_ms,
             ista,
             stat
         );
         // Stop the controller and its DMA before the request's memory is handed back.
-        hw::reset(&self.regs);
+        self.quiesce();
         self.hw().disable_irqs();
 
         mrq.cmd().set_error(ETIMEDOUT);

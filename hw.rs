@@ -10,7 +10,7 @@ use kernel::{
     prelude::*,
     time::{
         delay::{fsleep, udelay},
-        Delta,
+        Delta, Instant, Monotonic,
     },
 };
 
@@ -25,6 +25,14 @@ use crate::{
 /// delay of 10 us or less would make `fsleep()` spin instead.
 const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(20);
 const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
+
+/// How long the DMA engine may go on writing to memory after `SRST`, in microseconds, as the
+/// driver assumes it: nothing documents a DMA-idle bit and neither the C driver nor the vendor
+/// driver waits after the reset. What the engine can still hold is its FIFO and one burst
+/// (`PDMA` bursts of at most 32 words); written at any memory speed that takes well under
+/// 10 us. 1 ms covers it a hundred times over and costs nothing on the error path
+/// (Documentation/driver.rst, "After a reset").
+pub(crate) const RESET_DRAIN_US: u32 = 1000;
 
 /// The data phase of a command, as far as the controller needs it.
 #[derive(Clone, Copy)]
@@ -190,9 +198,10 @@ impl Hw<'_> {
 
         regs.update(regs::MISC, |r| r.with_manual_stop(p.manual_stop));
 
-        // Enable the new IRQs and mask all pending ones.
-        regs.write_reg(p.ictl);
+        // Clear what is pending, then enable the new IRQs: a stale status bit left enabled
+        // would complete this request before its command is sent.
         regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
+        regs.write_reg(p.ictl);
 
         regs.write_reg(regs::ARGU::from_raw(cmd.arg));
 
@@ -274,6 +283,34 @@ impl Hw<'_> {
             );
             reset(self.regs);
         }
+    }
+
+    /// Resets the controller after an error and waits until its DMA engine can no longer write
+    /// to memory: `wait_us` (normally [`RESET_DRAIN_US`]), then until `STAT` shows neither a
+    /// busy command path nor words in the FIFOs, for at most another `wait_us`. Returns the
+    /// microseconds waited.
+    pub(crate) fn quiesce(&self, wait_us: u32) -> u32 {
+        reset(self.regs);
+        if wait_us == 0 {
+            return 0;
+        }
+        let start = Instant::<Monotonic>::now();
+        fsleep(Delta::from_micros(i64::from(wait_us)));
+        let idle = read_poll_timeout(
+            || Ok(self.regs.read(regs::STAT)),
+            |s| !s.cmd_busy() && s.rxfifo_cnt().get() == 0 && s.txfifo_cnt().get() == 0,
+            WAIT_CMD_READY_SLEEP,
+            Delta::from_micros(i64::from(wait_us)),
+        );
+        if idle.is_err() {
+            dev_warn!(
+                self.dev,
+                "controller still busy {} us after its reset (STAT 0x{:08x})\n",
+                2 * wait_us,
+                self.regs.read(regs::STAT).into_raw()
+            );
+        }
+        u32::try_from(start.elapsed().as_micros_ceil()).unwrap_or(u32::MAX)
     }
 
     /// Reads response word `idx` through the `ARGU` window.

@@ -148,10 +148,10 @@ impl Sdhc<'_> {
             // pages are unmapped or the bounce buffer is used again. The C driver resets only
             // for EIO/ETIMEDOUT on the command.
             hw.read_response_into(mrq.cmd());
-            hw::reset(&self.regs);
+            self.quiesce();
         }
         let bounced = slot.is_some();
-        let mut result = self.finish_data(&mut mrq, bounced);
+        let mut result = self.finish_data(&mut mrq, bounced, quiesce);
         if !quiesce {
             hw.wait_cmd_ready(mrq.cmd().opcode());
             hw.read_response_into(mrq.cmd());
@@ -186,14 +186,15 @@ impl Sdhc<'_> {
         IrqReturn::Handled
     }
 
-    /// Ends the data phase of `mrq`: flushes the read FIFO, unmaps the data and reports what
-    /// was transferred and what is to be copied back.
-    fn finish_data(&self, mrq: &mut DmaRequest<'_>, bounced: bool) -> DataResult {
+    /// Ends the data phase of `mrq`: flushes the read FIFO (not after a quiescing reset, which
+    /// emptied it), unmaps the data and reports what was transferred and what is to be copied
+    /// back.
+    fn finish_data(&self, mrq: &mut DmaRequest<'_>, bounced: bool, quiesced: bool) -> DataResult {
         let Some((is_read, data_error)) = mrq.data().map(|d| (d.is_read(), d.error().is_some()))
         else {
             return DataResult::default();
         };
-        if !data_error && !self.soc.hardware_flush_all_cmds && is_read {
+        if !quiesced && !data_error && !self.soc.hardware_flush_all_cmds && is_read {
             self.hw().wait_cmd_ready(mrq.cmd().opcode());
 
             // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
@@ -231,6 +232,13 @@ impl Sdhc<'_> {
     fn quiesce_needed(&self, cmd_error: Option<Error>) -> bool {
         self.debugfs.quiesce_on_error()
             || matches!(cmd_error, Some(e) if e == EIO || e == ETIMEDOUT)
+    }
+
+    /// Resets the controller after an error or a deadline and waits for its DMA engine to
+    /// drain (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again.
+    pub(crate) fn quiesce(&self) {
+        let waited = self.hw().quiesce(self.debugfs.reset_drain_us());
+        self.debugfs.stats().record_quiesce(waited);
     }
 
     /// Counts the request's outcome in the statistics.

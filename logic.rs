@@ -216,11 +216,16 @@ pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfere
 
 /// The controller's longest busy wait (R1b), in milliseconds.
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
+/// The longest the card's own waits may add to a deadline, in milliseconds: the per-block
+/// data timeouts of every block and the R1b busy wait together. A 1024-block SD write allows
+/// 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
+pub(crate) const MAX_CARD_WAIT_MS: u32 = MAX_BUSY_TIMEOUT_MS;
 /// Added to every software deadline, in milliseconds: scheduling of the interrupt thread and
 /// of the deadline's work, and the command and data phases' own slack.
 pub(crate) const DEADLINE_MARGIN_MS: u32 = 500;
-/// The shortest software deadline, in milliseconds.
-pub(crate) const DEADLINE_MIN_MS: u32 = 1000;
+/// The shortest software deadline, in milliseconds: sdhci's flat software timer. A healthy
+/// card never takes this long for a request the sizing below would give less.
+pub(crate) const DEADLINE_MIN_MS: u32 = 10 * 1000;
 /// Bus clocks per block besides its data: start and end bits, CRC16, and the card's Nac/Ncrc
 /// gaps, counted generously.
 const BLOCK_OVERHEAD_CLKS: u32 = 64;
@@ -238,9 +243,9 @@ pub(crate) struct DeadlineInput {
     pub(crate) data_len: u32,
     /// Blocks of data.
     pub(crate) blocks: u32,
-    /// The card's data timeout (`data->timeout_ns`).
+    /// The card's data timeout per block (`data->timeout_ns`, `mmc_set_data_timeout()`).
     pub(crate) data_timeout_ns: u32,
-    /// The card's data timeout in bus clocks (`data->timeout_clks`).
+    /// The card's data timeout per block in bus clocks (`data->timeout_clks`).
     pub(crate) data_timeout_clks: u32,
     /// R1b: the card may hold DAT0 busy after the response.
     pub(crate) busy: bool,
@@ -254,36 +259,79 @@ fn clks_to_ms(clks: u32, khz: u32) -> u32 {
     clks.div_ceil(khz.max(1))
 }
 
-/// The software deadline of a request, in milliseconds: the command, the data at the current
-/// bus clock and width, the card's data timeout, the R1b busy wait (the core's busy timeout,
-/// at most the controller's 30 s), plus a margin of [`DEADLINE_MARGIN_MS`] and a quarter;
-/// never less than [`DEADLINE_MIN_MS`].
+/// How long the card itself may make the request wait, in milliseconds: the per-block data
+/// timeout for every block (the core's `timeout_ns` is per block: a card may stall between
+/// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout, the
+/// controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
+fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
+    let mut ms = 0u32;
+    if r.data_len != 0 {
+        let per_block = r
+            .data_timeout_ns
+            .div_ceil(1_000_000)
+            .saturating_add(clks_to_ms(r.data_timeout_clks, khz));
+        ms = per_block.saturating_mul(r.blocks.max(1));
+    }
+    if r.busy {
+        let busy = match r.busy_timeout_ms {
+            0 => MAX_BUSY_TIMEOUT_MS,
+            t => t,
+        };
+        ms = ms.saturating_add(busy);
+    }
+    ms.min(MAX_CARD_WAIT_MS)
+}
+
+/// The software deadline of a request, in milliseconds: the command and its data on the bus
+/// at the current clock and width, plus a quarter; the card's own waits
+/// ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never less
+/// than [`DEADLINE_MIN_MS`].
 pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
     let khz = (r.bus_hz / 1000).max(100);
     let width = match r.bus_width {
         4 | 8 => r.bus_width,
         _ => 1,
     };
-    let mut ms = clks_to_ms(COMMAND_CLKS, khz);
+    let mut bus = clks_to_ms(COMMAND_CLKS, khz);
     if r.data_len != 0 {
         let data_clks = (r.data_len / width)
             .saturating_mul(8)
             .saturating_add(r.blocks.saturating_mul(BLOCK_OVERHEAD_CLKS));
-        ms = ms
-            .saturating_add(clks_to_ms(data_clks, khz))
-            .saturating_add(r.data_timeout_ns.div_ceil(1_000_000))
-            .saturating_add(clks_to_ms(r.data_timeout_clks, khz));
+        bus = bus.saturating_add(clks_to_ms(data_clks, khz));
     }
-    if r.busy {
-        let busy = match r.busy_timeout_ms {
-            0 => MAX_BUSY_TIMEOUT_MS,
-            t => t.min(MAX_BUSY_TIMEOUT_MS),
-        };
-        ms = ms.saturating_add(busy);
-    }
-    ms.saturating_add(ms / 4)
+    bus.saturating_add(bus / 4)
+        .saturating_add(card_wait_ms(r, khz))
         .saturating_add(DEADLINE_MARGIN_MS)
         .max(DEADLINE_MIN_MS)
+}
+
+/// What the deadline's work does when it runs and finds a request in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expiry {
+    /// The request is past its deadline: time it out.
+    TimeOut,
+    /// The work ran early (the timer's granularity, an earlier request's arming, or the
+    /// `watchdog_early_ms` fault): arm again for the rest, in milliseconds (at least 1).
+    Rearm(u32),
+}
+
+/// The decision of the deadline's work for a request due in `left_ns` nanoseconds (zero or
+/// less: due).
+pub(crate) fn expiry(left_ns: i64) -> Expiry {
+    if left_ns <= 0 {
+        return Expiry::TimeOut;
+    }
+    // In 32-bit arithmetic (no 64-bit division on 32-bit ARM): units of 1024 ns rounded up,
+    // then 976 of them (999,424 ns) per millisecond, so the rest is never underestimated.
+    let units = u32::try_from(left_ns.saturating_add(1023) >> 10).unwrap_or(u32::MAX);
+    Expiry::Rearm(units.div_ceil(976).max(1))
+}
+
+/// How long after its start the watchdog is armed for a request whose deadline is
+/// `deadline_ms`: the deadline, or `early_ms` less (a fault injected through debugfs that
+/// makes the work run before its request is due, which must then re-arm), at least 1 ms.
+pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
+    deadline_ms.saturating_sub(early_ms).max(1)
 }
 
 /// What went wrong with a command, as the statistics count it.
@@ -417,6 +465,12 @@ pub(crate) struct Stats {
     pub(crate) prepared: u64,
     /// Reads copied out of their bounce buffer in `post_req` (double buffering).
     pub(crate) post_req_copies: u64,
+    /// Times the deadline's work ran before its request was due and armed itself again.
+    pub(crate) deadline_rearms: u64,
+    /// Controller resets after an error or a deadline, before memory was handed back.
+    pub(crate) quiesce_resets: u64,
+    /// Microseconds spent after those resets waiting for the DMA engine to drain.
+    pub(crate) quiesce_wait_us: u64,
 }
 
 impl Stats {
@@ -435,6 +489,9 @@ impl Stats {
             late_interrupts: 0,
             prepared: 0,
             post_req_copies: 0,
+            deadline_rearms: 0,
+            quiesce_resets: 0,
+            quiesce_wait_us: 0,
         }
     }
 
@@ -492,6 +549,17 @@ impl Stats {
     /// Counts a read copied out of its bounce buffer in `post_req`.
     pub(crate) fn record_post_req_copy(&mut self) {
         self.post_req_copies = self.post_req_copies.wrapping_add(1);
+    }
+
+    /// Counts a deadline's work that ran early and armed itself again.
+    pub(crate) fn record_deadline_rearm(&mut self) {
+        self.deadline_rearms = self.deadline_rearms.wrapping_add(1);
+    }
+
+    /// Counts a quiescing reset and the time waited after it for the DMA engine.
+    pub(crate) fn record_quiesce(&mut self, waited_us: u32) {
+        self.quiesce_resets = self.quiesce_resets.wrapping_add(1);
+        self.quiesce_wait_us = self.quiesce_wait_us.wrapping_add(u64::from(waited_us));
     }
 
     /// Counts a request that failed before it reached the controller.
@@ -556,6 +624,9 @@ impl fmt::Display for Stats {
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         writeln!(f, "prepared: {}", Dec(self.prepared))?;
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
+        writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
+        writeln!(f, "quiesce_resets: {}", Dec(self.quiesce_resets))?;
+        writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

@@ -23,7 +23,8 @@
 //! module init and the host data: `mmc.rs` (the MMC host API, shaped like a kernel-crate
 //! abstraction), `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
 //! of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable
-//! delayed work) and `regwin.rs` (the register window, which `IoMem` cannot map).
+//! delayed work), `owned_queue.rs` (a workqueue the driver allocates) and `regwin.rs` (the
+//! register window, which `IoMem` cannot map).
 
 use kernel::prelude::*;
 
@@ -39,6 +40,7 @@ mod irq;
 mod logic;
 mod mmc;
 mod noncoherent;
+mod owned_queue;
 mod probe;
 mod regs;
 mod regwin;

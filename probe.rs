@@ -15,7 +15,7 @@ use kernel::{
 use crate::{
     bounce::{BounceBuffer, Bouncer},
     clkc::Clkc,
-    controller::{EnabledClk, Sdhc, SdhcHost},
+    controller::{self, EnabledClk, Sdhc, SdhcHost},
     hw,
     irq::IrqHandler,
     logic::{Limits, Params},
@@ -198,7 +198,9 @@ fn new_host<'bound>(
     sdhc: &Arc<Sdhc<'bound>>,
     limits: &Limits,
 ) -> Result<UnregisteredHost<SdhcHost<'bound>>> {
-    let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))?;
+    let queue = controller::deadline_queue()
+        .map_err(|e| probe_err(dev, "failed to allocate the deadline workqueue", e))?;
+    let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone(), queue))?;
 
     // Get regulators and the supported OCR mask.
     host.regulator_get_supply()

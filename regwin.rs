@@ -7,14 +7,19 @@
 //! that is not a multiple of 4 (`Region::ptr_try_from_raw_parts_mut()`), so with it the driver
 //! would not probe on a real board. The registers end at 0x3c (`CLK2`): [`RegWindow`] maps the
 //! first `SIZE` bytes of the resource (checked to lie inside it) and gives them the kernel
-//! crate's `Io` accessors through its public MMIO view, as `IoMem` does.
+//! crate's `Io` accessors through its public MMIO view, as `IoMem` does. The whole resource
+//! is requested first through the kernel crate (`Resource::request_region`, as
+//! `ExclusiveIoMem` does): the mapping is exclusive and shows in `/proc/iomem`.
 
 use core::ffi::c_void;
 
 use kernel::{
     bindings,
     device::{Bound, Device},
-    io::{resource::Resource, IoBase, Mmio, MmioBackend, MmioRaw, Region},
+    io::{
+        resource::{self, Resource},
+        IoBase, Mmio, MmioBackend, MmioRaw, Region,
+    },
     prelude::*,
 };
 
@@ -23,21 +28,33 @@ use kernel::{
 /// # Invariants
 ///
 /// `io` is an `ioremap()` mapping of `SIZE` bytes (a non-zero multiple of 4) of a memory
-/// resource of `dev`, valid until `self` is dropped, which unmaps it.
+/// resource of `dev`, valid until `self` is dropped, which unmaps it. `_region` holds the
+/// resource requested for the driver and is released after the unmap (fields drop after
+/// `drop`).
 pub(crate) struct RegWindow<'a, const SIZE: usize> {
     _dev: &'a Device<Bound>,
     io: MmioRaw<Region<SIZE>>,
+    _region: resource::Region,
 }
 
 impl<'a, const SIZE: usize> RegWindow<'a, SIZE> {
-    /// Maps the first `SIZE` bytes of `res`, a memory resource of `dev`; `EINVAL` if the
-    /// resource is shorter.
+    /// Requests the whole of `res`, a memory resource of `dev`, and maps its first `SIZE`
+    /// bytes; `EINVAL` if the resource is shorter, `EBUSY` if another driver holds it.
     pub(crate) fn map(dev: &'a Device<Bound>, res: &Resource) -> Result<Self> {
         const { assert!(SIZE > 0 && SIZE % 4 == 0) };
         let len: usize = res.size().try_into()?;
         if len < SIZE {
             return Err(EINVAL);
         }
+        let name = res.name().unwrap_or(dev.name()).to_cstring()?;
+        let region = res
+            .request_region(
+                res.start(),
+                res.size(),
+                name,
+                resource::Flags::IORESOURCE_MEM,
+            )
+            .ok_or(EBUSY)?;
         // SAFETY: `res` is a memory resource of the bound device `dev` and `SIZE` (not zero)
         // bytes from its start lie inside it.
         let addr = unsafe { bindings::ioremap(res.start(), SIZE) };
@@ -46,7 +63,11 @@ impl<'a, const SIZE: usize> RegWindow<'a, SIZE> {
         }
         match MmioRaw::new_region(addr as usize, SIZE) {
             // INVARIANT: Mapped just now, `SIZE` bytes, a non-zero multiple of 4.
-            Ok(io) => Ok(Self { _dev: dev, io }),
+            Ok(io) => Ok(Self {
+                _dev: dev,
+                io,
+                _region: region,
+            }),
             Err(e) => {
                 // SAFETY: `addr` was returned by `ioremap()` above and is not used again.
                 unsafe { bindings::iounmap(addr) };

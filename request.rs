@@ -42,18 +42,24 @@ impl SdhcHost<'_> {
                 mrq.done();
             }
             Ok(Prepared { cmd, slot }) => {
-                let deadline = Delta::from_millis(i64::from(sdhc.deadline_ms(&mrq)));
+                let deadline_ms = sdhc.deadline_ms(&mrq);
+                let due = Instant::now() + Delta::from_millis(i64::from(deadline_ms));
+                let arm_after = logic::arm_after_ms(deadline_ms, sdhc.debugfs.watchdog_early_ms());
                 let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
+                let mut cur = sdhc.cur.lock();
                 // Armed before the request can complete; an expiry that finds a later request
-                // in flight, or this one before its time, does nothing (see `deadline.rs`).
-                self.watchdog.arm(deadline);
-                *sdhc.cur.lock() = Some(InFlight {
+                // in flight, or this one before it is due, arms again for the rest (see
+                // `deadline.rs`).
+                self.watchdog
+                    .arm(Delta::from_millis(i64::from(arm_after)));
+                *cur = Some(InFlight {
                     mrq,
                     slot,
                     seq,
-                    started: Instant::now(),
-                    deadline,
+                    due,
+                    deadline_ms,
                 });
+                drop(cur);
                 sdhc.started_seq.store(seq, Release);
                 sdhc.hw().start_cmd(&cmd);
             }

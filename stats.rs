@@ -19,6 +19,12 @@
 //!   controller after any command or data error before the request's memory is handed back;
 //!   0 restores the C driver's rule (reset only for EIO/ETIMEDOUT on the command), for tests
 //!   that show what that rule lets the DMA engine do.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/reset_drain_us`: how long to wait after a
+//!   quiescing reset before memory is handed back (default `hw::RESET_DRAIN_US`); 0 for tests
+//!   that show what a DMA engine still draining does without the wait.
+//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/watchdog_early_ms`: a fault, 0 by default:
+//!   the deadline's watchdog is armed this much before the request is due, so that it fires
+//!   early and must arm itself again.
 //!
 //! The files own their data; the driver reaches them through [`HostDebugfs`].
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
@@ -132,6 +138,10 @@ pub(crate) struct HostDebugfs {
     #[pin]
     copy_cost: File<Atomic<u32>>,
     #[pin]
+    reset_drain_us: File<Atomic<u32>>,
+    #[pin]
+    watchdog_early_ms: File<Atomic<u32>>,
+    #[pin]
     _limits: File<LimitsInfo>,
     _dir: Dir,
 }
@@ -153,6 +163,11 @@ impl HostDebugfs {
             force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
             quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
             copy_cost <- dir.read_write_file(c"copy_cost_ns_per_kib", Atomic::new(0u32)),
+            reset_drain_us <- dir.read_write_file(
+                c"reset_drain_us",
+                Atomic::new(crate::hw::RESET_DRAIN_US),
+            ),
+            watchdog_early_ms <- dir.read_write_file(c"watchdog_early_ms", Atomic::new(0u32)),
             _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
             _dir: dir,
         }? Error)
@@ -171,6 +186,16 @@ impl HostDebugfs {
     /// Whether every error quiesces the controller (see the module documentation).
     pub(crate) fn quiesce_on_error(&self) -> bool {
         self.quiesce_on_error.load(Relaxed) != 0
+    }
+
+    /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
+    pub(crate) fn reset_drain_us(&self) -> u32 {
+        self.reset_drain_us.load(Relaxed)
+    }
+
+    /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
+    pub(crate) fn watchdog_early_ms(&self) -> u32 {
+        self.watchdog_early_ms.load(Relaxed)
     }
 
     /// The simulated cost of a bounce copy, in ns per KiB (0: none).

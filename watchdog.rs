@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A software deadline that runs in process context: a `struct delayed_work` on the unbound system
-//! workqueue that calls [`Expiry::expired`] of its target when it fires.
+//! A software deadline that runs in process context: a `struct delayed_work` on a workqueue the
+//! watchdog shares the ownership of ([`OwnedQueue`], `WQ_MEM_RECLAIM` for the driver's), which
+//! calls [`Expiry::expired`] of its target when it fires.
 //!
 //! The kernel crate's `DelayedWork` only takes `'static` work items and cannot be re-armed or
-//! cancelled; a host's target borrows its bound device, so this small binding does the three
-//! things needed: arm or re-arm (`mod_delayed_work()`), and cancel and wait on drop
+//! cancelled; a host's target borrows its bound device, so this small binding does the things
+//! needed: arm or move (`mod_delayed_work()`), arm again unless armed meanwhile
+//! (`queue_delayed_work()`, for an expiry that came early), and cancel and wait on drop
 //! (`cancel_delayed_work_sync()`). A stale expiry is the target's to ignore: the driver does
-//! not cancel when a request completes, it checks whether the request that armed the deadline
-//! is still the one in flight.
+//! not cancel when a request completes, it checks whether the request in flight is due.
 
 use kernel::{
     container_of,
@@ -18,12 +19,13 @@ use kernel::{
     types::Opaque,
 };
 
-use crate::bindings as b;
+use crate::{bindings as b, owned_queue::OwnedQueue};
 
 /// What a [`Watchdog`] calls when it fires.
 pub(crate) trait Expiry: Send + Sync {
-    /// The deadline passed. Runs on the system workqueue: may sleep.
-    fn expired(&self);
+    /// The deadline passed, or the watchdog fired early. Runs on the watchdog's workqueue:
+    /// may sleep. Returns when to fire again, unless the watchdog was armed meanwhile.
+    fn expired(&self) -> Option<Delta>;
 }
 
 /// A re-armable deadline calling `T::expired`.
@@ -37,6 +39,7 @@ pub(crate) struct Watchdog<T: Expiry> {
     #[pin]
     dwork: Opaque<b::delayed_work>,
     target: Arc<T>,
+    queue: Arc<OwnedQueue>,
 }
 
 // SAFETY: The `delayed_work` is only touched through the workqueue API, which synchronises
@@ -53,7 +56,7 @@ impl<T: Expiry> Watchdog<T> {
     /// The watchdog must be dropped, never forgotten, before anything `T` borrows goes away: an
     /// armed watchdog calls `T::expired` until it is dropped (the contract of
     /// `irq::ThreadedRegistration::new`).
-    pub(crate) unsafe fn new(target: Arc<T>) -> impl PinInit<Self> {
+    pub(crate) unsafe fn new(target: Arc<T>, queue: Arc<OwnedQueue>) -> impl PinInit<Self> {
         pin_init!(Self {
             // INVARIANT: Initialised with `run`, not queued.
             dwork <- Opaque::ffi_init(|slot: *mut b::delayed_work| {
@@ -77,21 +80,43 @@ impl<T: Expiry> Watchdog<T> {
                 }
             }),
             target,
+            queue,
         })
+    }
+
+    /// The raw pointer of the watchdog's workqueue.
+    fn queue_ptr(&self) -> *mut b::workqueue_struct {
+        // `Queue` is a transparent wrapper of `struct workqueue_struct`.
+        core::ptr::from_ref::<kernel::workqueue::Queue>(&self.queue)
+            .cast::<b::workqueue_struct>()
+            .cast_mut()
     }
 
     /// Arms the watchdog to fire `after` from now, or moves an armed one to that time.
     pub(crate) fn arm(&self, after: Delta) {
-        let ms = u32::try_from(after.as_millis_ceil()).unwrap_or(u32::MAX);
         // SAFETY: By the type invariant `dwork` is an initialised delayed work of a pinned
-        // watchdog (it is `!Unpin` and only made in place); `system_dfl_wq`, the unbound
-        // system workqueue (`system_wq` is deprecated), always exists.
+        // watchdog (it is `!Unpin` and only made in place); the queue lives as long as the
+        // watchdog holds its `Arc`, and `drop` cancels the work before that `Arc` goes.
         unsafe {
             b::mod_delayed_work_on(
                 b::wq_misc_consts_WORK_CPU_UNBOUND as c_int,
-                b::system_dfl_wq,
+                self.queue_ptr(),
                 self.dwork.get(),
-                msecs_to_jiffies(ms),
+                jiffies(after),
+            )
+        };
+    }
+
+    /// Arms the watchdog to fire `after` from now unless it is armed already (by a later
+    /// request, whose own deadline then stands).
+    fn arm_unless_armed(&self, after: Delta) {
+        // SAFETY: As in `arm`.
+        unsafe {
+            b::queue_delayed_work_on(
+                b::wq_misc_consts_WORK_CPU_UNBOUND as c_int,
+                self.queue_ptr(),
+                self.dwork.get(),
+                jiffies(after),
             )
         };
     }
@@ -108,8 +133,15 @@ impl<T: Expiry> Watchdog<T> {
             let dwork = container_of!(work, b::delayed_work, work);
             &*container_of!(Opaque::cast_from(dwork).cast_mut(), Self, dwork)
         };
-        this.target.expired();
+        if let Some(after) = this.target.expired() {
+            this.arm_unless_armed(after);
+        }
     }
+}
+
+/// `after` in jiffies, rounded up.
+fn jiffies(after: Delta) -> kernel::time::Jiffies {
+    msecs_to_jiffies(u32::try_from(after.as_millis_ceil()).unwrap_or(u32::MAX))
 }
 
 #[pinned_drop]

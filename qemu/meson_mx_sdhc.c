@@ -91,6 +91,12 @@
 #define CTRL_DAT_TYPE(v)        ((v) & 0x3)
 #define CTRL_DDR_MODE           BIT(2)
 #define CTRL_PACK_LEN(v)        (((v) >> 4) & 0x1ff)
+/*
+ * The vendor driver's description: "cmd or wcrc Receiving Timeout": how long
+ * the controller waits for a response or a write's CRC status, taken here as
+ * bus clocks.  It does not bound a read's access time or DAT0 busy.
+ */
+#define CTRL_RX_TIMEOUT(v)      (((v) >> 13) & 0x7f)
 
 /* STAT */
 #define STAT_CMD_BUSY           BIT(0)
@@ -215,16 +221,42 @@ static int64_t meson_mx_sdhc_clocks_ns(uint64_t clocks, uint64_t hz)
     return muldiv64(clocks, NANOSECONDS_PER_SECOND, hz);
 }
 
-/* xorshift64*: reproducible from fault-seed */
-static uint64_t meson_mx_sdhc_rand(MesonMxSdhcState *s)
+/* xorshift64*: reproducible from fault-seed (stall-seed) */
+static uint64_t meson_mx_sdhc_rand_from(uint64_t *state)
 {
-    uint64_t x = s->fault_rng ? s->fault_rng : 0x9e3779b97f4a7c15ull;
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
 
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
-    s->fault_rng = x;
+    *state = x;
     return x * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t meson_mx_sdhc_rand(MesonMxSdhcState *s)
+{
+    return meson_mx_sdhc_rand_from(&s->fault_rng);
+}
+
+/*
+ * busy-stall: how long the card stalls inside this data command (0: not at
+ * all).  stall-count stalls, at most one per block.
+ */
+static int64_t meson_mx_sdhc_pick_stall(MesonMxSdhcState *s, uint32_t send)
+{
+    uint32_t blocks = SEND_TOTAL_PACK(send) + 1;
+    bool is_write = send & SEND_DATA_DIR;
+    int64_t each = is_write ? s->stall_write_ns : s->stall_read_ns;
+    int64_t total;
+
+    if (!s->stall_ppm || !s->stall_count || !each ||
+        meson_mx_sdhc_rand_from(&s->stall_rng) % 1000000 >= s->stall_ppm) {
+        return 0;
+    }
+    total = each * MIN(s->stall_count, blocks);
+    s->stats.busy_stalls++;
+    s->stats.stall_ns += total;
+    return total;
 }
 
 static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
@@ -345,7 +377,14 @@ static void meson_mx_sdhc_late_write(MesonMxSdhcState *s, uint32_t i)
         s->stats.dma_errors++;
         return;
     }
-    s->stats.late_dma_bytes += s->late_blksz;
+    if (s->draining) {
+        s->stats.drain_bytes += s->late_blksz;
+        if (s->cmd_since_srst) {
+            s->stats.drain_bytes_after_cmd += s->late_blksz;
+        }
+    } else {
+        s->stats.late_dma_bytes += s->late_blksz;
+    }
 }
 
 static void meson_mx_sdhc_late_free(MesonMxSdhcState *s)
@@ -353,6 +392,7 @@ static void meson_mx_sdhc_late_free(MesonMxSdhcState *s)
     timer_del(s->late_timer);
     g_free(s->late_buf);
     s->late_buf = NULL;
+    s->draining = false;
 }
 
 /* Stop a late DMA (SRST): what it had not written yet never arrives. */
@@ -366,12 +406,38 @@ static void meson_mx_sdhc_late_cancel(MesonMxSdhcState *s)
     meson_mx_sdhc_late_free(s);
 }
 
+/*
+ * SRST with reset-drain-ns: the DMA engine goes on writing what it still
+ * moves for that long.  The FIFOs were reset, so what it writes now is not
+ * the card's data: a pattern (0xd7) that a test finds in memory.
+ */
+static void meson_mx_sdhc_dma_reset(MesonMxSdhcState *s)
+{
+    uint64_t off;
+
+    if (!s->late_buf || !s->reset_drain_ns || s->draining) {
+        meson_mx_sdhc_late_cancel(s);
+        return;
+    }
+    off = (uint64_t)s->late_next * s->late_blksz;
+    memset(s->late_buf + off, 0xd7,
+           (uint64_t)(s->late_blocks - s->late_next) * s->late_blksz);
+    s->draining = true;
+    s->cmd_since_srst = false;
+    s->drain_until = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->reset_drain_ns;
+}
+
 /* late_timer: the next block of a late DMA lands in memory. */
 static void meson_mx_sdhc_late_dma(void *opaque)
 {
     MesonMxSdhcState *s = opaque;
 
     if (!s->late_buf) {
+        return;
+    }
+    if (s->draining &&
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) > s->drain_until) {
+        meson_mx_sdhc_late_cancel(s);
         return;
     }
     meson_mx_sdhc_late_write(s, s->late_next++);
@@ -427,6 +493,11 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             /* the card saw a CRC error and discards the data */
             err = IRQ_DATA_ERR_CRC;
         } else if (!sdbus_receive_ready(&s->sdbus)) {
+            err = IRQ_DATA_TIMEOUT;
+        } else if (CTRL_RX_TIMEOUT(s->regs[R_CTRL]) < s->ncrc_clks) {
+            /* the card takes the first block; its CRC status comes late */
+            sdbus_write_data(&s->sdbus, buf, blksz);
+            s->stats.rx_timeouts++;
             err = IRQ_DATA_TIMEOUT;
         } else {
             for (uint32_t i = 0; i < blocks; i++) {
@@ -584,6 +655,9 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     }
 
     s->stats.commands++;
+    if (s->draining) {
+        s->cmd_since_srst = true;
+    }
     s->cur_send = send;
     s->cur_addr = s->regs[R_ADDR];
     s->cur_ista = 0;
@@ -661,6 +735,16 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         return;
     }
 
+    if ((send & SEND_CMD_HAS_RESP) &&
+        CTRL_RX_TIMEOUT(s->regs[R_CTRL]) < s->ncr_clks) {
+        /* the controller gives up before the card answers */
+        s->stats.rx_timeouts++;
+        s->cur_ista = IRQ_RESP_TIMEOUT;
+        timer_mod(s->done_timer, start + meson_mx_sdhc_clocks_ns(
+                      48 + CTRL_RX_TIMEOUT(s->regs[R_CTRL]), hz));
+        return;
+    }
+
     req.cmd = SEND_CMD_INDEX(send);
     req.arg = s->regs[R_ARGU];
     req.crc = 0;
@@ -718,6 +802,8 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
                 per_block += 8; /* CRC status token */
             }
             done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
+            /* the card's stalls inside the transfer */
+            done += meson_mx_sdhc_pick_stall(s, send);
         }
         if (blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP)) {
             done += meson_mx_sdhc_clocks_ns(48 + 8 + 48, hz); /* CMD12 */
@@ -738,7 +824,6 @@ static void meson_mx_sdhc_reset_ctrl(MesonMxSdhcState *s)
     s->lost_ista = 0;
     s->txfifo_cnt = 0;
     s->rxfifo_cnt = 0;
-    meson_mx_sdhc_late_cancel(s);
 }
 
 static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
@@ -830,8 +915,8 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
             s->stats.srst_resets++;
             meson_mx_sdhc_reset_ctrl(s);
         }
-        if (v & SRST_DMA_IF) {
-            meson_mx_sdhc_late_cancel(s);
+        if (v & (SRST_MAIN_CTRL | SRST_DMA_IF)) {
+            meson_mx_sdhc_dma_reset(s);
         }
         if (v & SRST_RXFIFO) {
             s->rxfifo_cnt = 0;
@@ -1013,6 +1098,10 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"late_dma_bytes\": %" PRIu64
         ", \"late_dma_cancelled_bytes\": %" PRIu64
         ", \"rx_window_crc_errors\": %" PRIu64
+        ", \"busy_stalls\": %" PRIu64 ", \"stall_ns\": %" PRIu64
+        ", \"drain_bytes\": %" PRIu64
+        ", \"drain_bytes_after_cmd\": %" PRIu64
+        ", \"rx_timeouts\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
         ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
@@ -1024,6 +1113,8 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.rx_phase_freezes, s->stats.lost_irq_commands,
         s->stats.late_dma_bytes, s->stats.late_dma_cancelled,
         s->stats.rx_window_crc_errors,
+        s->stats.busy_stalls, s->stats.stall_ns, s->stats.drain_bytes,
+        s->stats.drain_bytes_after_cmd, s->stats.rx_timeouts,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
@@ -1133,6 +1224,18 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->fault_seed;
     } else if (!strcmp(name, "faults-injected")) {
         val = s->faults_done;
+    } else if (!strcmp(name, "stall-probability-ppm")) {
+        val = s->stall_ppm;
+    } else if (!strcmp(name, "stall-count")) {
+        val = s->stall_count;
+    } else if (!strcmp(name, "stall-read-ns")) {
+        val = s->stall_read_ns;
+    } else if (!strcmp(name, "stall-write-ns")) {
+        val = s->stall_write_ns;
+    } else if (!strcmp(name, "stall-seed")) {
+        val = s->stall_seed;
+    } else if (!strcmp(name, "reset-drain-ns")) {
+        val = s->reset_drain_ns;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -1151,8 +1254,14 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->fault_rng = val ^ 0x6a09e667f3bcc909ull;
         return;
     }
+    if (!strcmp(name, "stall-seed")) {
+        s->stall_seed = val;
+        s->stall_rng = val ^ 0xbb67ae8584caa73bull;
+        return;
+    }
     if (val > UINT32_MAX ||
-        (!strcmp(name, "fault-probability-ppm") && val > 1000000)) {
+        ((!strcmp(name, "fault-probability-ppm") ||
+          !strcmp(name, "stall-probability-ppm")) && val > 1000000)) {
         error_setg(errp, "meson-mx-sdhc: %s=%" PRIu64 " is out of range",
                    name, val);
         return;
@@ -1163,6 +1272,16 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->fault_ppm = val;
     } else if (!strcmp(name, "fault-limit")) {
         s->fault_limit = val;
+    } else if (!strcmp(name, "stall-probability-ppm")) {
+        s->stall_ppm = val;
+    } else if (!strcmp(name, "stall-count")) {
+        s->stall_count = val;
+    } else if (!strcmp(name, "stall-read-ns")) {
+        s->stall_read_ns = val;
+    } else if (!strcmp(name, "stall-write-ns")) {
+        s->stall_write_ns = val;
+    } else if (!strcmp(name, "reset-drain-ns")) {
+        s->reset_drain_ns = val;
     }
 }
 
@@ -1173,6 +1292,7 @@ static void meson_mx_sdhc_reset(DeviceState *dev)
     MesonMxSdhcState *s = MESON_MX_SDHC(dev);
 
     meson_mx_sdhc_reset_ctrl(s);
+    meson_mx_sdhc_late_cancel(s);
     memset(s->regs, 0, sizeof(s->regs));
     memset(s->resp, 0, sizeof(s->resp));
     s->card_busy_until = 0;
@@ -1283,6 +1403,15 @@ static const Property meson_mx_sdhc_properties[] = {
                        100000),
     DEFINE_PROP_UINT32("data-timeout-ns", MesonMxSdhcState, data_timeout_ns,
                        2000000),
+    /* the card's response and CRC status delays, against CTRL.RX_TIMEOUT */
+    DEFINE_PROP_UINT32("ncr-clks", MesonMxSdhcState, ncr_clks, 16),
+    DEFINE_PROP_UINT32("ncrc-clks", MesonMxSdhcState, ncrc_clks, 4),
+};
+
+/* busy-stall and reset-drain: set at run time, like the faults */
+static const char *const meson_mx_sdhc_runtime_u64[] = {
+    "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
+    "stall-seed", "reset-drain-ns",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
@@ -1324,6 +1453,11 @@ static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
                               NULL, NULL);
     object_class_property_add(klass, "faults-injected", "uint64",
                               meson_mx_sdhc_get_u64, NULL, NULL, NULL);
+    for (int i = 0; i < ARRAY_SIZE(meson_mx_sdhc_runtime_u64); i++) {
+        object_class_property_add(klass, meson_mx_sdhc_runtime_u64[i],
+                                  "uint64", meson_mx_sdhc_get_u64,
+                                  meson_mx_sdhc_set_u64, NULL, NULL);
+    }
 }
 
 static const TypeInfo meson_mx_sdhc_types[] = {

@@ -91,6 +91,11 @@ typedef struct MesonMxSdhcStats {
     uint64_t late_dma_bytes;    /* written by a late DMA after its error */
     uint64_t late_dma_cancelled; /* bytes of late DMAs stopped by SRST */
     uint64_t rx_window_crc_errors; /* reads sampled outside the rx-window */
+    uint64_t busy_stalls;       /* data commands the card stalled */
+    uint64_t stall_ns;          /* the time those stalls took, in all */
+    uint64_t drain_bytes;       /* written by the DMA engine after SRST */
+    uint64_t drain_bytes_after_cmd; /* of those, after a command was sent */
+    uint64_t rx_timeouts;       /* answers later than CTRL.RX_TIMEOUT */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -123,6 +128,9 @@ struct MesonMxSdhcState {
     uint32_t late_next;         /* next block to write */
     int64_t late_start;         /* when block 0 lands (virtual ns) */
     int64_t late_block_ns;      /* then one block per this */
+    int64_t drain_until;        /* after SRST: late blocks land until then */
+    bool draining;              /* a SRST is being drained */
+    bool cmd_since_srst;        /* a command was sent during the drain */
 
     /* the command in flight */
     uint32_t cur_send;
@@ -142,6 +150,20 @@ struct MesonMxSdhcState {
     uint64_t fault_seed;
     uint64_t fault_rng;
     uint64_t faults_done;
+
+    /*
+     * busy-stall (QMP, run time): the card stalls inside a data transfer,
+     * stall-count times, each within its per-block timeout: a write's DAT0
+     * held busy between blocks, a read's access time stretched
+     */
+    uint32_t stall_ppm;         /* per data command */
+    uint32_t stall_count;       /* stalls in a stalled command */
+    uint32_t stall_read_ns;     /* each, on a read */
+    uint32_t stall_write_ns;    /* each, on a write */
+    uint64_t stall_seed;
+    uint64_t stall_rng;
+    /* SRST does not stop the DMA engine at once: it writes on this long */
+    uint32_t reset_drain_ns;
 
     /* device properties */
     char *variant;              /* meson8, meson8b, meson8m2 (DT compatible) */
@@ -171,6 +193,8 @@ struct MesonMxSdhcState {
     uint32_t prog_ns_per_kib;   /* write: programming time per KiB */
     uint32_t resp_timeout_ns;
     uint32_t data_timeout_ns;
+    uint32_t ncr_clks;          /* the card's response delay (Ncr) */
+    uint32_t ncrc_clks;         /* its CRC status delay after a write block */
 };
 
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/emu-run itself: the guest script's status comes back, and a kernel
-# WARNING in the log fails the run even when the script succeeds.
+# WARNING or UBSAN report in the log fails the run even when the script succeeds.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest status <<'G'
 exit 3
@@ -16,4 +16,11 @@ G
 )
 emu --driver none "$g"; rc=$?
 [ "$rc" != 0 ] || { echo "FAILED: a WARNING in the kernel log did not fail the run"; exit 1; }
-echo "ok: status passed through, WARNING detected"
+g=$(guest ubsan <<'G'
+echo "UBSAN: array-index-out-of-bounds in fake/location.c:1:2 injected by the test" > /dev/kmsg
+exit 0
+G
+)
+emu --driver none "$g"; rc=$?
+[ "$rc" != 0 ] || { echo "FAILED: a UBSAN report in the kernel log did not fail the run"; exit 1; }
+echo "ok: status passed through, WARNING and UBSAN reports detected"

@@ -322,7 +322,7 @@ mod tests {
         s.record(&ok(128 * KIB, false, true));
         let t = s.to_string();
         let lines: std::vec::Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 10 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert_eq!(lines.len(), 13 + ErrorKind::ALL.len() + HIST_BUCKETS);
         assert!(t.contains("data_requests: 1\n"));
         assert!(t.contains("bounced: 1\n"));
         assert!(t.contains("bytes_read: 131072\n"));
@@ -394,22 +394,63 @@ mod tests {
     }
 
     #[test]
-    fn deadline_grows_with_data_and_data_timeout() {
-        // 512 KiB at 50 MHz, 8 bits: 10.5 ms of data, plus a 250 ms write timeout.
-        let small = deadline(|r| {
+    fn deadline_allows_the_data_timeout_for_every_block() {
+        // The emulated eMMC: TAAC 1 ms x 10 x R2W 16 = 160 ms per block written. Eight stalls
+        // of 150 ms in a 512 KiB write (1.2 s) stay within it; the old sizing (one timeout
+        // per request, floored at 1 s) did not allow them.
+        let emmc_write = deadline(|r| {
+            r.bus_hz = 94_444_445;
             r.data_len = 512 * KIB;
             r.blocks = 1024;
-            r.data_timeout_ns = 250_000_000;
+            r.data_timeout_ns = 160_000_000;
         });
-        assert!(small >= DEADLINE_MIN_MS && small < 2000, "{small}");
-        // The same at 400 kHz on one line: 10.5 s of data.
+        assert!(emmc_write >= 8 * 150 + 10, "{emmc_write}");
+        // 1024 x 160 ms is over the ceiling: 30 s of card waits, plus the bus time.
+        assert!(emmc_write >= MAX_CARD_WAIT_MS && emmc_write < MAX_CARD_WAIT_MS + 1000);
+        // Eight blocks at 10 ms each (an eMMC read): below the floor.
+        let small_read = deadline(|r| {
+            r.data_len = 4 * KIB;
+            r.blocks = 8;
+            r.data_timeout_ns = 10_000_000;
+        });
+        assert_eq!(small_read, DEADLINE_MIN_MS);
+        // 100 blocks of 100 ms (an SD read): 10 s of card waits, plus the rest.
+        let sd_read = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 50 * KIB;
+            r.blocks = 100;
+            r.data_timeout_ns = 100_000_000;
+        });
+        assert!(sd_read > 10_000 + DEADLINE_MARGIN_MS, "{sd_read}");
+        // Per-block clocks count per block too: 1000 clocks at 100 kHz = 10 ms a block.
+        let clks = deadline(|r| {
+            r.bus_hz = 100_000;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_clks = 1000;
+        });
+        assert!(clks >= 10_240, "{clks}");
+    }
+
+    #[test]
+    fn deadline_has_a_ceiling_that_still_allows_the_transfer() {
+        // A 1024-block SD write at 3 s per block would be 51 minutes.
+        let sd_write = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 3_000_000_000;
+        });
+        assert!(sd_write <= MAX_CARD_WAIT_MS + 1000, "{sd_write}");
+        // The same at 400 kHz on one line: 10.5 s of data on the bus come on top.
         let slow = deadline(|r| {
             r.bus_hz = 400_000;
             r.bus_width = 1;
             r.data_len = 512 * KIB;
             r.blocks = 1024;
+            r.data_timeout_ns = 3_000_000_000;
         });
-        assert!(slow > 10_000 && slow < 15_000, "{slow}");
+        assert!(slow > MAX_CARD_WAIT_MS + 10_000, "{slow}");
         // 4 MiB at 100 kHz on one line does not overflow.
         let huge = deadline(|r| {
             r.bus_hz = 100_000;
@@ -431,11 +472,52 @@ mod tests {
             r.busy_timeout_ms = 10 * MAX_BUSY_TIMEOUT_MS;
         });
         assert_eq!(capped, unset);
-        let short = deadline(|r| {
+        let long = deadline(|r| {
             r.busy = true;
-            r.busy_timeout_ms = 1000;
+            r.busy_timeout_ms = 20_000;
         });
-        assert!(short < unset && short > DEADLINE_MIN_MS, "{short}");
+        assert!(long < unset && long > 20_000, "{long}");
+        // Busy waits and data timeouts share the ceiling.
+        let both = deadline(|r| {
+            r.busy = true;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 160_000_000;
+        });
+        assert!(both < MAX_CARD_WAIT_MS + 1000, "{both}");
+    }
+
+    #[test]
+    fn expiry_times_out_only_when_due() {
+        assert_eq!(expiry(0), Expiry::TimeOut);
+        assert_eq!(expiry(-1), Expiry::TimeOut);
+        assert_eq!(expiry(i64::MIN), Expiry::TimeOut);
+        // Early: the rest, rounded up, never less than 1 ms and never less than what is left.
+        assert_eq!(expiry(1), Expiry::Rearm(1));
+        for left in [
+            1_000_000i64,
+            1_000_001,
+            999_999,
+            40_000_000,
+            2_500_000_000,
+            31_000_000_000,
+        ] {
+            let Expiry::Rearm(ms) = expiry(left) else {
+                panic!("{left}")
+            };
+            assert!(i64::from(ms) * 1_000_000 >= left, "{left}: {ms}");
+            assert!(i64::from(ms) * 1_000_000 <= left + left / 1000 + 1_000_000, "{left}: {ms}");
+        }
+        // A rest beyond u32 units saturates instead of wrapping.
+        assert!(matches!(expiry(i64::MAX), Expiry::Rearm(ms) if ms > 4_000_000));
+    }
+
+    #[test]
+    fn arming_early_is_a_fault_that_keeps_at_least_a_millisecond() {
+        assert_eq!(arm_after_ms(10_000, 0), 10_000);
+        assert_eq!(arm_after_ms(10_000, 9_000), 1_000);
+        assert_eq!(arm_after_ms(10_000, 10_000), 1);
+        assert_eq!(arm_after_ms(10_000, u32::MAX), 1);
     }
 }
 
