@@ -16,7 +16,6 @@ use kernel::{
 
 use crate::{
     controller::{InFlight, Sdhc},
-    hw,
     logic::{self, ErrorKind, Outcome},
     mmc::Request,
     regs,
