@@ -133,7 +133,10 @@ pub(crate) struct SdhcHost<'a> {
 }
 
 impl<'a> SdhcHost<'a> {
-    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>, queue: Arc<OwnedQueue>) -> impl PinInit<Self, Error> + 'a {
+    pub(crate) fn new(
+        sdhc: Arc<Sdhc<'a>>,
+        queue: Arc<OwnedQueue>,
+    ) -> impl PinInit<Self, Error> + 'a {
         // SAFETY: The watchdog is a field of the MMC host's driver data, which the host's
         // `Registration` drops on unbind (its own never-forgotten contract) or the
         // `UnregisteredHost` drops on a failed probe.

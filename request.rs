@@ -50,8 +50,7 @@ impl SdhcHost<'_> {
                 // Armed before the request can complete; an expiry that finds a later request
                 // in flight, or this one before it is due, arms again for the rest (see
                 // `deadline.rs`).
-                self.watchdog
-                    .arm(Delta::from_millis(i64::from(arm_after)));
+                self.watchdog.arm(Delta::from_millis(i64::from(arm_after)));
                 *cur = Some(InFlight {
                     mrq,
                     slot,

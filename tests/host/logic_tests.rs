@@ -126,9 +126,15 @@ mod tests {
     #[test]
     fn path_decision() {
         assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
-        assert_eq!(data_path(1, 512 * KIB, 128 * KIB, false), Ok(DataPath::Direct));
+        assert_eq!(
+            data_path(1, 512 * KIB, 128 * KIB, false),
+            Ok(DataPath::Direct)
+        );
         // Never more than 512 KiB to one address: longer single segments are bounced.
-        assert_eq!(data_path(1, 512 * KIB + 512, 4 * MIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(1, 512 * KIB + 512, 4 * MIB, false),
+            Ok(DataPath::Bounce)
+        );
         assert_eq!(data_path(1, 4 * MIB, 4 * MIB, false), Ok(DataPath::Bounce));
         assert_eq!(
             data_path(1, 4 * MIB, 128 * KIB, false),
@@ -138,8 +144,14 @@ mod tests {
                 bounce: 128 * KIB
             })
         );
-        assert_eq!(data_path(2, 4 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
-        assert_eq!(data_path(64, 128 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(2, 4 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(
+            data_path(64, 128 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
         assert_eq!(data_path(64, 4 * KIB, 4 * KIB, false), Ok(DataPath::Bounce));
         assert_eq!(
             data_path(64, 128 * KIB + 512, 128 * KIB, false),
@@ -157,14 +169,26 @@ mod tests {
                 bounce: 0
             })
         );
-        assert_eq!(data_path(0, 512, 128 * KIB, false), Err(PathError::NoSegments));
+        assert_eq!(
+            data_path(0, 512, 128 * KIB, false),
+            Err(PathError::NoSegments)
+        );
         // force_bounce: one segment is bounced when it fits, left direct when it does not.
         assert_eq!(data_path(1, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
-        assert_eq!(data_path(1, 128 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
-        assert_eq!(data_path(1, 128 * KIB + 512, 128 * KIB, true), Ok(DataPath::Direct));
+        assert_eq!(
+            data_path(1, 128 * KIB, 128 * KIB, true),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(
+            data_path(1, 128 * KIB + 512, 128 * KIB, true),
+            Ok(DataPath::Direct)
+        );
         assert_eq!(data_path(1, 512, 0, true), Ok(DataPath::Direct));
         assert_eq!(data_path(2, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
-        assert_eq!(data_path(0, 512, 128 * KIB, true), Err(PathError::NoSegments));
+        assert_eq!(
+            data_path(0, 512, 128 * KIB, true),
+            Err(PathError::NoSegments)
+        );
     }
 
     #[test]
@@ -182,7 +206,10 @@ mod tests {
         assert_eq!(segments_without_mapping(64, usize::MAX), None);
         // The known counts lead to the bounce buffer, or to an error without one.
         let n = segments_without_mapping(16, 0).unwrap();
-        assert_eq!(data_path(n, 64 * KIB, 128 * KIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(n, 64 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
         assert!(matches!(
             data_path(n, 64 * KIB, 0, false),
             Err(PathError::TooBig { segments: 16, .. })
@@ -506,7 +533,10 @@ mod tests {
                 panic!("{left}")
             };
             assert!(i64::from(ms) * 1_000_000 >= left, "{left}: {ms}");
-            assert!(i64::from(ms) * 1_000_000 <= left + left / 1000 + 1_000_000, "{left}: {ms}");
+            assert!(
+                i64::from(ms) * 1_000_000 <= left + left / 1000 + 1_000_000,
+                "{left}: {ms}"
+            );
         }
         // A rest beyond u32 units saturates instead of wrapping.
         assert!(matches!(expiry(i64::MAX), Expiry::Rearm(ms) if ms > 4_000_000));
@@ -553,7 +583,10 @@ mod slot_tests {
         assert_ne!(a, b);
         s.prepared(b, B, tb);
         assert!(s.defers_copy_out(a));
-        assert!(s.finish(a, Some(4096)), "a prepared read waits for post_req");
+        assert!(
+            s.finish(a, Some(4096)),
+            "a prepared read waits for post_req"
+        );
         assert_eq!(s.start(B, tb), Start::Prepared(b));
         assert_eq!(s.post(A, ta), Post::CopyOut { slot: a, len: 4096 });
         // Being copied out: nobody else may take it.
@@ -583,8 +616,13 @@ mod slot_tests {
         // Recovery: the same request, cookie 0, started without pre_req.
         let got = s.start(A, 0);
         assert!(matches!(got, Start::Claimed(_)));
-        let Start::Claimed(i) = got else { unreachable!() };
-        assert!(!s.defers_copy_out(i), "an unprepared request copies at completion");
+        let Start::Claimed(i) = got else {
+            unreachable!()
+        };
+        assert!(
+            !s.defers_copy_out(i),
+            "an unprepared request copies at completion"
+        );
         assert!(!s.finish(i, Some(512)));
         assert_eq!(s.post(A, 0), Post::Nothing);
         assert_eq!(s.post(A, ta), Post::Nothing, "the stale data was dropped");
