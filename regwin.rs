@@ -7,21 +7,75 @@
 //! that is not a multiple of 4 (`Region::ptr_try_from_raw_parts_mut()`), so with it the driver
 //! would not probe on a real board. The registers end at 0x3c (`CLK2`): [`RegWindow`] maps the
 //! first `SIZE` bytes of the resource (checked to lie inside it) and gives them the kernel
-//! crate's `Io` accessors through its public MMIO view, as `IoMem` does. The whole resource
-//! is requested first through the kernel crate (`Resource::request_region`, as
-//! `ExclusiveIoMem` does): the mapping is exclusive and shows in `/proc/iomem`.
+//! crate's `Io` accessors through its public MMIO view, as `IoMem` does.
+//!
+//! The whole resource is requested first ([`MemRegion`], `request_mem_region()` as the C
+//! driver's `devm_platform_ioremap_resource()` does): the mapping is exclusive, also against
+//! the C driver, and shows in `/proc/iomem`. The kernel crate's `Resource::request_region`
+//! (which `ExclusiveIoMem` uses) cannot do it for a device made from the device tree: it
+//! requests the region under the device's own resource, which `of_platform` never inserts
+//! into the I/O memory tree (only `platform_device_add()` does), so nothing else sees it,
+//! and its `Region` releases from the tree's root, where the region is not: "Trying to free
+//! nonexistent resource", the region stays busy and the next bind fails with `EBUSY`.
 
 use core::ffi::c_void;
 
 use kernel::{
     bindings,
     device::{Bound, Device},
-    io::{
-        resource::{self, Resource},
-        IoBase, Mmio, MmioBackend, MmioRaw, Region,
-    },
+    io::{resource::Resource, IoBase, Mmio, MmioBackend, MmioRaw, PhysAddr, Region, ResourceSize},
     prelude::*,
+    str::CString,
 };
+
+/// A busy region of the I/O memory tree, requested at its root (`request_mem_region()`) and
+/// released when dropped (`release_mem_region()`).
+///
+/// # Invariants
+///
+/// `[start, start + size)` was requested at the root of the I/O memory tree with `name`,
+/// which lives as long as the region, and is released only by `drop`.
+struct MemRegion {
+    start: PhysAddr,
+    size: ResourceSize,
+    _name: CString,
+}
+
+impl MemRegion {
+    /// Requests `size` bytes at `start`; `EBUSY` if any part of them is busy already.
+    fn request(start: PhysAddr, size: ResourceSize, name: CString) -> Result<Self> {
+        // SAFETY: `iomem_resource` is the root of the I/O memory tree, which the resource
+        // functions lock themselves; the tree keeps a pointer to `name`, which `Self` owns
+        // until the region is released.
+        let res = unsafe {
+            bindings::__request_region(
+                &raw mut bindings::iomem_resource,
+                start,
+                size,
+                name.as_char_ptr(),
+                0,
+            )
+        };
+        if res.is_null() {
+            return Err(EBUSY);
+        }
+        // INVARIANT: Requested just now.
+        Ok(Self {
+            start,
+            size,
+            _name: name,
+        })
+    }
+}
+
+impl Drop for MemRegion {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the range was requested at the root and not released.
+        unsafe {
+            bindings::__release_region(&raw mut bindings::iomem_resource, self.start, self.size)
+        };
+    }
+}
 
 /// The first `SIZE` bytes of a device's memory resource, mapped (`ioremap()`).
 ///
@@ -34,7 +88,7 @@ use kernel::{
 pub(crate) struct RegWindow<'a, const SIZE: usize> {
     _dev: &'a Device<Bound>,
     io: MmioRaw<Region<SIZE>>,
-    _region: resource::Region,
+    _region: MemRegion,
 }
 
 impl<'a, const SIZE: usize> RegWindow<'a, SIZE> {
@@ -46,15 +100,7 @@ impl<'a, const SIZE: usize> RegWindow<'a, SIZE> {
         if len < SIZE {
             return Err(EINVAL);
         }
-        let name = res.name().unwrap_or(dev.name()).to_cstring()?;
-        let region = res
-            .request_region(
-                res.start(),
-                res.size(),
-                name,
-                resource::Flags::IORESOURCE_MEM,
-            )
-            .ok_or(EBUSY)?;
+        let region = MemRegion::request(res.start(), res.size(), dev.name().to_cstring()?)?;
         // SAFETY: `res` is a memory resource of the bound device `dev` and `SIZE` (not zero)
         // bytes from its start lie inside it.
         let addr = unsafe { bindings::ioremap(res.start(), SIZE) };

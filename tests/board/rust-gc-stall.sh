@@ -20,7 +20,7 @@ cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
 case "\$1" in
-stall,*) IFS=, read -r -a a <<< "\$1"; "$QMP" "\$EMU_QMP" stall "\${a[@]:1}" ;;
+stall,*) IFS=, read -r -a a <<< "\$1"; "$QMP" "\$EMU_QMP" reset-stats; "$QMP" "\$EMU_QMP" stall "\${a[@]:1}" ;;
 lost) "$QMP" "\$EMU_QMP" faults lost-irq ppm=200000 seed=13 limit=3 dir=data ;;
 clear) "$QMP" "\$EMU_QMP" faults none; "$QMP" "\$EMU_QMP" stall ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json" ;;
