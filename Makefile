@@ -81,7 +81,7 @@ check-builds: setup
 dkms-source:
 	@scripts/dkms-source $(DKMS_SOURCE)
 
-# Issue 16 item 3 (Documentation/board.rst, 4.): a third kernel, the test
+# The root on the eMMC (Documentation/board.rst, 4.): a third kernel, the test
 # configuration with the C driver built in (CONFIG_MMC_MESON_MX_SDHC=y), its
 # guest (the Rust module built against it), and tests/board-kernel/: the root
 # file system on the eMMC through the Rust driver.  Not in make test (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 3: the C driver built in, the root file system on the eMMC
+# The C driver built in, the root file system on the eMMC
 # (Documentation/board.rst, 4. and 6.), on the board kernel (make kernel-board:
 # the test configuration with CONFIG_MMC_MESON_MX_SDHC=y) and its guest (make
 # guest-board: the Rust module built against it).

@@ -7,7 +7,7 @@
 # bounce_size=131072, the default (512 KiB, 64 segments, two buffers of cached
 # memory with streaming syncs: copies in pre_req/post_req), and the other three
 # designs: coherent memory with one buffer (bounce_cached=0 double_buffer=0,
-# the default before session 6), coherent with two, cached with one.  The queue
+# the first bounce design), coherent with two, cached with one.  The queue
 # limits the driver set are checked in sysfs; with two buffers the driver must
 # report them and have prepared requests and copied reads in post_req (its
 # statistics), with one it must have done neither.

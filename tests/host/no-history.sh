@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The tracked files describe the project as it is, not the history of its
+# work (run-all: host-no-history).  Fails, naming file:line, on:
+#
+#   1. a numbered work period: "session" followed by a number ("Session 5's",
+#      "session-4", "sessions 2-5");
+#   2. an internal issue number: "issue" followed by a number ("issue 16",
+#      "issue-13", "issues 5") or a bare "#" and a number after a space or an
+#      opening bracket ("#21");
+#   3. a numbered internal seed (the project's brief files: "seed" and a
+#      zero-padded number such as 001); name the source instead, e.g. the RFC
+#      patch's published S805 figures.
+#
+# Allowed (not ours, or not history):
+#   - another project's issue: the word right before "issue"/"#" (on the same
+#     line) names that project: a URL ("https://gitlab.com/qemu-project/qemu
+#     issue 123"), an owner/repository ("ikwzm/udmabuf issue 120",
+#     "rust-lang/rust #12") or one of upstream, QEMU, Linux, kernel, Debian,
+#     LLVM, Rust, rustc, U-Boot, fio, dkms, busybox, bindgen ("QEMU issue 7",
+#     "upstream #12");
+#   - fault seeds, which are parameters, not references: fault-seed,
+#     seed=N, "seed 42", SOAK_SEED (only zero-padded numbers are flagged);
+#   - this file, which has to spell the patterns out.
+#
+# A result names the commit and the command that produced it instead of the
+# period in which it was measured.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP"
+self=tests/host/no-history.sh
+files=$(git ls-files -z | tr '\0' '\n' | grep -vxF "$self") ||
+    { echo "no-history: git ls-files failed (not a git checkout?)"; exit 1; }
+# grep narrows to candidate lines (binary files skipped); perl applies the rules.
+hits=$(printf '%s\n' "$files" | tr '\n' '\0' |
+    xargs -0 grep -nIHE '[Ss]essions?[- ]?[0-9]|[Ii]ssues?[- ]?#?[0-9]|(^|[[:space:](\[])#[0-9]|[Ss]eed 0[0-9]' -- 2>/dev/null |
+    perl -ne '
+        my ($file, $line, $text) = /^(.*?):(\d+):(.*)$/ or next;
+        my $other = qr{^(?:\S*://\S*|[\w.-]+/[\w.-]+|upstream|qemu|linux|kernel|debian|llvm|rust|rustc|u-boot|fio|dkms|busybox|bindgen)(?:\x27s)?$}i;
+        my @why;
+        push @why, "work period \"$1\"" while $text =~ /\b([Ss]essions?[- ]?[0-9]+)/g;
+        while ($text =~ /(\S*)\s*\b([Ii]ssues?[- ]?#?[0-9]+)/g) {
+            my ($before, $what) = ($1, $2);
+            $before =~ s/^[(\[]+//;
+            push @why, "internal issue \"$what\"" unless $before =~ $other;
+        }
+        while ($text =~ /(\S*)(?:^|[\s(\[])(#[0-9]+)\b/g) {
+            my ($before, $what) = ($1, $2);
+            $before =~ s/^[(\[]+//;
+            push @why, "internal issue \"$what\"" unless $before =~ $other;
+        }
+        push @why, "numbered seed \"$1\"" while $text =~ /\b([Ss]eed 0[0-9]+)\b/g;
+        print "$file:$line: ", join(", ", @why), ": ", substr($text =~ s/^\s+//r, 0, 120), "\n" if @why;
+    ') || true
+if [ -n "$hits" ]; then
+    echo "$hits"
+    echo "no-history: $(printf '%s\n' "$hits" | wc -l) line(s) refer to work periods, internal issues or seeds"
+    echo "(say what is, and give the commit and the command that produced a result; header of $self)"
+    exit 1
+fi
+echo "no-history: $(printf '%s\n' "$files" | wc -l) tracked files, no work periods or internal issue numbers"
