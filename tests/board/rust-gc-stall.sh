@@ -9,9 +9,9 @@
 #        read, 2.4 s per block written; 16 stalls of 90 ms (1.44 s) per read, 16 of 200 ms
 #        (3.2 s) per write.
 # One boot per card: the C driver (no software timer) as the referee, then the Rust driver
-# with the same stall settings: both write and verify 4 MiB with 0 errors (the C driver's
-# requests are single segments, mostly 4 KiB, so its stalls are shorter and more); the Rust
-# driver sends 512 KiB requests and its deadline never fires. Then lost interrupts on top of the stalls, with the
+# with the same stall settings: both write and verify with 0 errors (the C driver 1 MiB: its
+# requests are single segments, mostly 4 KiB, so its stalls are shorter and many more; the
+# Rust driver 4 MiB in 512 KiB requests); the Rust driver's deadline never fires. Then lost interrupts on top of the stalls, with the
 # watchdog armed 9 s early (debugfs watchdog_early_ms, a fault that makes the deadline's work
 # run before its request is due): it arms again (deadline_rearms > 0), and the deadlines that
 # fire are exactly the lost interrupts the model injected.
@@ -31,8 +31,8 @@ chmod +x "$T/host.sh"
 guest_for() { # guest_for STALL_OPTIONS
 sed "s/@STALL@/$1/g" <<'G' | guest t
 set -e
-job() { # job NAME OFFSET: 4 MiB written and verified in 512 KiB requests
-  fio --name="$1" --filename=$DEV --direct=1 --rw=write --bs=512k --offset="$2" --size=4m \
+job() { # job NAME OFFSET SIZE: written and verified in 512 KiB requests
+  fio --name="$1" --filename=$DEV --direct=1 --rw=write --bs=512k --offset="$2" --size="$3" \
       --verify=crc32c --do_verify=1 --randseed=5 --output-format=terse >/tmp/$1.out 2>&1
   echo $?
 }
@@ -40,7 +40,7 @@ kerr() { dmesg -c | grep -ci 'mmcblk.*error\|I/O error\|timed out\|got no interr
 wait_card 60 || fail "no card under the C driver"
 dmesg -c >/dev/null
 host_sync stall,@STALL@
-rc=$(job c 0)
+rc=$(job c 0 1m)
 say "C rc=$rc kernel_errors=$(kerr)"
 host_sync stats-c
 host_sync clear
@@ -52,7 +52,7 @@ st() { sed -n "s/^$1: //p" "$D/stats"; }
 echo 1 > "$D/stats"
 dmesg -c >/dev/null
 host_sync stall,@STALL@
-rc=$(job rust 0)
+rc=$(job rust 0 4m)
 say "RUST rc=$rc kernel_errors=$(kerr) deadlines=$(st error_deadline) errors=$(cat $D/stats | sed -n 's/^error_[a-z_]*: //p' | awk '{s+=$1} END {print s+0}') rearms=$(st deadline_rearms)"
 host_sync stats-rust
 host_sync clear
@@ -60,7 +60,7 @@ echo 1 > "$D/stats"
 echo 9000 > "$D/watchdog_early_ms"
 host_sync stall,@STALL@
 host_sync lost
-rc=$(job lost 16m)
+rc=$(job lost 16m 4m)
 say "LOST rc=$rc deadlines=$(st error_deadline) rearms=$(st deadline_rearms)"
 echo 0 > "$D/watchdog_early_ms"
 host_sync stats-lost
