@@ -9,7 +9,7 @@
 #        read, 2.4 s per block written; 16 stalls of 90 ms (1.44 s) per read, 16 of 200 ms
 #        (3.2 s) per write.
 # One boot per card: the C driver (no software timer) as the referee, then the Rust driver
-# with the same stall settings: both write and verify with 0 errors (the C driver 1 MiB: its
+# with the same stall settings: both write and verify with 0 errors (the C driver 512 KiB: its
 # requests are single segments, mostly 4 KiB, so its stalls are shorter and many more; the
 # Rust driver 4 MiB in 512 KiB requests); the Rust driver's deadline never fires. Then lost interrupts on top of the stalls, with the
 # watchdog armed 9 s early (debugfs watchdog_early_ms, a fault that makes the deadline's work
@@ -40,7 +40,7 @@ kerr() { dmesg -c | grep -ci 'mmcblk.*error\|I/O error\|timed out\|got no interr
 wait_card 60 || fail "no card under the C driver"
 dmesg -c >/dev/null
 host_sync stall,@STALL@
-rc=$(job c 0 1m)
+rc=$(job c 0 512k)
 say "C rc=$rc kernel_errors=$(kerr)"
 host_sync stats-c
 host_sync clear
@@ -60,7 +60,7 @@ echo 1 > "$D/stats"
 echo 9000 > "$D/watchdog_early_ms"
 host_sync stall,@STALL@
 host_sync lost
-rc=$(job lost 16m 4m)
+rc=$(job lost 16m 2m)
 say "LOST rc=$rc deadlines=$(st error_deadline) rearms=$(st deadline_rearms)"
 echo 0 > "$D/watchdog_early_ms"
 host_sync stats-lost
