@@ -9,7 +9,7 @@
 #        read, 2.4 s per block written; 16 stalls of 90 ms (1.44 s) per read, 16 of 100 ms
 #        (1.6 s) per write.
 # One boot per card: the C driver (no software timer) as the referee, then the Rust driver
-# with the same stall settings: both write and verify with 0 errors (the C driver 256 KiB: its
+# with the same stall settings: both write and verify with 0 errors (the C driver 512 KiB: its
 # requests are single segments, mostly 4 KiB, so its stalls are shorter and many more; the
 # Rust driver 4 MiB in 512 KiB requests); the Rust driver's deadline never fires. Then a lost
 # interrupt on top of the stalls, with the watchdog armed 9 s early (debugfs
@@ -42,7 +42,7 @@ kerr() { dmesg -c | grep -ci 'mmcblk.*error\|I/O error\|timed out\|got no interr
 wait_card 60 || fail "no card under the C driver"
 dmesg -c >/dev/null
 host_sync stall,@STALL@
-rc=$(job c 0 256k)
+rc=$(job c 0 512k)
 say "C rc=$rc kernel_errors=$(kerr)"
 host_sync stats-c
 host_sync clear
