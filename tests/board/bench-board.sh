@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -u
-D=/dev/mmcblk0
+D=$DEV
 MB=1048576
 BB="bench-board --c-module $C_MOD --rust-module $RS_MOD --job-size 1m"
 [ $((1 << 40)) = 1099511627776 ] || fail "the guest shell has no 64-bit arithmetic"
@@ -35,7 +35,7 @@ blockdev --rereadpt $D || fail "re-reading the partition table"
 w=0
 while [ ! -b ${D}p1 ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
 [ -b ${D}p1 ] || fail "no ${D}p1 after writing the MBR"
-[ "$(cat /sys/block/mmcblk0/mmcblk0p1/start)" = 57344 ] || fail "p1 does not start at 28 MiB"
+[ "$(cat /sys/block/${DEV#/dev/}/${DEV#/dev/}p1/start)" = 57344 ] || fail "p1 does not start at 28 MiB"
 mke2fs -q ${D}p1 > /dev/null 2>&1 || mke2fs ${D}p1 > /dev/null || fail "mke2fs"
 mkdir -p /mnt/p1
 mount -t ext4 -o ro ${D}p1 /mnt/p1 || mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1"
@@ -96,13 +96,8 @@ grep -q 'job 36 of 36, 0 left' /tmp/progress || fail "no progress line for the l
 sed 's/^/@@TABLE /' /tmp/table
 echo "@@JSON $(tr -d '\n' < /tmp/bb.json)"
 umount /mnt/p1 || fail "umount"
-# the card may have a new name if the mount kept the old disk alive
-cur=""
-for b in /sys/block/mmcblk*; do
-    case "$(basename "$b")" in *boot* | *rpmb) continue ;; esac
-    cur=/dev/$(basename "$b")
-done
-[ -b "$cur" ] || fail "no card after the run"
+cur=$(sdhc_disk) && [ -b "$cur" ] || fail "no card after the run"
+[ "$cur" = "$D" ] || say "note: the card is now $cur (was $D)"
 say "card after the run: $cur, held by $(sdhc_driver)"
 [ "$(sdhc_driver)" = c ] || fail "the C driver was not restored"
 [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "the Rust module was left loaded"
