@@ -138,14 +138,21 @@ wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "the Rust driver was not res
 grep -q 'C driver.*Rust bounce=0' /tmp/o || fail "the Rust-first run has no table"
 say "ok: the Rust driver is put back, after an error and at the end"
 
-# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as Rust variants
+# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as
+# Rust variants; --variant: any parameter set, max_segs included
 rc=0
-$BB --no-write --jobs aioread-128k --bounce-sizes '' --designs > /tmp/o 2> /tmp/e || rc=$?
-[ $rc = 0 ] || { cat /tmp/e; fail "the --designs run failed ($rc)"; }
-for d in "coherent 1 buffer" "coherent 2 buffers" "cached 1 buffer" "cached 2 buffers"; do
-    grep -q "| C driver | .*Rust $d" /tmp/o || { cat /tmp/o; fail "--designs: no column 'Rust $d'"; }
+$BB --no-write --jobs aioread-128k --bounce-sizes '' --designs --variant "bounce_size=131072  max_segs=16" \
+    --json /tmp/bb4.json > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 0 ] || { cat /tmp/e; fail "the --designs --variant run failed ($rc)"; }
+for d in "coherent 1 buffer" "coherent 2 buffers" "cached 1 buffer" "cached 2 buffers" "bounce_size=131072 max_segs=16"; do
+    grep -q "| C driver | .*Rust $d" /tmp/o || { cat /tmp/o; fail "--designs/--variant: no column 'Rust $d'"; }
 done
-say "ok: --designs compares the four bounce designs"
+grep -q '"Rust bounce_size=131072 max_segs=16": "bounce_size=131072 max_segs=16"' /tmp/bb4.json ||
+    { cat /tmp/bb4.json; fail "--variant: its parameters are not in the JSON's variant_params"; }
+rc=0
+$BB --no-write --jobs read-4k --variant "max_segs" --dry-run > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 1 ] && grep -q "is not PARAMETER=VALUE" /tmp/e || fail "--variant max_segs: exit $rc, not rejected"
+say "ok: --designs compares the four bounce designs, --variant adds a parameter set"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 900 "$g"
