@@ -101,9 +101,11 @@ else
     echo "  FAILED: reg size 0x40 ($((SECONDS - s)) s)"; rc=1
 fi
 # The card's number follows the board's DT aliases (scripts/emu-run): the
-# Odroid-C1 and the OneCloud have mmc1 = &sdhc, the Fernsehfee 3 mmc0 = &sdhc,
-# the EC100 no mmc alias (the only host: mmc0).
-declare -A CARD=([odroidc1]=/dev/mmcblk1 [onecloud]=/dev/mmcblk1 [fernsehfee3]=/dev/mmcblk0 [ec100]=/dev/mmcblk0)
+# Odroid-C1 and the OneCloud have mmc1 = &sdhc, the Fernsehfee 3 mmc0, the
+# EC100 no mmc alias (virt's only MMC host: number 0).
+declare -A NUM=([odroidc1]=1 [onecloud]=1 [fernsehfee3]=0 [ec100]=0)
+declare -A CARD
+for b in "${!NUM[@]}"; do CARD[$b]=/dev/mmcblk${NUM[$b]}; done
 for board in odroidc1 ec100 onecloud fernsehfee3; do
     s=$SECONDS
     if emu --card emmc --size 64 --driver c --board "$board" "$g"; then
