@@ -85,7 +85,7 @@ mm=$(cat /sys/class/block/${N}p1/dev)
 { cat /proc/self/mountinfo; echo "1 1 $mm / / rw,relatime shared:1 - ext4 /dev/root rw"; } > /tmp/mountinfo
 refused "p1 as /dev/root" "${D}p1 is mounted on / (as /dev/root)" SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo
 rc=0
-SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo bench-board --dry-run > /tmp/o 2> /tmp/e || rc=$?
+SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo bench-board --rust-module $RS_MOD --c-module $C_MOD --dry-run > /tmp/o 2> /tmp/e || rc=$?
 cat /tmp/e
 [ $rc = 3 ] && grep -q "^bench-board:   ${D}p1 is mounted on / (as /dev/root)\$" /tmp/e ||
     fail "bench-board --dry-run with /dev/root: exit $rc, not refused with the same line"
