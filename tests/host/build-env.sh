@@ -58,14 +58,14 @@ ln -s "$debian_lib" "$T/sysroot/lib/rustlib/src/rust/library"
 
 # --- 1. LLVM -> LIBCLANG_PATH --------------------------------------------------
 for form in 1 "$LLVM_SUFFIX" "$PREFIX"; do
-    got=$(env -u LIBCLANG_PATH PATH="$L:$PATH" LLVM="$form" bash -c '. "$1/scripts/common.sh"; kbuild_env; echo "$LIBCLANG_PATH"' _ "$TOP" 2>&1) || true
+    got=$(env -u LIBCLANG_PATH PATH="$L:$PATH" LLVM="$form" bash -c '. "$1/scripts/common.sh"; kbuild_env; echo "$LIBCLANG_PATH"' build-env "$TOP" 2>&1) || true
     [ "$got" = "$want_lib" ] && ok "LLVM=$form: LIBCLANG_PATH=$got" || bad "LLVM=$form: LIBCLANG_PATH '$got', expected $want_lib"
 done
 
 # --- 2. rustup's layout, LLVM=1 -----------------------------------------------
 s=$SECONDS
 envA=(env -u RUST_LIB_SRC -u LIBCLANG_PATH PATH="$T/nodpkg:$L:$PATH" FAKE_SYSROOT="$T/sysroot" RUSTC="$T/bin/rustc")
-got=$("${envA[@]}" bash -c '. "$1/scripts/common.sh"; find_rust_lib_src' _ "$TOP")
+got=$("${envA[@]}" bash -c '. "$1/scripts/common.sh"; find_rust_lib_src' build-env "$TOP")
 [ "$got" = "$T/sysroot/lib/rustlib/src/rust/library" ] && ok "rustup's layout found without Debian's package: $got" ||
     bad "find_rust_lib_src with rustup's layout: '$got'"
 if "${envA[@]}" LLVM=1 KDIR="$KDIR" MODDIR="$T/modA" "$TOP/scripts/build-module.sh" > "$T/a.log" 2>&1; then
@@ -84,7 +84,7 @@ fi
 # --- 3. no Rust library sources at all, LLVM=DIR/ ------------------------------
 s=$SECONDS
 envB=(env -u RUST_LIB_SRC -u LIBCLANG_PATH PATH="$T/nodpkg:$PATH" FAKE_SYSROOT="$T/sysroot-nosrc" RUSTC="$T/bin/rustc")
-if "${envB[@]}" bash -c '. "$1/scripts/common.sh"; rust_lib_src' _ "$TOP" > "$T/r.out" 2>&1; then
+if "${envB[@]}" bash -c '. "$1/scripts/common.sh"; rust_lib_src' build-env "$TOP" > "$T/r.out" 2>&1; then
     bad "rust_lib_src found sources where there are none: $(cat "$T/r.out")"
 else
     grep -q "rust-src component ($T/sysroot-nosrc/lib/rustlib/src/rust/library) nor Debian's rust-src package" "$T/r.out" &&
