@@ -1368,6 +1368,7 @@ static const VMStateDescription vmstate_meson_mx_sdhc = {
 static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_STRING("variant", MesonMxSdhcState, variant),
     DEFINE_PROP_STRING("dt-omit", MesonMxSdhcState, dt_omit),
+    DEFINE_PROP_STRING("dt-alias", MesonMxSdhcState, dt_alias),
     /* Meson8b: XTAL, FCLK_DIV4, FCLK_DIV3, FCLK_DIV5 (FCLK = 2550 MHz) */
     DEFINE_PROP_UINT32("clkin0-hz", MesonMxSdhcState, clkin_hz[0], 24000000),
     DEFINE_PROP_UINT32("clkin1-hz", MesonMxSdhcState, clkin_hz[1], 637500000),

@@ -168,6 +168,7 @@ struct MesonMxSdhcState {
     /* device properties */
     char *variant;              /* meson8, meson8b, meson8m2 (DT compatible) */
     char *dt_omit;              /* DT properties to leave out (tests) */
+    char *dt_alias;             /* the board's /aliases name of &sdhc (mmcN) */
     uint32_t clkin_hz[4];
     uint32_t pclk_hz;
     uint32_t dt_bus_width;

@@ -9,7 +9,11 @@
 #   KDIR   kernel build directory (O=) of a Linux 7.3 tree with CONFIG_RUST
 #          (default: the test kernel, $CACHE/kernel)
 #   ARCH   default arm
-#   LLVM   default -19
+#   LLVM   default -19; 1 for the unversioned tools on PATH, DIR/ for a
+#          prefix (LIBCLANG_PATH follows it unless set: scripts/common.sh)
+#   RUSTC  the Rust compiler (default: rustc on PATH)
+#   RUST_LIB_SRC  passed on only when set or found (rustup's rust-src
+#          component, Debian's rust-src): a prepared tree does not need it
 #   MODDIR where to build (default: the repo top); another directory gets a
 #          copy of the sources, so that the module can be built for two
 #          kernels side by side (make guest-bench: build/module-bench)
@@ -115,8 +119,11 @@ gen_bindings() {
     if cmp -s "$tmp" "$OUT"; then rm -f "$tmp"; else mv "$tmp" "$OUT"; fi
 }
 
+# RUST_LIB_SRC only when there are library sources: a prepared tree does not
+# read them (the kernel's own default is rustup's layout)
+RLS=$(find_rust_lib_src)
 kmake() {
-    make -C "$KDIR" M="$MODDIR" ARCH="$ARCH" LLVM="$LLVM" RUST_LIB_SRC="$(rust_lib_src)" \
+    make -C "$KDIR" M="$MODDIR" ARCH="$ARCH" LLVM="$LLVM" ${RLS:+RUST_LIB_SRC="$RLS"} ${RUSTC:+RUSTC="$RUSTC"} \
         -j"$(nproc)" "$@"
 }
 
@@ -124,6 +131,7 @@ case "${1:-build}" in
 build)
     check_kdir
     gen_bindings
+    log "LLVM=$LLVM (LIBCLANG_PATH=$LIBCLANG_PATH), RUST_LIB_SRC=${RLS:-(none)}"
     kmake modules
     [ -f "$MODDIR/meson_mx_sdhc_rs.ko" ] || die "meson_mx_sdhc_rs.ko was not produced"
     log "built $MODDIR/meson_mx_sdhc_rs.ko"

@@ -12,11 +12,33 @@ QEMU_SERIES=10.0
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 
-# The rust-src library folder matching the machine's rustc.
+# find_rust_lib_src: the Rust standard library's sources (the kernel's
+# RUST_LIB_SRC) for the machine's rustc (RUSTC, default rustc), or nothing:
+# RUST_LIB_SRC from the environment; rustup's layout,
+# $($RUSTC --print sysroot)/lib/rustlib/src/rust/library
+# (the rust-src component); Debian's rust-src package.  Building the kernel
+# needs them; building the module against a prepared tree does not.
+find_rust_lib_src() {
+    local d
+    if [ -n "${RUST_LIB_SRC:-}" ]; then
+        echo "$RUST_LIB_SRC"
+        return 0
+    fi
+    d="$("${RUSTC:-rustc}" --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library"
+    if [ -d "$d" ]; then
+        echo "$d"
+        return 0
+    fi
+    d=$(dpkg -L rust-src 2>/dev/null | grep -E '/library$' | head -1 || true)
+    if [ -n "$d" ] && [ -d "$d" ]; then echo "$d"; fi
+    return 0
+}
+
+# rust_lib_src: the same, for a kernel build: fails without them.
 rust_lib_src() {
     local d
-    d=$(dpkg -L rust-src 2>/dev/null | grep -E '/library$' | head -1)
-    [ -n "$d" ] || die "rust-src is not installed (run 'make setup')"
+    d=$(find_rust_lib_src)
+    [ -n "$d" ] || die "no Rust library sources: neither rustup's rust-src component ($("${RUSTC:-rustc}" --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library) nor Debian's rust-src package (run 'make setup'), and no RUST_LIB_SRC"
     echo "$d"
 }
 
@@ -28,8 +50,29 @@ linux_tarball() {
 # Hash of files and strings given on stdin.
 hash_inputs() { sha256sum | cut -c1-16; }
 
+# llvm_config: the llvm-config of the LLVM toolchain that LLVM names, read as
+# kbuild reads it: a directory ending in / (LLVM=/usr/lib/llvm-19/bin/) is
+# the tools' prefix, -N (LLVM=-19) their version suffix, anything else
+# (LLVM=1) the unversioned tools on PATH.  Default: LLVM_SUFFIX.
+llvm_config() {
+    local l=${LLVM:-$LLVM_SUFFIX}
+    case "$l" in
+    */) echo "${l}llvm-config" ;;
+    -*) echo "llvm-config$l" ;;
+    *) echo llvm-config ;;
+    esac
+}
+
+# kbuild_env: PATH with cargo's bin, and LIBCLANG_PATH (bindgen's libclang)
+# from the LLVM toolchain LLVM names, unless LIBCLANG_PATH is set.
 kbuild_env() {
-    export LIBCLANG_PATH
-    LIBCLANG_PATH=$(llvm-config$LLVM_SUFFIX --libdir)
     export PATH="$HOME/.cargo/bin:$PATH"
+    if [ -z "${LIBCLANG_PATH:-}" ]; then
+        local lc
+        lc=$(llvm_config)
+        command -v "$lc" > /dev/null ||
+            die "$lc not found (LLVM=${LLVM:-$LLVM_SUFFIX}: 1 for the unversioned tools on PATH, -N for a version suffix, DIR/ for a prefix); or set LIBCLANG_PATH"
+        LIBCLANG_PATH=$("$lc" --libdir)
+    fi
+    export LIBCLANG_PATH
 }

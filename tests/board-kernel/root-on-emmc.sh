@@ -7,11 +7,13 @@
 # The host makes a 64 MiB eMMC image with a DOS partition table (sfdisk) and
 # one ext4 partition holding a small root (busybox, switch-driver, the guest
 # helpers, /sbin/init = root-init), made from a directory with mkfs.ext4 -d.
-# The same card then boots three times, each time through the initramfs's
-# init (initramfs-init as rdinit=: insmod meson_mx_sdhc_rs with its
-# parameters, rootwait for root=/dev/mmcblk0p1, mount, switch_root) and
-# root-init on the eMMC (uses the root: earlier boots' files checked, new ones
-# written, synced, read back past the page cache; remount read-only):
+# The same card then boots three times through the initramfs's init
+# (initramfs-init as rdinit=: insmod meson_mx_sdhc_rs with its parameters,
+# rootwait for root=/dev/mmcblk1p1, the eMMC's name on the Odroid-C1, whose
+# DT has mmc1 = &sdhc (emu-run --board odroidc1, the default), mount,
+# switch_root) and root-init on the eMMC (uses the root: earlier boots' files
+# checked, new ones written, synced, read back past the page cache; remount
+# read-only), and once without an initramfs:
 #
 #   1. no initcall_blacklist= (a board kernel as it comes, the Rust module
 #      already in the initramfs): the built-in C driver owns the controller,
@@ -23,7 +25,12 @@
 #      given (bounce_size=131072 max_segs=64, seen in the block queue limits),
 #      reads what boot 1 wrote, and its statistics show the root's I/O;
 #   3. the blacklist removed again (going back): the C driver reads what the
-#      Rust driver wrote.
+#      Rust driver wrote;
+#   4. no initramfs (emu-run --no-initrd): the kernel mounts the root itself
+#      through the built-in C driver, so /proc/mounts shows /dev/root;
+#      root-init loads the Rust module from the root and switch-driver rust
+#      must refuse (exit 3), naming the partition by its device number as
+#      mounted on / as /dev/root.
 #
 # Afterwards, on the host: e2fsck -fn of the partition is clean, and every
 # file the three boots wrote is read out with debugfs and matches its MD5SUMS.
@@ -56,6 +63,8 @@ mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,etc,data,root,var/lib/board-test}
 cp "$BB" "$R/bin/busybox"
 cp "$TOP/tests/guest/emu-lib.sh" "$TOP/scripts/switch-driver" "$R/bin/"
 cp "$HERE/root-init" "$R/sbin/init"
+mkdir -p "$R/lib/modules"
+cp "$TOP/build/module-board/meson_mx_sdhc_rs.ko" "$R/lib/modules/"
 chmod 755 "$R/bin/busybox" "$R/bin/switch-driver" "$R/sbin/init"
 echo "root file system of tests/board-kernel/root-on-emmc.sh" > "$R/etc/board-root"
 IMG="$T/card.img"
@@ -71,7 +80,8 @@ sfdisk -l "$IMG" | sed 's/^/    /'
 
 # --- three boots -------------------------------------------------------------
 MODPARAMS="bounce_size=131072 max_segs=64"
-APPEND="rdinit=/test.sh root=/dev/mmcblk0p1 rootfstype=ext4 rootwait"
+ROOTDEV=/dev/mmcblk1p1
+APPEND="rdinit=/test.sh root=$ROOTDEV rootfstype=ext4 rootwait"
 BL="initcall_blacklist=$INITCALL"
 boot() { # N DRIVER EXTRA-APPEND
     local n=$1 drv=$2 extra=$3 s=$SECONDS
@@ -80,11 +90,22 @@ boot() { # N DRIVER EXTRA-APPEND
         { tail -60 "$T/serial.log"; die "boot $n ($drv) failed"; }
     grep -E '^\[(initramfs|eMMC root)\]' "$T/serial.log" | sed 's/^/    /'
     grep -qE '^\[eMMC root\] \[[0-9.]+\] done: status 0' "$T/serial.log" || die "boot $n: root-init did not finish"
-    echo "  ok: boot $n: ${extra:-no initcall_blacklist}: $drv driver, root on mmcblk0p1 used ($((SECONDS - s)) s)"
+    echo "  ok: boot $n: ${extra:-no initcall_blacklist}: $drv driver, root on $ROOTDEV used ($((SECONDS - s)) s)"
 }
 boot 1 c ""
 boot 2 rust "$BL"
 boot 3 c ""
+# 4. no initramfs: the kernel mounts the root (/dev/root) and runs root-init
+# with the arguments after "--": driver c, root device /dev/root
+s=$SECONDS
+emu --kernel board --card emmc --image "$IMG" --timeout 900 --no-initrd \
+    --append "root=$ROOTDEV rootfstype=ext4 rootwait rw init=/sbin/init -- c /dev/root" ||
+    { tail -60 "$T/serial.log"; die "boot 4 (no initramfs) failed"; }
+grep -E '^\[eMMC root\]' "$T/serial.log" | sed 's/^/    /'
+grep -qE '^\[eMMC root\] \[[0-9.]+\] done: status 0' "$T/serial.log" || die "boot 4: root-init did not finish"
+grep -qE "^\[eMMC root\] .*switch-driver rust \(refused\): .*${ROOTDEV}.* is mounted on / \(as /dev/root\)" "$T/serial.log" ||
+    die "boot 4: switch-driver did not refuse naming $ROOTDEV mounted on / as /dev/root"
+echo "  ok: boot 4: no initramfs, root /dev/root through the C driver; switch-driver rust refused ($((SECONDS - s)) s)"
 
 # --- the file system afterwards, on the host ------------------------------------
 dd if="$IMG" of="$T/part.img" bs=512 skip="$start" count="$size" status=none
@@ -92,11 +113,11 @@ e2fsck -fn "$T/part.img" > "$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; die "e2fsc
 echo "  ok: e2fsck -fn: $(tail -1 "$T/fsck.out")"
 debugfs -R 'cat /var/lib/board-test/boots' "$T/part.img" 2>/dev/null > "$T/boots"
 sed 's/^/    /' "$T/boots"
-printf "boot 1 driver=c modparams='%s'\nboot 2 driver=rust modparams='%s'\nboot 3 driver=c modparams='%s'\n" \
-    "$MODPARAMS" "$MODPARAMS" "$MODPARAMS" | cmp -s - "$T/boots" || die "the boot log on the card is not boots 1-3 (c, rust, c)"
+printf "boot 1 driver=c modparams='%s'\nboot 2 driver=rust modparams='%s'\nboot 3 driver=c modparams='%s'\nboot 4 driver=c modparams=''\n" \
+    "$MODPARAMS" "$MODPARAMS" "$MODPARAMS" | cmp -s - "$T/boots" || die "the boot log on the card is not boots 1-4 (c, rust, c, c)"
 mkdir "$T/out"
 debugfs -R "rdump /data $T/out" "$T/part.img" 2>/dev/null
-for n in 1 2 3; do
+for n in 1 2 3 4; do
     d="$T/out/data/boot-$n"
     [ -f "$d/MD5SUMS" ] || die "no /data/boot-$n/MD5SUMS on the card"
     (cd "$d" && md5sum -c --quiet MD5SUMS) || die "/data/boot-$n differs when read on the host"

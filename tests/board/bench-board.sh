@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -u
-D=/dev/mmcblk0
+D=$DEV
 MB=1048576
 BB="bench-board --c-module $C_MOD --rust-module $RS_MOD --job-size 1m"
 [ $((1 << 40)) = 1099511627776 ] || fail "the guest shell has no 64-bit arithmetic"
@@ -35,7 +35,7 @@ blockdev --rereadpt $D || fail "re-reading the partition table"
 w=0
 while [ ! -b ${D}p1 ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
 [ -b ${D}p1 ] || fail "no ${D}p1 after writing the MBR"
-[ "$(cat /sys/block/mmcblk0/mmcblk0p1/start)" = 57344 ] || fail "p1 does not start at 28 MiB"
+[ "$(cat /sys/block/${DEV#/dev/}/${DEV#/dev/}p1/start)" = 57344 ] || fail "p1 does not start at 28 MiB"
 mke2fs -q ${D}p1 > /dev/null 2>&1 || mke2fs ${D}p1 > /dev/null || fail "mke2fs"
 mkdir -p /mnt/p1
 mount -t ext4 -o ro ${D}p1 /mnt/p1 || mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1"
@@ -96,13 +96,8 @@ grep -q 'job 36 of 36, 0 left' /tmp/progress || fail "no progress line for the l
 sed 's/^/@@TABLE /' /tmp/table
 echo "@@JSON $(tr -d '\n' < /tmp/bb.json)"
 umount /mnt/p1 || fail "umount"
-# the card may have a new name if the mount kept the old disk alive
-cur=""
-for b in /sys/block/mmcblk*; do
-    case "$(basename "$b")" in *boot* | *rpmb) continue ;; esac
-    cur=/dev/$(basename "$b")
-done
-[ -b "$cur" ] || fail "no card after the run"
+cur=$(sdhc_disk) && [ -b "$cur" ] || fail "no card after the run"
+[ "$cur" = "$D" ] || say "note: the card is now $cur (was $D)"
 say "card after the run: $cur, held by $(sdhc_driver)"
 [ "$(sdhc_driver)" = c ] || fail "the C driver was not restored"
 [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "the Rust module was left loaded"
@@ -143,14 +138,21 @@ wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "the Rust driver was not res
 grep -q 'C driver.*Rust bounce=0' /tmp/o || fail "the Rust-first run has no table"
 say "ok: the Rust driver is put back, after an error and at the end"
 
-# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as Rust variants
+# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as
+# Rust variants; --variant: any parameter set, max_segs included
 rc=0
-$BB --no-write --jobs aioread-128k --bounce-sizes '' --designs > /tmp/o 2> /tmp/e || rc=$?
-[ $rc = 0 ] || { cat /tmp/e; fail "the --designs run failed ($rc)"; }
-for d in "coherent 1 buffer" "coherent 2 buffers" "cached 1 buffer" "cached 2 buffers"; do
-    grep -q "| C driver | .*Rust $d" /tmp/o || { cat /tmp/o; fail "--designs: no column 'Rust $d'"; }
+$BB --no-write --jobs aioread-128k --bounce-sizes '' --designs --variant "bounce_size=131072  max_segs=16" \
+    --json /tmp/bb4.json > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 0 ] || { cat /tmp/e; fail "the --designs --variant run failed ($rc)"; }
+for d in "coherent 1 buffer" "coherent 2 buffers" "cached 1 buffer" "cached 2 buffers" "bounce_size=131072 max_segs=16"; do
+    grep -q "| C driver | .*Rust $d" /tmp/o || { cat /tmp/o; fail "--designs/--variant: no column 'Rust $d'"; }
 done
-say "ok: --designs compares the four bounce designs"
+grep -q '"Rust bounce_size=131072 max_segs=16": "bounce_size=131072 max_segs=16"' /tmp/bb4.json ||
+    { cat /tmp/bb4.json; fail "--variant: its parameters are not in the JSON's variant_params"; }
+rc=0
+$BB --no-write --jobs read-4k --variant "max_segs" --dry-run > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 1 ] && grep -q "is not PARAMETER=VALUE" /tmp/e || fail "--variant max_segs: exit $rc, not rejected"
+say "ok: --designs compares the four bounce designs, --variant adds a parameter set"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 900 "$g"

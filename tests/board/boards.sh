@@ -7,7 +7,8 @@
 # (8 bits as bus-width says; HS200 exactly when the node has
 # mmc-hs200-1_8v; the core's clock not above max-frequency, the actual clock
 # not above the core's), and 4 MiB written and read back through each driver
-# must verify.  The figures (and vqmmc's microvolts from
+# must verify; the card's name follows the board's mmc aliases (mmcblk1 on
+# the Odroid-C1).  The figures (and vqmmc's microvolts from
 # /sys/class/regulator) are printed for Documentation/board.rst.
 . "$(dirname "$0")/../lib.sh"
 
@@ -65,6 +66,7 @@ if ! cmp /tmp/ios.c /tmp/ios.rust; then
 fi
 say "C and Rust: the same bus state"
 echo "@@IOS $EMU_BOARD $(tr '\n' ' ' < /tmp/ios.rust)vqmmc=${vq}uV"
+echo "@@CARD $EMU_BOARD $DEV $(sdhc_host) alias=$(tr -d '\000' < /proc/device-tree/aliases/$(sdhc_host) 2>/dev/null)"
 G
 )
 
@@ -98,10 +100,22 @@ if emu --card emmc --size 64 --driver c --reg-size 0x40 "$g40"; then
 else
     echo "  FAILED: reg size 0x40 ($((SECONDS - s)) s)"; rc=1
 fi
+# The card's number follows the board's DT aliases (scripts/emu-run): the
+# Odroid-C1 and the OneCloud have mmc1 = &sdhc, the Fernsehfee 3 mmc0, the
+# EC100 no mmc alias (virt's only MMC host: number 0).
+declare -A NUM=([odroidc1]=1 [onecloud]=1 [fernsehfee3]=0 [ec100]=0)
+declare -A CARD
+for b in "${!NUM[@]}"; do CARD[$b]=/dev/mmcblk${NUM[$b]}; done
 for board in odroidc1 ec100 onecloud fernsehfee3; do
     s=$SECONDS
     if emu --card emmc --size 64 --driver c --board "$board" "$g"; then
         echo "  ok: $board: $(sed -n 's/.*@@IOS [^ ]* //p' "$T/serial.log" | tr -d '\r') ($((SECONDS - s)) s)"
+        card=$(sed -n 's/.*@@CARD [^ ]* //p' "$T/serial.log" | tr -d '\r')
+        if [ "${card%% *}" = "${CARD[$board]}" ]; then
+            echo "  ok: $board: the card is ${CARD[$board]} as on the board ($card)"
+        else
+            echo "  FAILED: $board: the card is '$card', expected ${CARD[$board]}"; rc=1
+        fi
     else
         echo "  FAILED: $board ($((SECONDS - s)) s)"; rc=1
     fi

@@ -15,7 +15,7 @@
 g=$(guest t <<'G'
 set -e
 [ "$(sdhc_driver)" = rust ] || fail "the controller is held by '$(sdhc_driver)', not the Rust driver"
-q=/sys/block/mmcblk0/queue
+q=/sys/block/${DEV#/dev/}/queue
 segs=$(cat $q/max_segments); kb=$(cat $q/max_hw_sectors_kb)
 say "modparams '$EMU_MODPARAMS': max_segments=$segs max_hw_sectors_kb=$kb max_segment_size=$(cat $q/max_segment_size)"
 case "$EMU_MODPARAMS" in
@@ -39,7 +39,7 @@ run() { # bs rw extra...
   local bs=$1 rw=$2; shift 2
   local size=3m
   [ "$bs" = 512 ] && size=256k
-  fio --name=v --filename=/dev/mmcblk0 --direct=1 --rw=$rw --bs=$bs --size=$size "$@" \
+  fio --name=v --filename=$DEV --direct=1 --rw=$rw --bs=$bs --size=$size "$@" \
       --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio.out 2>&1 \
       || { cat /tmp/fio.out; fail "fio write+verify bs=$bs rw=$rw $*"; }
   say "ok: bs=$bs rw=$rw $* over $size"

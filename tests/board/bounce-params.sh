@@ -27,11 +27,11 @@ bad max_segs=-1 "for parameter \`max_segs'"
 bad bounce_size=128k "for parameter \`bounce_size'"
 insmod "$RS_MOD" bounce_size=4096 max_segs=256
 wait_card
-[ "$(cat /sys/block/mmcblk0/queue/max_segments)" = 256 ] || fail "max_segments $(cat /sys/block/mmcblk0/queue/max_segments)"
-[ "$(cat /sys/block/mmcblk0/queue/max_hw_sectors_kb)" = 4 ] || fail "max_hw_sectors_kb $(cat /sys/block/mmcblk0/queue/max_hw_sectors_kb)"
+[ "$(cat /sys/block/${DEV#/dev/}/queue/max_segments)" = 256 ] || fail "max_segments $(cat /sys/block/${DEV#/dev/}/queue/max_segments)"
+[ "$(cat /sys/block/${DEV#/dev/}/queue/max_hw_sectors_kb)" = 4 ] || fail "max_hw_sectors_kb $(cat /sys/block/${DEV#/dev/}/queue/max_hw_sectors_kb)"
 dd if=/dev/urandom of=/tmp/pat bs=64k count=4 2>/dev/null
-dd if=/tmp/pat of=/dev/mmcblk0 bs=64k oflag=direct 2>/dev/null
-dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
+dd if=/tmp/pat of=$DEV bs=64k oflag=direct 2>/dev/null
+dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
 cmp /tmp/pat /tmp/back || fail "data differs with bounce_size=4096"
 say "bounce_size=4096 max_segs=256: loads, limits right, data intact"
 rmmod meson_mx_sdhc_rs

@@ -4,14 +4,14 @@
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
-sz=$(cat /sys/block/mmcblk0/size)
-say "mmcblk0 sectors: $sz"
+sz=$(cat /sys/block/${DEV#/dev/}/size)
+say "$DEV sectors: $sz"
 [ "$sz" = $((128 * 2048)) ] || fail "size $sz sectors, expected $((128 * 2048))"
-cat /sys/kernel/debug/mmc0/ios
-grep -q 'timing spec:.*mmc HS200' /sys/kernel/debug/mmc0/ios || fail "not in HS200"
-grep -q 'bus width:.*3 (8 bits)' /sys/kernel/debug/mmc0/ios || fail "not 8 bits"
+cat /sys/kernel/debug/$(sdhc_host)/ios
+grep -q 'timing spec:.*mmc HS200' /sys/kernel/debug/$(sdhc_host)/ios || fail "not in HS200"
+grep -q 'bus width:.*3 (8 bits)' /sys/kernel/debug/$(sdhc_host)/ios || fail "not 8 bits"
 for bs in 4k 128k 1m; do
-  fio --name=v$bs --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=$bs --size=32m \
+  fio --name=v$bs --filename=$DEV --direct=1 --rw=write --bs=$bs --size=32m \
       --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio.out \
       || { cat /tmp/fio.out; fail "fio verify bs=$bs"; }
   say "fio write+verify bs=$bs ok"

@@ -22,13 +22,13 @@ fault_host
 g=$(guest t <<'G'
 set -e
 dd if=/dev/urandom of=/tmp/pat bs=4k count=16 2>/dev/null
-dd if=/tmp/pat of=/dev/mmcblk0 bs=4k oflag=direct 2>/dev/null
+dd if=/tmp/pat of=$DEV bs=4k oflag=direct 2>/dev/null
 good=0; wrong=0; err=0
 for i in 1 2 3 4 5 6 7 8; do
   b0=$(model_counter late_dma_bytes)
   host_sync arm,late-dma,after=1,dir=read
   rc=0
-  timeout 20 dd if=/dev/mmcblk0 of=/tmp/back bs=4k count=1 skip=$i iflag=direct 2>/dev/null || rc=$?
+  timeout 20 dd if=$DEV of=/tmp/back bs=4k count=1 skip=$i iflag=direct 2>/dev/null || rc=$?
   usleep 20000
   late=$(( $(model_counter late_dma_bytes) - b0 ))
   if [ $rc != 0 ]; then r="error (dd status $rc)"; err=$((err + 1))
@@ -38,8 +38,8 @@ for i in 1 2 3 4 5 6 7 8; do
   say "read $i: $r; the fault hit $hit; the late DMA wrote $late bytes after the error interrupt"
 done
 echo "@@LATE good=$good wrong=$wrong errors=$err srst=$(model_counter srst_resets) late_bytes=$(model_counter late_dma_bytes) cancelled=$(model_counter late_dma_cancelled)"
-dmesg | grep -E 'mmc0|mmcblk0' | grep -v 'new HS200' | sed 's/^\[[ 0-9.]*\] //' | sort | uniq -c | head -6
-dd if=/dev/mmcblk0 of=/tmp/back bs=4k count=16 iflag=direct 2>/dev/null
+dmesg | grep -E 'mmc[0-9]|mmcblk[0-9]' | grep -v 'new HS200' | sed 's/^\[[ 0-9.]*\] //' | sort | uniq -c | head -6
+dd if=$DEV of=/tmp/back bs=4k count=16 iflag=direct 2>/dev/null
 cmp -s /tmp/pat /tmp/back || fail "the card's data differs"
 host_sync stats
 G

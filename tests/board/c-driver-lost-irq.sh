@@ -24,13 +24,13 @@ r() { printf '0x%08x' $(($(devmem $((base + $1)) 32))); }
 irqs() { awk '/mmc|sdhc/ { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n; exit }' /proc/interrupts; }
 grep -E 'mmc|sdhc' /proc/interrupts || true
 dd if=/dev/urandom of=/tmp/pat bs=4k count=16 2>/dev/null
-dd if=/tmp/pat of=/dev/mmcblk0 bs=4k oflag=direct 2>/dev/null
+dd if=/tmp/pat of=$DEV bs=4k oflag=direct 2>/dev/null
 for kind in lost-irq freeze; do
   say "== $kind on the next read"
   i0=$(irqs)
   host_sync arm,$kind,after=1,dir=read
   rm -f /tmp/back
-  dd if=/dev/mmcblk0 of=/tmp/back bs=4k count=1 skip=3 iflag=direct 2>/tmp/dd.err &
+  dd if=$DEV of=/tmp/back bs=4k count=1 skip=3 iflag=direct 2>/tmp/dd.err &
   pid=$!
   n=0
   while kill -0 $pid 2>/dev/null && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
@@ -56,8 +56,8 @@ for kind in lost-irq freeze; do
   say "$kind: rescued after $((n * 100)) ms; the read returned: $data"
   echo "@@RESCUE $kind $data"
 done
-dmesg | grep -E 'mmc0|mmcblk0|meson' | grep -v 'new HS200' | tail -8
-dd if=/dev/mmcblk0 of=/tmp/back bs=4k count=16 iflag=direct 2>/dev/null
+dmesg | grep -E 'mmc[0-9]|mmcblk[0-9]|meson' | grep -v 'new HS200' | tail -8
+dd if=$DEV of=/tmp/back bs=4k count=16 iflag=direct 2>/dev/null
 cmp -s /tmp/pat /tmp/back || fail "the card's data differs after the rescues"
 d=$(sdhc_dev)
 echo "$d" > /sys/bus/platform/drivers/meson-mx-sdhc/unbind

@@ -27,14 +27,14 @@ g=$(guest t <<'G'
 set -e
 if [ "$EMU_DRIVER" = c ]; then
   host_sync reset
-  fio --name=r --filename=/dev/mmcblk0 --direct=1 --rw=read --bs=4k --size=16m --output-format=terse >/dev/null
+  fio --name=r --filename=$DEV --direct=1 --rw=read --bs=4k --size=16m --output-format=terse >/dev/null
   host_sync read4k
-  fio --name=w --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m --output-format=terse >/dev/null
+  fio --name=w --filename=$DEV --direct=1 --rw=write --bs=128k --size=8m --output-format=terse >/dev/null
   host_sync write128k
 else
   host_sync reset
 fi
-fio --name=r --filename=/dev/mmcblk0 --direct=1 --rw=read --bs=128k --size=16m --output-format=terse >/dev/null
+fio --name=r --filename=$DEV --direct=1 --rw=read --bs=128k --size=16m --output-format=terse >/dev/null
 echo "@@GUEST-COUNTERS $(model_counters)"
 host_sync read128k
 G

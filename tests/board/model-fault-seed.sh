@@ -17,9 +17,9 @@ HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
-fio --name=mix --filename=/dev/mmcblk0 --direct=1 --rw=randrw --bs=4k --size=2m \
+fio --name=mix --filename=$DEV --direct=1 --rw=randrw --bs=4k --size=2m \
     --randseed=7 --output-format=terse >/dev/null 2>&1 || say "fio saw I/O errors"
-fio --name=big --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --offset=4m --size=4m \
+fio --name=big --filename=$DEV --direct=1 --rw=write --bs=128k --offset=4m --size=4m \
     --verify=crc32c --do_verify=1 --output-format=terse >/dev/null 2>&1 || say "fio saw I/O errors"
 grep -v ': 0$' "$D/stats" | sed 's/^/[stats] /'
 host_sync "$RUN"

@@ -25,10 +25,10 @@ chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
 dd if=/dev/urandom of=/tmp/pat bs=64k count=4 2>/dev/null
-dd if=/tmp/pat of=/dev/mmcblk0 bs=64k oflag=direct 2>/dev/null
+dd if=/tmp/pat of=$DEV bs=64k oflag=direct 2>/dev/null
 for kind in data-crc data-timeout resp-crc resp-timeout; do
   host_sync arm-$kind-read
-  dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null || say "read with $kind: I/O error reported"
+  dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null || say "read with $kind: I/O error reported"
   if ! cmp -s /tmp/pat /tmp/back; then
     if [ "$EMU_DRIVER" = c ] && [ $kind = resp-timeout ]; then
       say "C driver known defect reproduced: stale data returned after a response timeout on a read"
@@ -37,21 +37,21 @@ for kind in data-crc data-timeout resp-crc resp-timeout; do
     fi
   fi
   host_sync arm-$kind-write
-  dd if=/tmp/pat of=/dev/mmcblk0 bs=64k oflag=direct 2>/dev/null || say "write with $kind: I/O error reported"
-  dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
+  dd if=/tmp/pat of=$DEV bs=64k oflag=direct 2>/dev/null || say "write with $kind: I/O error reported"
+  dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
   cmp /tmp/pat /tmp/back || fail "data on the card differs after $kind on write"
   say "$kind: data intact"
 done
 # a card that keeps failing: the error must reach the block layer
 host_sync persist
-if dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=1 skip=8 iflag=direct 2>/dev/null; then
+if dd if=$DEV of=/tmp/back bs=64k count=1 skip=8 iflag=direct 2>/dev/null; then
   fail "a read that fails every time returned success"
 fi
 say "persistent data CRC errors: the read failed with an I/O error"
 host_sync clear
-dd if=/dev/mmcblk0 of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
+dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
 cmp /tmp/pat /tmp/back || fail "data differs after the persistent faults"
-dmesg | grep -E 'mmcblk0|mmc0' | tail -5
+dmesg | grep -E 'mmcblk[0-9]|mmc[0-9]' | tail -5
 host_sync done
 G
 )

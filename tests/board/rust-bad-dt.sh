@@ -16,18 +16,18 @@
 g=$(guest t <<'G'
 insmod $RS_MOD || true
 usleep 500000
-dmesg | grep -iE 'meson-mx-sdhc-rs|meson_mx_sdhc_rs|mmc0' | tail -4
+dmesg | grep -iE 'meson-mx-sdhc-rs|meson_mx_sdhc_rs|mmc[0-9]' | tail -4
 case "$EXPECT" in
 works)
   wait_card 30 || fail "no card although '$OMIT' is optional"
   dd if=/dev/urandom of=/tmp/p bs=64k count=2 2>/dev/null
-  dd if=/tmp/p of=/dev/mmcblk0 bs=64k oflag=direct 2>/dev/null || fail "write failed"
-  dd if=/dev/mmcblk0 of=/tmp/b bs=64k count=2 iflag=direct 2>/dev/null || fail "read failed"
+  dd if=/tmp/p of=$DEV bs=64k oflag=direct 2>/dev/null || fail "write failed"
+  dd if=$DEV of=/tmp/b bs=64k count=2 iflag=direct 2>/dev/null || fail "read failed"
   cmp -s /tmp/p /tmp/b || fail "data differs"
-  grep -E 'timing spec|bus width' /sys/kernel/debug/mmc0/ios | tr '\n' ' '
+  grep -E 'timing spec|bus width' /sys/kernel/debug/$(sdhc_host)/ios | tr '\n' ' '
   say "without '$OMIT': card works" ;;
 *)
-  [ -b /dev/mmcblk0 ] && fail "a card appeared with a broken DT"
+  sdhc_disk > /dev/null && fail "a card appeared with a broken DT: $(sdhc_disk)"
   dmesg | grep -i "meson-mx-sdhc-rs.*$EXPECT" >/dev/null || fail "no probe message naming '$EXPECT'"
   say "probe failed cleanly naming '$EXPECT'" ;;
 esac

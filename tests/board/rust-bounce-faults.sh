@@ -38,7 +38,7 @@ stat() { sed -n "s/^$1: //p" "$D/stats"; }
 echo 1 > "$D/force_bounce"
 job() { # job SEED ARGS...: 512 KiB at bs=128k with crc32c verify headers
   s=$1; shift
-  fio --name=j --filename=/dev/mmcblk0 --direct=1 --bs=128k --size=512k --rw=write \
+  fio --name=j --filename=$DEV --direct=1 --bs=128k --size=512k --rw=write \
       --verify=crc32c --randseed="$s" --output-format=terse "$@" >/tmp/fio.out 2>&1
 }
 intact() { job 1 --verify_only=1; }
@@ -79,7 +79,7 @@ for kind in data-crc data-timeout; do
   fi
   job 1 --do_verify=1 || { cat /tmp/fio.out; fail "rewrite after $kind"; }
 done
-dmesg | grep -E 'mmcblk0|mmc0' | grep -v 'new HS200' | sed 's/^\[[ 0-9.]*\] //' | sort | uniq -c | sort -rn | head -8
+dmesg | grep -E 'mmcblk[0-9]|mmc[0-9]' | grep -v 'new HS200' | sed 's/^\[[ 0-9.]*\] //' | sort | uniq -c | sort -rn | head -8
 host_sync model-end
 G
 )

@@ -22,7 +22,7 @@ case "$engines" in *libaio*) ;; *) fail "fio has no libaio engine" ;; esac
 case "$engines" in *io_uring*) ;; *) fail "fio has no io_uring engine" ;; esac
 cat > /tmp/conc.fio <<F
 [global]
-filename=/dev/mmcblk0
+filename=$DEV
 direct=1
 iodepth=8
 rw=randwrite

@@ -27,7 +27,7 @@ D=$(rs_debugfs)
 stat() { sed -n "s/^$1: //p" "$D/stats"; }
 say "PROBE deadlines=$(stat error_deadline)"
 host_sync arm-@FAULT@
-fio --name=v --filename=/dev/mmcblk0 --direct=1 --rw=randwrite --bs=4k --size=2m \
+fio --name=v --filename=$DEV --direct=1 --rw=randwrite --bs=4k --size=2m \
     --verify=crc32c --do_verify=1 --randseed=3 --output-format=terse >/tmp/fio.out 2>&1 ||
   { cat /tmp/fio.out; fail "fio write+verify with @FAULT@ faults"; }
 host_sync clear

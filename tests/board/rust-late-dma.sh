@@ -28,12 +28,12 @@ wait_card
 D=$(rs_debugfs)
 echo @Q@ > "$D/quiesce_on_error"
 # region 2 (16..32 MiB) written once, then only read and verified
-fio --name=pre --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --offset=16m --size=16m \
+fio --name=pre --filename=$DEV --direct=1 --rw=write --bs=128k --offset=16m --size=16m \
     --verify=crc32c --do_verify=0 --randseed=2 --output-format=terse >/tmp/pre.out 2>&1 ||
   { cat /tmp/pre.out; fail "writing region 2"; }
 host_sync arm
 set +e
-fio --output-format=terse --direct=1 --filename=/dev/mmcblk0 --bs=128k --time_based --runtime=10 \
+fio --output-format=terse --direct=1 --filename=$DEV --bs=128k --time_based --runtime=10 \
     --name=writer --rw=randwrite --offset=0 --size=16m --verify=crc32c --do_verify=1 --randseed=1 \
     --verify_fatal=0 \
     --name=reader --rw=randread --offset=16m --size=16m --verify=crc32c --verify_only=1 --randseed=2 \

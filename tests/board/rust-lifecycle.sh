@@ -14,7 +14,7 @@ while [ $i -lt 50 ]; do
   i=$((i + 1))
   insmod $RS_MOD
   wait_card 30 || fail "cycle $i: no card"
-  dd if=/dev/mmcblk0 of=/dev/null bs=64k count=4 2>/dev/null || fail "cycle $i: read failed"
+  dd if=$DEV of=/dev/null bs=64k count=4 2>/dev/null || fail "cycle $i: read failed"
   rmmod meson_mx_sdhc_rs
   wait_no_card 30 || fail "cycle $i: card still there after rmmod"
   [ -d /sys/bus/platform/drivers/meson-mx-sdhc-rs ] && fail "cycle $i: driver still registered"
@@ -27,7 +27,7 @@ PDEV=$(sdhc_dev)
 DRV=/sys/bus/platform/drivers/meson-mx-sdhc-rs
 # 8 MiB verified at the start of the card, then a long writer further on.
 keep_data write || fail "initial write"
-fio --name=busy --filename=/dev/mmcblk0 --direct=1 --rw=randwrite --bs=64k --offset=16m --size=32m \
+fio --name=busy --filename=$DEV --direct=1 --rw=randwrite --bs=64k --offset=16m --size=32m \
     --time_based --runtime=30 --output-format=terse >/tmp/busy.out 2>&1 &
 pid=$!
 usleep 300000
@@ -37,16 +37,16 @@ say "unbound $PDEV while fio was writing"
 rc=0; wait $pid || rc=$?
 [ $rc != 0 ] || fail "fio reported success although the host went away under it"
 say "fio exit status $rc: $(grep -o 'err=[0-9]*[^,]*' /tmp/busy.out | head -1)"
-[ -b /dev/mmcblk0 ] && fail "/dev/mmcblk0 still there after the unbind"
+[ -b "$DEV" ] && fail "$DEV still there after the unbind"
 echo "$PDEV" > $DRV/bind
 wait_card 30 || fail "no card after the rebind"
 keep_data verify || fail "data written before the unbind does not verify"
 say "rebound; the 8 MiB written before the unbind verify"
 
 # rmmod while the block device is open
-exec 3</dev/mmcblk0
+exec 3<"$DEV"
 rmmod meson_mx_sdhc_rs || fail "rmmod refused while the device was open"
-if dd if=/dev/mmcblk0 of=/dev/null bs=4k count=1 2>/dev/null; then fail "read succeeded after rmmod"; fi
+if dd if=$DEV of=/dev/null bs=4k count=1 2>/dev/null; then fail "read succeeded after rmmod"; fi
 exec 3<&-
 say "rmmod with the device open: done, later reads fail, close is fine"
 insmod $RS_MOD

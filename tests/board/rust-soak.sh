@@ -69,7 +69,7 @@ job() { # name rw bs off size [opts]: off and size in KiB
   local n=$1 rw=$2 bs=$3 off=$4 size=$5 b
   shift 5
   case $bs in *-*) b=--bsrange=$bs ;; *) b=--bs=$bs ;; esac
-  fio --name=$n --filename=/dev/mmcblk0 --direct=1 --rw=$rw $b --offset=${off}k \
+  fio --name=$n --filename=$DEV --direct=1 --rw=$rw $b --offset=${off}k \
       --size=${size}k --verify=crc32c --randseed=7 --output-format=terse "$@"
 }
 # the chunks of job j: name rw bs offset-KiB size-KiB [opts], whole blocks

@@ -23,7 +23,7 @@ host_sync reset
 echo reset > "$D/stats"
 n=$(sed -n 's/^data_requests: //p' "$D/stats")
 [ "$n" = 0 ] || fail "data_requests is $n after a reset"
-fio --name=r --filename=/dev/mmcblk0 --direct=1 --rw=read --bs=128k --size=128m --output-format=terse >/tmp/fio.out \
+fio --name=r --filename=$DEV --direct=1 --rw=read --bs=128k --size=128m --output-format=terse >/tmp/fio.out \
   || { cat /tmp/fio.out; fail "fio read"; }
 say "fio: $(cut -d';' -f7-9 /tmp/fio.out) (KiB/s;IOPS;ms)"
 sed 's/^/[stats] /' "$D/stats"

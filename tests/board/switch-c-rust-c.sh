@@ -7,21 +7,21 @@ set -e
 insmod $RS_MOD
 [ "$(switch-driver status | cut -d' ' -f2)" = c ] || fail "expected the C driver first"
 dd if=/dev/urandom of=/tmp/a bs=1M count=4 2>/dev/null
-dd if=/tmp/a of=/dev/mmcblk0 bs=1M oflag=direct 2>/dev/null
+dd if=/tmp/a of=$DEV bs=1M oflag=direct 2>/dev/null
 switch-driver rust
 wait_card 30 || fail "no card under the Rust driver"
 [ "$(sdhc_driver)" = rust ] || fail "switch-driver rust did not move the controller"
-dd if=/dev/mmcblk0 of=/tmp/back bs=1M count=4 iflag=direct 2>/dev/null
+dd if=$DEV of=/tmp/back bs=1M count=4 iflag=direct 2>/dev/null
 cmp /tmp/a /tmp/back || fail "data written by the C driver differs when read by the Rust driver"
 say "C -> Rust: 4 MiB verified"
 dd if=/dev/urandom of=/tmp/b bs=1M count=4 2>/dev/null
-dd if=/tmp/b of=/dev/mmcblk0 bs=1M seek=4 oflag=direct 2>/dev/null
+dd if=/tmp/b of=$DEV bs=1M seek=4 oflag=direct 2>/dev/null
 switch-driver c
 wait_card 30 || fail "no card under the C driver"
 [ "$(sdhc_driver)" = c ] || fail "switch-driver c did not move the controller"
-dd if=/dev/mmcblk0 of=/tmp/back bs=1M skip=4 count=4 iflag=direct 2>/dev/null
+dd if=$DEV of=/tmp/back bs=1M skip=4 count=4 iflag=direct 2>/dev/null
 cmp /tmp/b /tmp/back || fail "data written by the Rust driver differs when read by the C driver"
-dd if=/dev/mmcblk0 of=/tmp/back bs=1M count=4 iflag=direct 2>/dev/null
+dd if=$DEV of=/tmp/back bs=1M count=4 iflag=direct 2>/dev/null
 cmp /tmp/a /tmp/back || fail "the first 4 MiB changed"
 say "Rust -> C: 4 MiB verified, first 4 MiB intact"
 G

@@ -2,7 +2,17 @@
 
 C_MOD=/lib/modules/meson-mx-sdhc.ko
 RS_MOD=/lib/modules/meson_mx_sdhc_rs.ko
-DEV=/dev/mmcblk0
+
+# sdhc_disk: the whole block device of the card on the SDHC, /dev/mmcblkN,
+# found by its controller (the node compatible with amlogic,meson-mx-sdhc:
+# scripts/switch-driver disk), never by its number, which the board's DT
+# aliases choose (emu-run --board: mmcblk1 on the Odroid-C1).  Fails when
+# there is no card.
+sdhc_disk() { switch-driver disk 2>/dev/null; }
+# sdhc_host: the SDHC's MMC host, mmcN (debugfs /sys/kernel/debug/mmcN)
+sdhc_host() { basename "$(ls -d /sys/bus/platform/devices/"$(sdhc_dev)"/mmc_host/mmc* 2>/dev/null | head -1)"; }
+# DEV: the card (set again by wait_card); empty while there is none
+DEV=$(sdhc_disk) || DEV=""
 
 say() { echo "[guest] $*"; }
 fail() { echo "[guest] FAIL: $*"; exit 1; }
@@ -17,21 +27,23 @@ load_driver() {
     esac
 }
 
-# wait_card [seconds]: wait for /dev/mmcblk0 (virtual time)
+# wait_card [seconds]: wait for the SDHC's card (virtual time); sets DEV
 wait_card() {
-    local n=${1:-30} w=0
-    while [ ! -b "$DEV" ]; do
+    local n=${1:-30} w=0 d
+    while :; do
+        d=$(sdhc_disk) && [ -b "$d" ] && break
         w=$((w + 1))
-        [ "$w" -gt $((n * 10)) ] && { echo "no $DEV after ${n}s"; return 1; }
+        [ "$w" -gt $((n * 10)) ] && { echo "no card on the SDHC after ${n}s"; return 1; }
         usleep 100000
     done
+    DEV=$d
     return 0
 }
 
-# wait_no_card [seconds]
+# wait_no_card [seconds]: wait until the SDHC has no card
 wait_no_card() {
     local n=${1:-30} w=0
-    while [ -b "$DEV" ]; do
+    while sdhc_disk > /dev/null; do
         w=$((w + 1))
         [ "$w" -gt $((n * 10)) ] && return 1
         usleep 100000
@@ -89,7 +101,7 @@ rs_debugfs() { echo "/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)"; }
 keep_data() {
     local mode=--do_verify=1
     [ "$1" = verify ] && mode=--verify_only=1
-    fio --name=keep --filename=/dev/mmcblk0 --direct=1 --rw=write --bs=128k --size=8m \
+    fio --name=keep --filename="$DEV" --direct=1 --rw=write --bs=128k --size=8m \
         --verify=crc32c $mode --output-format=terse >/tmp/keep.out 2>&1 ||
         { cat /tmp/keep.out; return 1; }
 }
