@@ -17,12 +17,25 @@ load_driver() {
     esac
 }
 
-# wait_card [seconds]: wait for /dev/mmcblk0 (virtual time)
+# card_present: the card is up (/dev/mmcblk0; with --card sdio, the SDIO
+# card's function 1 on the SDIO bus)
+card_present() {
+    if [ "${EMU_CARD:-}" = sdio ]; then
+        ls -d /sys/bus/sdio/devices/*:1 >/dev/null 2>&1
+    else
+        [ -b "$DEV" ]
+    fi
+}
+
+# sdio_func N: the SDIO bus device of function N of the card (mmc0:0001:N)
+sdio_func() { basename "$(ls -d /sys/bus/sdio/devices/*:"$1" 2>/dev/null | head -1)"; }
+
+# wait_card [seconds]: wait for the card (card_present; virtual time)
 wait_card() {
     local n=${1:-30} w=0
-    while [ ! -b "$DEV" ]; do
+    while ! card_present; do
         w=$((w + 1))
-        [ "$w" -gt $((n * 10)) ] && { echo "no $DEV after ${n}s"; return 1; }
+        [ "$w" -gt $((n * 10)) ] && { echo "no card after ${n}s"; return 1; }
         usleep 100000
     done
     return 0
@@ -31,7 +44,7 @@ wait_card() {
 # wait_no_card [seconds]
 wait_no_card() {
     local n=${1:-30} w=0
-    while [ -b "$DEV" ]; do
+    while card_present; do
         w=$((w + 1))
         [ "$w" -gt $((n * 10)) ] && return 1
         usleep 100000
