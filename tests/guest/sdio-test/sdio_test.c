@@ -883,7 +883,7 @@ static void run_tests(struct sdio_test *t, const char *list)
 		tests[i].fn(t);
 		pr_info("@@SDIO-RESULT test=%s ops=%llu bytes=%llu mismatches=%llu errors=%llu virt_ms=%llu\n",
 			tests[i].name, t->ops, t->bytes, t->mismatches,
-			t->errors, (ktime_get_ns() - start) / NSEC_PER_MSEC);
+			t->errors, div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
 		t->all_mismatches += t->mismatches;
 		t->all_errors += t->errors;
 		n++;
