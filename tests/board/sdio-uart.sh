@@ -28,8 +28,8 @@ done
 [ "$(basename "$(readlink /sys/bus/sdio/devices/$f2/driver)")" = sdio_uart ] || fail "sdio_uart did not bind function 2"
 rc=0
 sdio-uart-loop /dev/ttySDIO0 921600 65536 || rc=1
-sdio-uart-loop /dev/ttySDIO0 115200 4096 || rc=1
-sdio-uart-loop /dev/ttySDIO0 38400 4096 || rc=1
+sdio-uart-loop /dev/ttySDIO0 460800 4096 || rc=1
+sdio-uart-loop /dev/ttySDIO0 230400 4096 || rc=1
 host_sync stats
 exit $rc
 G

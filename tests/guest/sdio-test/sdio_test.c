@@ -32,7 +32,9 @@
  *   @@SDIO-DONE tests=N mismatches=N errors=N
  * Parameters: run= (comma-separated tests, default all; run at probe),
  * seed=, triples= (random byte-mode triples), irqs= (interrupts per kind).
- * Writing test names to /sys/kernel/debug/sdio_test/run runs them again.
+ * Writing test names to /sys/kernel/debug/sdio_test/run runs them again;
+ * cmd52 (any CMD52, CCCR included) and xfer (a 64 KiB block-mode read) are
+ * for host-side interrupt tests.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -103,6 +105,7 @@ struct sdio_test {
 	bool irq_ack_failed;
 	struct dentry *dir;
 	struct mutex lock;
+	int cmd52_result;       /* debugfs cmd52: the last R5 data or error */
 };
 
 static u32 rnd(struct sdio_test *t, u32 n)
@@ -913,6 +916,77 @@ static const struct file_operations run_fops = {
 	.write = run_write,
 };
 
+/*
+ * debugfs cmd52: "FN ADDR" reads, "FN ADDR VAL" writes any register of any
+ * function (CCCR included, which sdio_f0_writeb refuses), by a CMD52 of our
+ * own; reading the file gives the last result.  For tests of the host's
+ * handling of the card's interrupt without a handler claiming it.
+ */
+static ssize_t cmd52_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	struct mmc_command cmd = {};
+	unsigned int fn, addr, val;
+	char line[64];
+	int n, err;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = 0;
+	n = sscanf(line, "%u %i %i", &fn, &addr, &val);
+	if (n < 2 || fn > 7 || addr > 0x1ffff || (n == 3 && val > 0xff))
+		return -EINVAL;
+	cmd.opcode = SD_IO_RW_DIRECT;
+	cmd.arg = (n == 3 ? 0x80000000 : 0) | fn << 28 | addr << 9 |
+		  (n == 3 ? val : 0);
+	cmd.flags = MMC_RSP_SPI_R5 | MMC_RSP_R5 | MMC_CMD_AC;
+	sdio_claim_host(t->func);
+	err = mmc_wait_for_cmd(t->func->card->host, &cmd, 0);
+	sdio_release_host(t->func);
+	if (!err && (cmd.resp[0] & (R5_ERROR | R5_FUNCTION_NUMBER | R5_OUT_OF_RANGE)))
+		err = -EIO;
+	t->cmd52_result = err ?: (cmd.resp[0] & 0xff);
+	return err ?: count;
+}
+
+static ssize_t cmd52_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	char line[16];
+	int n = scnprintf(line, sizeof(line), "%d\n", t->cmd52_result);
+
+	return simple_read_from_buffer(ubuf, count, ppos, line, n);
+}
+
+static const struct file_operations cmd52_fops = {
+	.owner = THIS_MODULE,
+	.write = cmd52_write,
+	.read = cmd52_read,
+};
+
+/* debugfs xfer: a write reads 64 KiB (512-byte blocks) from window 0 */
+static ssize_t xfer_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	u32 len = min(RAM_SIZE, max_blocks(t, 512) * 512);
+	int err;
+
+	mutex_lock(&t->lock);
+	err = set_blksz(t, 512) ?: cmd53(t, false, 0, true, 512, t->buf2, len);
+	mutex_unlock(&t->lock);
+	return err ?: count;
+}
+
+static const struct file_operations xfer_fops = {
+	.owner = THIS_MODULE,
+	.write = xfer_write,
+};
+
 static int sdio_test_probe(struct sdio_func *func,
 			   const struct sdio_device_id *id)
 {
@@ -944,6 +1018,8 @@ static int sdio_test_probe(struct sdio_func *func,
 
 	t->dir = debugfs_create_dir("sdio_test", NULL);
 	debugfs_create_file("run", 0200, t->dir, t, &run_fops);
+	debugfs_create_file("cmd52", 0600, t->dir, t, &cmd52_fops);
+	debugfs_create_file("xfer", 0200, t->dir, t, &xfer_fops);
 	if (run && *run)
 		run_tests(t, run);
 	return 0;
