@@ -563,7 +563,8 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
     uint64_t total = (uint64_t)blocks * blksz;
     bool is_write = send & SEND_DATA_DIR;
-    bool auto_stop = blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP);
+    bool auto_stop = blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
+                                    s->ignore_manual_stop);
     g_autofree uint8_t *buf = g_malloc(total);
     uint32_t err = 0;
     MemTxResult res;
@@ -911,7 +912,8 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
             /* the card's stalls inside the transfer */
             done += meson_mx_sdhc_pick_stall(s, send);
         }
-        if (blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP)) {
+        if (blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
+                           s->ignore_manual_stop)) {
             done += meson_mx_sdhc_clocks_ns(48 + 8 + 48, hz); /* CMD12 */
         }
     } else if ((send & SEND_R1B) && s->card_busy_until > done) {
@@ -1273,6 +1275,18 @@ static bool meson_mx_sdhc_get_false(Object *obj, Error **errp)
     return false;
 }
 
+/* ignore-manual-stop (QMP): act as if MISC.MANUAL_STOP were never set */
+static bool meson_mx_sdhc_get_ignore_stop(Object *obj, Error **errp)
+{
+    return MESON_MX_SDHC(obj)->ignore_manual_stop;
+}
+
+static void meson_mx_sdhc_set_ignore_stop(Object *obj, bool value,
+                                          Error **errp)
+{
+    MESON_MX_SDHC(obj)->ignore_manual_stop = value;
+}
+
 static int meson_mx_sdhc_lookup(const char *const *names, int n,
                                 const char *v, const char *what, Error **errp)
 {
@@ -1553,6 +1567,9 @@ static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
     object_class_property_add_bool(klass, "reset-stats",
                                    meson_mx_sdhc_get_false,
                                    meson_mx_sdhc_set_reset_stats);
+    object_class_property_add_bool(klass, "ignore-manual-stop",
+                                   meson_mx_sdhc_get_ignore_stop,
+                                   meson_mx_sdhc_set_ignore_stop);
     object_class_property_add_str(klass, "rx-window",
                                   meson_mx_sdhc_get_rx_window,
                                   meson_mx_sdhc_set_rx_window);

@@ -150,6 +150,7 @@ struct MesonMxSdhcState {
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */
     int64_t cur_block_ns;       /* one block of it on the bus */
+    bool ignore_manual_stop;    /* QMP: as if MISC.MANUAL_STOP were clear */
 
     /* fault injection, set at run time over QMP (qom-set) */
     int fault_kind;
