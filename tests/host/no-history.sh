@@ -2,22 +2,20 @@
 # The tracked files describe the project as it is, not the history of its
 # work (run-all: host-no-history).  Fails, naming file:line, on:
 #
-#   1. a numbered work period: "session" followed by a number ("Session 5's",
-#      "session-4", "sessions 2-5");
-#   2. an internal issue number: "issue" followed by a number ("issue 16",
-#      "issue-13", "issues 5") or a bare "#" and a number after a space or an
-#      opening bracket ("#21");
+#   1. a numbered work period: the word "session" followed by a number (also
+#      capitalised, possessive, hyphenated or as a range of numbers);
+#   2. an internal issue number: the word "issue" followed by a number (also
+#      hyphenated or plural) or a bare "#" and a number after a space or an
+#      opening bracket;
 #   3. a numbered internal seed (the project's brief files: "seed" and a
 #      zero-padded number such as 001); name the source instead, e.g. the RFC
 #      patch's published S805 figures.
 #
 # Allowed (not ours, or not history):
 #   - another project's issue: the word right before "issue"/"#" (on the same
-#     line) names that project: a URL ("https://gitlab.com/qemu-project/qemu
-#     issue 123"), an owner/repository ("ikwzm/udmabuf issue 120",
-#     "rust-lang/rust #12") or one of upstream, QEMU, Linux, kernel, Debian,
-#     LLVM, Rust, rustc, U-Boot, fio, dkms, busybox, bindgen ("QEMU issue 7",
-#     "upstream #12");
+#     line) names that project: a URL, an owner/repository, or one of
+#     upstream, QEMU, Linux, kernel, Debian, LLVM, Rust, rustc, U-Boot, fio,
+#     dkms, busybox, bindgen;
 #   - fault seeds, which are parameters, not references: fault-seed,
 #     seed=N, "seed 42", SOAK_SEED (only zero-padded numbers are flagged);
 #   - this file, which has to spell the patterns out.
