@@ -39,6 +39,7 @@ r() { echo $(($(devmem $((base + $1)) 32))); }
 w() { devmem $((base + $1)) 32 $(($2)); }
 R1=0x40 R1B=0x1040 R2=0x340 R3=0x240
 RCA=0x10000
+CTRL=$((0x7f << 13))   # 1-bit bus, 512-byte packets, RX_TIMEOUT 127 clocks (as the C driver)
 SRSTS=0
 # ista_wait MS: ISTA once it is not zero, or 0 after MS milliseconds
 ista_wait() {
@@ -52,7 +53,7 @@ cmd() {
 }
 # rd INDEX ARG BLOCKS [MS]: read BLOCKS x 512 bytes by DMA to buf, print ISTA
 rd() {
-  w 0x14 $buf; w 0x08 0; w 0x28 0x7fff; w 0x00 $2; w 0x18 1
+  w 0x14 $buf; w 0x08 $CTRL; w 0x28 0x7fff; w 0x00 $2; w 0x18 1
   w 0x04 $(($1 | 0xc0 | (($3 - 1) << 16))); ista_wait ${4:-200}
 }
 resp() { w 0x18 0; r 0x00; }
@@ -66,6 +67,7 @@ want() { if [ "$2" = "$3" ]; then say "ok: $1 ($2)"; else fail "$1: $2, expected
 
 w 0x10 $((0xf000 | 59))   # CLKC: 24 MHz / 60 = 400 kHz, clocks on, memory on
 w 0x38 0                  # CLK2: RX phase 0
+w 0x08 $CTRL
 w 0x24 0x3fff             # ICTL
 cmd 0 0 0 >/dev/null
 n=0
