@@ -5,9 +5,17 @@
 # table (every bounce design at no cost and at its memory's cost; the cost
 # really charged: on the coherent designs' psync reads CPU per MiB rises and
 # MiB/s falls) are there.  Not a speed check: speed
-# lives in make bench.
+# lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
+# TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
 . "$(dirname "$0")/../lib.sh"
-BENCH_SMOKE=1 BENCH_OUT="$T/out" "$TOP/scripts/bench" > "$T/table.txt"
+for bad in 0 two; do
+    if BENCH_JOBS=$bad BENCH_SMOKE=1 BENCH_OUT="$T/bad" "$TOP/scripts/bench" > /dev/null 2> "$T/bad.err"; then
+        echo "FAILED: BENCH_JOBS=$bad was taken"; exit 1
+    fi
+    grep -q "BENCH_JOBS must be a number of boards" "$T/bad.err" || { cat "$T/bad.err"; echo "FAILED: BENCH_JOBS=$bad: no clear error"; exit 1; }
+done
+echo "ok: BENCH_JOBS=0 and BENCH_JOBS=two refused: $(cat "$T/bad.err")"
+BENCH_JOBS=1 BENCH_SMOKE=1 BENCH_OUT="$T/out" "$TOP/scripts/bench" > "$T/table.txt"
 cat "$T/table.txt"
 python3 - "$T/out" "$T/table.txt" <<'P'
 import json, sys, xml.etree.ElementTree as ET
