@@ -15,8 +15,7 @@
 # interrupt on top of the stalls, with the watchdog armed 9 s early (debugfs
 # watchdog_early_ms, a fault that makes the deadline's work run before its request is due):
 # it arms again (deadline_rearms > 0), and the deadlines that fire are exactly the lost
-# interrupts the model injected. (Idle virtual time costs wall time on this board, so the
-# runs are kept short: every stall and every deadline is waited out.)
+# interrupts the model injected.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
