@@ -151,7 +151,7 @@ grep -q '"Rust bounce_size=131072 max_segs=16": "bounce_size=131072 max_segs=16"
     { cat /tmp/bb4.json; fail "--variant: its parameters are not in the JSON's variant_params"; }
 rc=0
 $BB --no-write --jobs read-4k --variant "max_segs" --dry-run > /tmp/o 2> /tmp/e || rc=$?
-[ $rc = 1 ] && grep -q "is not PARAMETER=VALUE" /tmp/e || fail "--variant max_segs: exit $rc, not rejected"
+[ $rc = 1 ] && grep -q "is not PARAMETER=VALUE" /tmp/e || { cat /tmp/e; fail "--variant max_segs: exit $rc, not rejected"; }
 say "ok: --designs compares the four bounce designs, --variant adds a parameter set"
 G
 )
