@@ -97,6 +97,7 @@
  * bus clocks.  It does not bound a read's access time or DAT0 busy.
  */
 #define CTRL_RX_TIMEOUT(v)      (((v) >> 13) & 0x7f)
+#define CTRL_SDIO_IRQ_MODE      BIT(27)
 
 /* STAT */
 #define STAT_CMD_BUSY           BIT(0)
@@ -133,10 +134,16 @@
 #define IRQ_DATA_TIMEOUT        BIT(5)
 #define IRQ_DATA_ERR_CRC        BIT(6)
 #define IRQ_DATA_XFER_OK        BIT(7)
+#define IRQ_DAT1                BIT(10)
 #define IRQ_DMA_DONE            BIT(11)
 #define IRQ_RXFIFO_FULL         BIT(12)
 #define IRQ_TXFIFO_EMPTY        BIT(13)
+#define IRQ_ADDI_DAT1           BIT(14)
+#define ICTL_DAT1_IRQ_DELAY(v)  (((v) >> 16) & 0x3)
 #define IRQ_ALL                 0x7fff
+
+/* ENHC */
+#define ENHC_SDIO_IRQ_PERIOD(v) (((v) >> 8) & 0xff)
 
 /* SRST */
 #define SRST_MAIN_CTRL          BIT(0)
@@ -363,6 +370,91 @@ static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
     meson_mx_sdhc_update_irq(s);
 }
 
+/*
+ * SDIO card interrupts.  The card pulls DAT1 low (GPIO input "sdio-dat1")
+ * while it interrupts; with CTRL.SDIO_IRQ_MODE set the controller samples
+ * DAT1 in the interrupt period:
+ *  - bus idle (no data command in flight): ISTA.DAT1_IRQ latches after DAT1
+ *    has been low for (ICTL.DAT1_IRQ_DELAY + 1) * 2 SD clocks;
+ *  - during a multi-block transfer on a 4-bit bus: ISTA.ADDI_DAT1_IRQ
+ *    latches at the end of the next block but the last, if
+ *    ENHC.SDIO_IRQ_PERIOD (the sampling window, SD clocks) is not 0;
+ *    otherwise, and for single blocks, DAT1_IRQ once the transfer is over.
+ * Like every ISTA bit they stay until written 1; cleared while DAT1 is
+ * still low they latch again.  ICTL decides whether they raise the
+ * interrupt.  Without SDIO_IRQ_MODE nothing latches.
+ */
+static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t hz = meson_mx_sdhc_sd_clk(s);
+    uint32_t bit;
+    int64_t when;
+
+    if (!s->dat1_low || !(s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) || !hz ||
+        s->frozen) {
+        timer_del(s->dat1_timer);
+        return;
+    }
+    if (s->busy && (s->cur_send & SEND_CMD_HAS_DATA) &&
+        meson_mx_sdhc_bus_width(s) != 1) {
+        uint32_t blocks = SEND_TOTAL_PACK(s->cur_send) + 1;
+        int64_t k;
+
+        if (blocks < 2 || !ENHC_SDIO_IRQ_PERIOD(s->regs[R_ENHC]) ||
+            meson_mx_sdhc_bus_width(s) != 4 || s->cur_block_ns <= 0) {
+            timer_del(s->dat1_timer);   /* at completion */
+            return;
+        }
+        k = now <= s->cur_data_start ? 1 :
+            (now - s->cur_data_start) / s->cur_block_ns + 1;
+        if (k > blocks - 1) {
+            timer_del(s->dat1_timer);
+            return;
+        }
+        bit = IRQ_ADDI_DAT1;
+        when = s->cur_data_start + k * s->cur_block_ns;
+    } else {
+        bit = IRQ_DAT1;
+        when = now + meson_mx_sdhc_clocks_ns(
+                   (ICTL_DAT1_IRQ_DELAY(s->regs[R_ICTL]) + 1) * 2, hz);
+    }
+    if (s->regs[R_ISTA] & bit) {
+        return;                         /* latched, not yet cleared */
+    }
+    if (!timer_pending(s->dat1_timer) || s->dat1_bit != bit) {
+        s->dat1_bit = bit;
+        timer_mod(s->dat1_timer, when);
+    }
+}
+
+static void meson_mx_sdhc_dat1_latch(void *opaque)
+{
+    MesonMxSdhcState *s = opaque;
+    bool in_data = s->busy && (s->cur_send & SEND_CMD_HAS_DATA) &&
+                   meson_mx_sdhc_bus_width(s) != 1;
+
+    if (!s->dat1_low || in_data != (s->dat1_bit == IRQ_ADDI_DAT1)) {
+        /* a transfer started or ended meanwhile: look again */
+        meson_mx_sdhc_dat1_check(s);
+        return;
+    }
+    if (s->dat1_bit == IRQ_ADDI_DAT1) {
+        s->stats.addi_dat1_irqs++;
+    } else {
+        s->stats.dat1_irqs++;
+    }
+    meson_mx_sdhc_latch(s, s->dat1_bit);
+}
+
+static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
+{
+    MesonMxSdhcState *s = opaque;
+
+    s->dat1_low = level;
+    meson_mx_sdhc_dat1_check(s);
+}
+
 /* Write the late DMA's block i to memory (see meson_mx_sdhc_late_dma). */
 static void meson_mx_sdhc_late_write(MesonMxSdhcState *s, uint32_t i)
 {
@@ -455,12 +547,12 @@ static void meson_mx_sdhc_late_dma(void *opaque)
  * SD_IO_RW_EXTENDED), and to abort a transfer that failed, so that the card
  * is back in the transfer state.
  */
-static void meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
+static bool meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
 {
     SDRequest req = { .cmd = 12, .arg = 0 };
     uint8_t rsp[16];
 
-    sdbus_do_command(&s->sdbus, &req, rsp);
+    return sdbus_do_command(&s->sdbus, &req, rsp) > 0;
 }
 
 /* Move the data of the command in flight; returns the ISTA error bits. */
@@ -471,7 +563,8 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     uint32_t blksz = CTRL_PACK_LEN(s->regs[R_CTRL]) ?: 512;
     uint64_t total = (uint64_t)blocks * blksz;
     bool is_write = send & SEND_DATA_DIR;
-    bool auto_stop = blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP);
+    bool auto_stop = blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
+                                    s->ignore_manual_stop);
     g_autofree uint8_t *buf = g_malloc(total);
     uint32_t err = 0;
     MemTxResult res;
@@ -545,7 +638,18 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     }
     if (auto_stop || (err && (sdbus_data_ready(&s->sdbus) ||
                               sdbus_receive_ready(&s->sdbus)))) {
-        meson_mx_sdhc_auto_stop(s);
+        if (!meson_mx_sdhc_auto_stop(s) && auto_stop && !err &&
+            SEND_CMD_INDEX(send) == 53) {
+            /*
+             * An SDIO card takes no CMD12 (it aborts through CCCR): after
+             * a multi-block CMD53 without MISC.MANUAL_STOP the controller
+             * waits for the stop's response in vain and reports a data
+             * timeout, the data moved or not (Linux f89b548ca66b: a
+             * brcmfmac firmware download failing with -110).
+             */
+            s->stats.stop_timeouts++;
+            err = IRQ_DATA_TIMEOUT;
+        }
     }
     return err;
 }
@@ -635,6 +739,7 @@ static void meson_mx_sdhc_complete(void *opaque)
         s->irq_stuck = true;
     }
     meson_mx_sdhc_latch(s, ista);
+    meson_mx_sdhc_dat1_check(s);
 }
 
 static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
@@ -801,11 +906,14 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
             } else {
                 per_block += 8; /* CRC status token */
             }
+            s->cur_data_start = done;
+            s->cur_block_ns = meson_mx_sdhc_clocks_ns(per_block, hz);
             done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
             /* the card's stalls inside the transfer */
             done += meson_mx_sdhc_pick_stall(s, send);
         }
-        if (blocks > 1 && !(s->regs[R_MISC] & MISC_MANUAL_STOP)) {
+        if (blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
+                           s->ignore_manual_stop)) {
             done += meson_mx_sdhc_clocks_ns(48 + 8 + 48, hz); /* CMD12 */
         }
     } else if ((send & SEND_R1B) && s->card_busy_until > done) {
@@ -813,6 +921,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         done = s->card_busy_until;
     }
     timer_mod(s->done_timer, done);
+    meson_mx_sdhc_dat1_check(s);
 }
 
 static void meson_mx_sdhc_reset_ctrl(MesonMxSdhcState *s)
@@ -908,6 +1017,12 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
     case R_ISTA:
         s->regs[R_ISTA] &= ~(v & IRQ_ALL);
         meson_mx_sdhc_update_irq(s);
+        meson_mx_sdhc_dat1_check(s);
+        break;
+    case R_CTRL:
+    case R_ENHC:
+        s->regs[idx] = v;
+        meson_mx_sdhc_dat1_check(s);
         break;
     case R_SRST:
         s->regs[R_SRST] = v;
@@ -924,6 +1039,7 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         if (v & SRST_TXFIFO) {
             s->txfifo_cnt = 0;
         }
+        meson_mx_sdhc_dat1_check(s);
         break;
     case R_DATA:
         qemu_log_mask(LOG_UNIMP, "meson-mx-sdhc: PIO DATA write\n");
@@ -1102,6 +1218,8 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"drain_bytes\": %" PRIu64
         ", \"drain_bytes_after_cmd\": %" PRIu64
         ", \"rx_timeouts\": %" PRIu64
+        ", \"stop_timeouts\": %" PRIu64 ", \"dat1_irqs\": %" PRIu64
+        ", \"addi_dat1_irqs\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
         ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
@@ -1115,6 +1233,7 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.rx_window_crc_errors,
         s->stats.busy_stalls, s->stats.stall_ns, s->stats.drain_bytes,
         s->stats.drain_bytes_after_cmd, s->stats.rx_timeouts,
+        s->stats.stop_timeouts, s->stats.dat1_irqs, s->stats.addi_dat1_irqs,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
@@ -1154,6 +1273,18 @@ static void meson_mx_sdhc_set_reset_stats(Object *obj, bool value,
 static bool meson_mx_sdhc_get_false(Object *obj, Error **errp)
 {
     return false;
+}
+
+/* ignore-manual-stop (QMP): act as if MISC.MANUAL_STOP were never set */
+static bool meson_mx_sdhc_get_ignore_stop(Object *obj, Error **errp)
+{
+    return MESON_MX_SDHC(obj)->ignore_manual_stop;
+}
+
+static void meson_mx_sdhc_set_ignore_stop(Object *obj, bool value,
+                                          Error **errp)
+{
+    MESON_MX_SDHC(obj)->ignore_manual_stop = value;
 }
 
 static int meson_mx_sdhc_lookup(const char *const *names, int n,
@@ -1297,6 +1428,7 @@ static void meson_mx_sdhc_reset(DeviceState *dev)
     memset(s->resp, 0, sizeof(s->resp));
     s->card_busy_until = 0;
     s->regs[R_CLKC] = CLKC_MEM_PWR_OFF | 0xfff;
+    timer_del(s->dat1_timer);
     meson_mx_sdhc_update_irq(s);
 }
 
@@ -1318,6 +1450,9 @@ static void meson_mx_sdhc_init(Object *obj)
                                  s);
     s->late_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_late_dma,
                                  s);
+    s->dat1_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_dat1_latch,
+                                 s);
+    qdev_init_gpio_in_named(DEVICE(s), meson_mx_sdhc_dat1_in, "sdio-dat1", 1);
     s->rx_window_lo = 0;
     s->rx_window_hi = 100;
 }
@@ -1358,6 +1493,7 @@ static void meson_mx_sdhc_finalize(Object *obj)
     timer_free(s->done_timer);
     g_free(s->late_buf);
     timer_free(s->late_timer);
+    timer_free(s->dat1_timer);
 }
 
 static const VMStateDescription vmstate_meson_mx_sdhc = {
@@ -1380,6 +1516,7 @@ static const Property meson_mx_sdhc_properties[] = {
                        100000000),
     DEFINE_PROP_BOOL("hs200", MesonMxSdhcState, dt_hs200, true),
     DEFINE_PROP_BOOL("sd", MesonMxSdhcState, dt_sd, false),
+    DEFINE_PROP_BOOL("sdio", MesonMxSdhcState, dt_sdio, false),
     DEFINE_PROP_BOOL("non-removable", MesonMxSdhcState, dt_non_removable,
                      true),
     /* the DT's vqmmc regulator; 0: 1.8 V for an HS200 eMMC, else 3.3 V */
@@ -1431,6 +1568,9 @@ static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
     object_class_property_add_bool(klass, "reset-stats",
                                    meson_mx_sdhc_get_false,
                                    meson_mx_sdhc_set_reset_stats);
+    object_class_property_add_bool(klass, "ignore-manual-stop",
+                                   meson_mx_sdhc_get_ignore_stop,
+                                   meson_mx_sdhc_set_ignore_stop);
     object_class_property_add_str(klass, "rx-window",
                                   meson_mx_sdhc_get_rx_window,
                                   meson_mx_sdhc_set_rx_window);

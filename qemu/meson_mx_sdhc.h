@@ -96,6 +96,9 @@ typedef struct MesonMxSdhcStats {
     uint64_t drain_bytes;       /* written by the DMA engine after SRST */
     uint64_t drain_bytes_after_cmd; /* of those, after a command was sent */
     uint64_t rx_timeouts;       /* answers later than CTRL.RX_TIMEOUT */
+    uint64_t stop_timeouts;     /* auto CMD12 after a CMD53, unanswered */
+    uint64_t dat1_irqs;         /* ISTA.DAT1_IRQ latched (bus idle) */
+    uint64_t addi_dat1_irqs;    /* ISTA.ADDI_DAT1_IRQ (between blocks) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -141,6 +144,14 @@ struct MesonMxSdhcState {
 
     MesonMxSdhcStats stats;
 
+    /* SDIO: the card's interrupt on DAT1 (GPIO input "sdio-dat1") */
+    bool dat1_low;
+    uint32_t dat1_bit;          /* what dat1_timer will latch */
+    QEMUTimer *dat1_timer;
+    int64_t cur_data_start;     /* the data phase of the command in flight */
+    int64_t cur_block_ns;       /* one block of it on the bus */
+    bool ignore_manual_stop;    /* QMP: as if MISC.MANUAL_STOP were clear */
+
     /* fault injection, set at run time over QMP (qom-set) */
     int fault_kind;
     int fault_dir;
@@ -175,6 +186,7 @@ struct MesonMxSdhcState {
     uint32_t dt_max_frequency;
     bool dt_hs200;
     bool dt_sd;
+    bool dt_sdio;               /* an SDIO card: no no-sdio/no-sd/no-mmc */
     bool dt_non_removable;
     uint32_t dt_vqmmc_uv;       /* 0: 1.8 V for eMMC HS200, else 3.3 V */
     uint32_t dt_reg_size;       /* the DT's reg size (meson.dtsi: 0x42) */

@@ -78,7 +78,8 @@ rm -rf "$ROOT"; mkdir -p "$ROOT"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,etc,
 cp "$BB" "$ROOT/bin/busybox"
 cp "$FIO/fio" "$ROOT/bin/fio"
 kver=$(cat "$KDIR/include/config/kernel.release")
-for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko; do
+for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko \
+         drivers/mmc/core/sdio_uart.ko; do
     # the board kernel has the C driver built in
     if [ "${KERNEL_VARIANT:-test}" = board ] && [ "$m" = drivers/mmc/host/meson-mx-sdhc.ko ]; then
         grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$KDIR/.config" || die "the board kernel does not build the C driver in"
@@ -90,8 +91,22 @@ done
 if [ -f "$RSKO" ]; then
     cp "$RSKO" "$ROOT/lib/modules/"
 fi
-cp "$TOP"/tests/guest/* "$ROOT/bin/" 2>/dev/null || true
-rm -f "$ROOT"/bin/*.c
+find "$TOP/tests/guest" -maxdepth 1 -type f ! -name '*.c' -exec cp {} "$ROOT/bin/" \;
+# guest kernel modules in C (tests/guest/*/Kbuild: sdio_test), built out of
+# tree against the kernel in a copy of their directory
+for kb in "$TOP"/tests/guest/*/Kbuild; do
+    [ -f "$kb" ] || continue
+    mdir="$OUT/modules/$(basename "$(dirname "$kb")")"
+    rm -rf "$mdir"; mkdir -p "$mdir"
+    cp "$(dirname "$kb")"/* "$mdir/"
+    log "building $(basename "$mdir") against $(basename "$(readlink -f "$KDIR")")"
+    make -C "$KDIR" M="$mdir" ARCH=arm LLVM="$LLVM_SUFFIX" W=1 modules > "$mdir/build.log" 2>&1 ||
+        { tail -30 "$mdir/build.log"; die "building tests/guest/$(basename "$mdir") failed"; }
+    if grep -q 'warning:' "$mdir/build.log"; then
+        grep 'warning:' "$mdir/build.log"; die "tests/guest/$(basename "$mdir") has warnings"
+    fi
+    cp "$mdir"/*.ko "$ROOT/lib/modules/"
+done
 for h in ${HELPERS[@]+"${HELPERS[@]}"}; do cp "${h#*:}" "$ROOT/bin/${h%%:*}"; done
 cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$ROOT/bin/"
 # busybox init runs our rc (no need for binfmt_script in the kernel)

@@ -25,8 +25,12 @@ tar -xf "$orig" -C "$QOUT"
 SRC=$(ls -d "$QOUT"/qemu-*/ | head -1)
 cp "$TOP/qemu/meson_mx_sdhc.c" "$SRC/hw/sd/"
 cp "$TOP/qemu/meson_mx_sdhc.h" "$SRC/include/hw/sd/"
+cp "$TOP/qemu/sdio_card.c" "$SRC/hw/sd/"
 cp "$TOP/qemu/meson-virt.mak" "$SRC/configs/devices/arm-softmmu/"
 (cd "$SRC" && patch -p1 -s < "$TOP/qemu/qemu-10.0.patch") || die "qemu patch does not apply"
+# the SDIO card (qemu/sdio_card.c) is built with the SDHC model
+echo "system_ss.add(when: 'CONFIG_MESON_MX_SDHC', if_true: files('sdio_card.c'))" \
+    >> "$SRC/hw/sd/meson.build"
 mkdir -p "$QOUT/build"
 cd "$QOUT/build"
 log "configuring qemu"

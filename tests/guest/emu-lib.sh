@@ -27,23 +27,37 @@ load_driver() {
     esac
 }
 
-# wait_card [seconds]: wait for the SDHC's card (virtual time); sets DEV
+# card_present: the SDHC's card is up (its disk, sdhc_disk; with --card
+# sdio, the SDIO card's function 1 on the SDIO bus)
+card_present() {
+    if [ "${EMU_CARD:-}" = sdio ]; then
+        ls -d /sys/bus/sdio/devices/*:1 >/dev/null 2>&1
+    else
+        local d
+        d=$(sdhc_disk) && [ -b "$d" ]
+    fi
+}
+
+# sdio_func N: the SDIO bus device of function N of the card (mmc0:0001:N)
+sdio_func() { basename "$(ls -d /sys/bus/sdio/devices/*:"$1" 2>/dev/null | head -1)"; }
+
+# wait_card [seconds]: wait for the SDHC's card (card_present; virtual
+# time); sets DEV (empty with --card sdio: no disk)
 wait_card() {
-    local n=${1:-30} w=0 d
-    while :; do
-        d=$(sdhc_disk) && [ -b "$d" ] && break
+    local n=${1:-30} w=0
+    while ! card_present; do
         w=$((w + 1))
         [ "$w" -gt $((n * 10)) ] && { echo "no card on the SDHC after ${n}s"; return 1; }
         usleep 100000
     done
-    DEV=$d
+    DEV=$(sdhc_disk) || DEV=""
     return 0
 }
 
 # wait_no_card [seconds]: wait until the SDHC has no card
 wait_no_card() {
     local n=${1:-30} w=0
-    while sdhc_disk > /dev/null; do
+    while card_present; do
         w=$((w + 1))
         [ "$w" -gt $((n * 10)) ] && return 1
         usleep 100000

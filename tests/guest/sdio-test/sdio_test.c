@@ -1,0 +1,1053 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sdio_test: a function driver for the emulated board's SDIO card (function
+ * 1 of qemu/sdio_card.c, vendor 0x5153 device 0x5d10) that exercises the
+ * host driver with what SDIO function drivers send:
+ *
+ *  cmd52   CMD52 reads and writes (RAM, registers, CCCR), checked by CMD53
+ *  byte    CMD53 byte mode at every size 1-512, each written in byte mode
+ *          and read back in block mode and the other way round, then
+ *          random (size, address, buffer offset) triples
+ *  block   block mode at block sizes 64, 256 and 512, 1..N blocks, read
+ *          back in byte mode (and the other way round)
+ *  fw      219557 bytes the way brcmfmac downloads firmware
+ *          (brcmf_sdiod_ramrw: sdio_memcpy_toio per 32 KiB of a window,
+ *          block size 64), read back in byte mode; and the same bytes
+ *          through the card's FIFO port (sdio_writesb, fixed address,
+ *          block size 256)
+ *  sg      scatterlists as brcmf_sdiod_sglist_rw builds them: one
+ *          mmc_request through mmc_wait_for_req with up to max_segs
+ *          entries of odd lengths, padded to the block size, at odd
+ *          offsets, sharing cache lines with their neighbours (guard bytes
+ *          between them are checked), both directions
+ *  irq     the card's interrupt: raised idle and during transfers,
+ *          counted (delivered by the handler / raised by the card) with the
+ *          latency from the card's assertion (read back from the card, in
+ *          the virtual time the ARM generic timer counts) to the handler
+ *
+ * A shadow of the card's 64 KiB RAM window checks every read; every write
+ * is read back through another access path.  Each test prints
+ *   @@SDIO-RESULT test=NAME ops=N bytes=N mismatches=N errors=N ...
+ * and the run ends with
+ *   @@SDIO-DONE tests=N mismatches=N errors=N
+ * Parameters: run= (comma-separated tests, default all; run at probe),
+ * seed=, triples= (random byte-mode triples), irqs= (interrupts per kind).
+ * Writing test names to /sys/kernel/debug/sdio_test/run runs them again;
+ * cmd52 (any CMD52, CCCR included) and xfer (a 64 KiB block-mode read) are
+ * for host-side interrupt tests.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/uaccess.h>
+#include <asm/barrier.h>
+#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/mmc/card.h>
+#include <linux/mmc/core.h>
+#include <linux/mmc/host.h>
+#include <linux/mmc/sdio.h>
+#include <linux/mmc/sdio_func.h>
+#include <linux/prandom.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#define VENDOR          0x5153
+#define DEVICE          0x5d10
+
+#define RAM_SIZE        0x10000
+#define REG_FIFO        0x10000
+#define REG_WINDOW      0x10001
+#define REG_FIFO_LEVEL  0x10004
+#define REG_IRQ_DELAY   0x10008
+#define REG_IRQ_CTRL    0x1000c
+#define REG_IRQ_ACK     0x1000d
+#define REG_ASSERT_NS   0x10010
+#define REG_RAISED      0x10018
+#define REG_UNDERRUNS   0x10020
+#define REG_MAGIC       0x10028
+
+#define FW_SIZE         219557
+#define FW_CHUNK        0x8000          /* brcmfmac's backplane window */
+#define SG_MAX          64
+#define GUARD           0xa5
+
+static char *run = "all";
+module_param(run, charp, 0644);
+MODULE_PARM_DESC(run, "tests to run at probe (comma-separated, or all)");
+static ulong seed = 1;
+module_param(seed, ulong, 0644);
+static uint triples = 3000;
+module_param(triples, uint, 0644);
+static uint irqs = 40;
+module_param(irqs, uint, 0644);
+
+struct sdio_test {
+	struct sdio_func *func;
+	struct rnd_state rnd;
+	u8 *shadow;             /* the card's RAM window 0 */
+	u8 *buf, *buf2;         /* 256 KiB each */
+	/* the sg test's list */
+	struct scatterlist sgl[SG_MAX];
+	unsigned int lens[SG_MAX], offs[SG_MAX];
+	/* the current test's totals */
+	u64 ops, bytes, mismatches, errors;
+	u64 all_mismatches, all_errors;
+	unsigned int tests;
+	/* interrupts */
+	atomic_t delivered;
+	struct completion irq_done;
+	u64 irq_lat_ns[512];
+	unsigned int nlat;
+	bool irq_ack_failed;
+	struct dentry *dir;
+	struct mutex lock;
+	int cmd52_result;       /* debugfs cmd52: the last R5 data or error */
+};
+
+static u32 rnd(struct sdio_test *t, u32 n)
+{
+	return n ? prandom_u32_state(&t->rnd) % n : 0;
+}
+
+static void fill_rand(struct sdio_test *t, u8 *p, size_t n)
+{
+	prandom_bytes_state(&t->rnd, p, n);
+}
+
+/* the ARM generic timer: the same virtual time the card stamps */
+static u64 now_counter_ns(void)
+{
+	u64 cnt;
+	u32 frq;
+
+	isb();
+	asm volatile("mrrc p15, 1, %Q0, %R0, c14" : "=r" (cnt));
+	asm volatile("mrc p15, 0, %0, c14, c0, 0" : "=r" (frq));
+	return mul_u64_u32_div(cnt, NSEC_PER_SEC, frq);
+}
+
+static void count_mismatch(struct sdio_test *t, const char *what, u32 addr,
+			   const u8 *got, const u8 *want, size_t n)
+{
+	size_t i, bad = 0, first = n;
+
+	for (i = 0; i < n; i++) {
+		if (got[i] != want[i]) {
+			if (first == n)
+				first = i;
+			bad++;
+		}
+	}
+	if (bad) {
+		if (t->mismatches < 20)
+			pr_err("sdio_test: %s: %zu of %zu bytes differ at 0x%x (first +%zu: %02x, want %02x)\n",
+			       what, bad, n, addr, first, got[first], want[first]);
+		t->mismatches += bad;
+	}
+}
+
+static void count_error(struct sdio_test *t, const char *what, u32 addr,
+			size_t n, int err)
+{
+	if (t->errors < 20)
+		pr_err("sdio_test: %s at 0x%x (%zu bytes): error %d\n", what,
+		       addr, n, err);
+	t->errors++;
+}
+
+/*
+ * One CMD53 as brcmf_sdiod_sglist_rw sends it: a mmc_request of our own
+ * with the given scatterlist.  blksz 0: byte mode (n bytes, 1-512).
+ */
+static int cmd53_sg(struct sdio_test *t, bool write, u32 addr, bool incr,
+		    unsigned int blksz, unsigned int blocks, unsigned int bytes,
+		    struct scatterlist *sg, unsigned int sg_len)
+{
+	struct sdio_func *func = t->func;
+	struct mmc_card *card = func->card;
+	struct mmc_request mrq = {};
+	struct mmc_command cmd = {};
+	struct mmc_data data = {};
+
+	cmd.opcode = SD_IO_RW_EXTENDED;
+	cmd.arg = write ? 0x80000000 : 0;
+	cmd.arg |= func->num << 28;
+	cmd.arg |= incr ? 0x04000000 : 0;
+	cmd.arg |= (addr & 0x1ffff) << 9;
+	if (blksz) {
+		cmd.arg |= 0x08000000 | blocks;
+		data.blksz = blksz;
+		data.blocks = blocks;
+	} else {
+		cmd.arg |= bytes == 512 ? 0 : bytes;
+		data.blksz = bytes;
+		data.blocks = 1;
+	}
+	cmd.flags = MMC_RSP_SPI_R5 | MMC_RSP_R5 | MMC_CMD_ADTC;
+	data.flags = write ? MMC_DATA_WRITE : MMC_DATA_READ;
+	data.sg = sg;
+	data.sg_len = sg_len;
+	mrq.cmd = &cmd;
+	mrq.data = &data;
+	mmc_set_data_timeout(&data, card);
+
+	sdio_claim_host(func);
+	mmc_wait_for_req(card->host, &mrq);
+	sdio_release_host(func);
+
+	t->ops++;
+	if (cmd.error)
+		return cmd.error;
+	if (data.error)
+		return data.error;
+	if (cmd.resp[0] & R5_ERROR)
+		return -EIO;
+	if (cmd.resp[0] & R5_FUNCTION_NUMBER)
+		return -EINVAL;
+	if (cmd.resp[0] & R5_OUT_OF_RANGE)
+		return -ERANGE;
+	t->bytes += data.blksz * data.blocks;
+	return 0;
+}
+
+/* one CMD53 on a linear buffer: byte mode (blksz 0) or block mode */
+static int cmd53(struct sdio_test *t, bool write, u32 addr, bool incr,
+		 unsigned int blksz, void *buf, unsigned int bytes)
+{
+	struct scatterlist sg;
+
+	sg_init_one(&sg, buf, bytes);
+	return cmd53_sg(t, write, addr, incr, blksz, blksz ? bytes / blksz : 0,
+			bytes, &sg, 1);
+}
+
+/* the host's limit on blocks of blksz in one request */
+static unsigned int max_blocks(struct sdio_test *t, unsigned int blksz)
+{
+	struct mmc_host *host = t->func->card->host;
+
+	return min3(511u, host->max_blk_count, host->max_req_size / blksz);
+}
+
+static int set_blksz(struct sdio_test *t, unsigned int blksz)
+{
+	int err;
+
+	sdio_claim_host(t->func);
+	err = sdio_set_block_size(t->func, blksz);
+	sdio_release_host(t->func);
+	return err;
+}
+
+static int t_writeb(struct sdio_test *t, u8 v, u32 addr)
+{
+	int err;
+
+	sdio_claim_host(t->func);
+	sdio_writeb(t->func, v, addr, &err);
+	sdio_release_host(t->func);
+	t->ops++;
+	return err;
+}
+
+static int t_readb(struct sdio_test *t, u32 addr, u8 *v)
+{
+	int err;
+
+	sdio_claim_host(t->func);
+	*v = sdio_readb(t->func, addr, &err);
+	sdio_release_host(t->func);
+	t->ops++;
+	return err;
+}
+
+/* a little-endian register of n bytes, lowest byte first (it latches) */
+static int read_reg(struct sdio_test *t, u32 addr, unsigned int n, u64 *v)
+{
+	unsigned int i;
+	u8 b;
+	int err;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		err = t_readb(t, addr + i, &b);
+		if (err)
+			return err;
+		*v |= (u64)b << (8 * i);
+	}
+	return 0;
+}
+
+static int set_window(struct sdio_test *t, unsigned int w)
+{
+	return t_writeb(t, w, REG_WINDOW);
+}
+
+/*
+ * Read [addr, addr + n) of window 0 in block mode (512-byte blocks covering
+ * it, then a byte-mode tail) and compare with the shadow.
+ */
+static void verify_block(struct sdio_test *t, const char *what, u32 addr,
+			 u32 n)
+{
+	u32 start = ALIGN_DOWN(addr, 512), end = min_t(u32, ALIGN(addr + n, 512), RAM_SIZE);
+	u32 pos = start;
+	int err;
+
+	if (set_blksz(t, 512))
+		return count_error(t, "set block size", 512, 0, -EIO);
+	while (pos < end) {
+		u32 len = min(end - pos, max_blocks(t, 512) * 512);
+
+		err = cmd53(t, false, pos, true, 512, t->buf2, len);
+		if (err)
+			return count_error(t, what, pos, len, err);
+		count_mismatch(t, what, pos, t->buf2, t->shadow + pos, len);
+		pos += len;
+	}
+}
+
+/* the same in byte mode, at most 512 bytes a command */
+static void verify_bytes(struct sdio_test *t, const char *what, u32 addr,
+			 u32 n, unsigned int off)
+{
+	u32 pos = addr;
+	int err;
+
+	while (pos < addr + n) {
+		u32 len = min(addr + n - pos, 512u);
+
+		err = cmd53(t, false, pos, true, 0, t->buf2 + off, len);
+		if (err)
+			return count_error(t, what, pos, len, err);
+		count_mismatch(t, what, pos, t->buf2 + off, t->shadow + pos, len);
+		pos += len;
+	}
+}
+
+/* write [addr, addr + n) of window 0 from buf in block mode, bs blocks */
+static int write_blocks(struct sdio_test *t, u32 addr, const u8 *src, u32 n,
+			unsigned int bs)
+{
+	u32 pos = 0;
+	int err;
+
+	while (pos < n) {
+		u32 len = min((n - pos) / bs, max_blocks(t, bs)) * bs;
+
+		if (!len)
+			len = n - pos;  /* a tail shorter than a block */
+		memcpy(t->buf2, src + pos, len);
+		err = cmd53(t, true, addr + pos, true, len % bs ? 0 : bs,
+			    t->buf2, len);
+		if (err)
+			return err;
+		memcpy(t->shadow + addr + pos, src + pos, len);
+		pos += len;
+	}
+	return 0;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_cmd52(struct sdio_test *t)
+{
+	u64 v;
+	u8 b;
+	u32 i, addr;
+	int err;
+
+	err = read_reg(t, REG_MAGIC, 4, &v);
+	if (err || v != 0x4f494453)
+		count_error(t, "magic register", REG_MAGIC, 4, err ?: -EINVAL);
+	sdio_claim_host(t->func);
+	b = sdio_f0_readb(t->func, SDIO_CCCR_CCCR, &err);
+	sdio_release_host(t->func);
+	t->ops++;
+	if (err || b != 0x32)
+		count_error(t, "CCCR revision", 0, 1, err ?: -EINVAL);
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	/* 512 bytes by CMD52 at spread addresses, checked by CMD53 */
+	for (i = 0; i < 512; i++) {
+		addr = (i * 127 + rnd(t, 64)) % RAM_SIZE;
+		b = rnd(t, 256);
+		err = t_writeb(t, b, addr);
+		if (err) {
+			count_error(t, "CMD52 write", addr, 1, err);
+			continue;
+		}
+		t->shadow[addr] = b;
+		t->bytes++;
+	}
+	verify_block(t, "CMD53 read of CMD52 writes", 0, RAM_SIZE);
+	/* and CMD53 writes read back by CMD52 */
+	fill_rand(t, t->buf, 4096);
+	err = write_blocks(t, 0x3000, t->buf, 4096, 512);
+	if (err)
+		count_error(t, "CMD53 write", 0x3000, 4096, err);
+	for (i = 0; i < 4096; i += 7) {
+		err = t_readb(t, 0x3000 + i, &b);
+		if (err) {
+			count_error(t, "CMD52 read", 0x3000 + i, 1, err);
+			continue;
+		}
+		count_mismatch(t, "CMD52 read of CMD53 writes", 0x3000 + i, &b,
+			       t->shadow + 0x3000 + i, 1);
+		t->bytes++;
+	}
+}
+
+static void test_byte(struct sdio_test *t)
+{
+	unsigned int n, i, off;
+	u32 addr;
+	int err;
+
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for (n = 1; n <= 512; n++) {
+		/* written in byte mode, read in block mode */
+		addr = (n * 131) % (RAM_SIZE - n);
+		off = n % 61;
+		fill_rand(t, t->buf + off, n);
+		err = cmd53(t, true, addr, true, 0, t->buf + off, n);
+		if (err) {
+			count_error(t, "byte-mode write", addr, n, err);
+			continue;
+		}
+		memcpy(t->shadow + addr, t->buf + off, n);
+		verify_block(t, "block read of a byte-mode write", addr, n);
+		/* written in block mode, read in byte mode */
+		addr = (n * 257 + 3) % (RAM_SIZE - 1024);
+		fill_rand(t, t->buf, 1024);
+		err = write_blocks(t, ALIGN_DOWN(addr, 512), t->buf, 1024, 512);
+		if (err) {
+			count_error(t, "block-mode write", addr, 1024, err);
+			continue;
+		}
+		verify_bytes(t, "byte read of a block-mode write", addr, n,
+			     (n * 7) % 63);
+	}
+	/* random triples: size, address, buffer offset */
+	for (i = 0; i < triples; i++) {
+		n = 1 + rnd(t, 512);
+		addr = rnd(t, RAM_SIZE - n + 1);
+		off = rnd(t, 64);
+		if (rnd(t, 2)) {
+			fill_rand(t, t->buf + off, n);
+			err = cmd53(t, true, addr, true, 0, t->buf + off, n);
+			if (err) {
+				count_error(t, "byte-mode write", addr, n, err);
+				continue;
+			}
+			memcpy(t->shadow + addr, t->buf + off, n);
+		} else {
+			verify_bytes(t, "byte-mode read", addr, n, off);
+		}
+	}
+	/* every byte the triples wrote, through block mode */
+	verify_block(t, "block read after the triples", 0, RAM_SIZE);
+}
+
+static void test_block(struct sdio_test *t)
+{
+	static const unsigned int sizes[] = { 64, 256, 512 };
+	static const unsigned int extra[] = { 32, 64, 100, 127, 128, 255, 511 };
+	unsigned int s, i, bs, nb, off;
+	u32 addr, len;
+	int err;
+
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		bs = sizes[s];
+		for (i = 0; i < 16 + ARRAY_SIZE(extra); i++) {
+			nb = i < 16 ? i + 1 : extra[i - 16];
+			if (nb > max_blocks(t, bs) || nb * bs > RAM_SIZE)
+				continue;
+			len = nb * bs;
+			addr = rnd(t, RAM_SIZE - len + 1);
+			off = rnd(t, 32) * 2 + 1;       /* odd buffer offsets */
+			err = set_blksz(t, bs);
+			if (err) {
+				count_error(t, "set block size", bs, 0, err);
+				return;
+			}
+			/* block-mode write, byte-mode read back */
+			fill_rand(t, t->buf + off, len);
+			err = cmd53(t, true, addr, true, bs, t->buf + off, len);
+			if (err) {
+				count_error(t, "block-mode write", addr, len, err);
+				continue;
+			}
+			memcpy(t->shadow + addr, t->buf + off, len);
+			verify_bytes(t, "byte read of a block-mode write", addr, len, 0);
+			/* byte-mode writes, block-mode read */
+			fill_rand(t, t->buf, len);
+			for (u32 p = 0; p < len; p += 512) {
+				u32 l = min(len - p, 512u);
+
+				err = cmd53(t, true, addr + p, true, 0, t->buf + p, l);
+				if (err) {
+					count_error(t, "byte-mode write", addr + p, l, err);
+					break;
+				}
+				memcpy(t->shadow + addr + p, t->buf + p, l);
+			}
+			err = set_blksz(t, bs);
+			if (err) {
+				count_error(t, "set block size", bs, 0, err);
+				return;
+			}
+			err = cmd53(t, false, addr, true, bs, t->buf2 + off, len);
+			if (err) {
+				count_error(t, "block-mode read", addr, len, err);
+				continue;
+			}
+			count_mismatch(t, "block read of byte-mode writes", addr,
+				       t->buf2 + off, t->shadow + addr, len);
+		}
+	}
+}
+
+static void test_fw(struct sdio_test *t)
+{
+	u32 pos, len, win;
+	u64 level;
+	int err;
+
+	/* brcmf_sdiod_ramrw: block size 64, 32 KiB per sdio_memcpy_toio */
+	fill_rand(t, t->buf, FW_SIZE);
+	err = set_blksz(t, 64);
+	if (err)
+		return count_error(t, "set block size", 64, 0, err);
+	for (pos = 0; pos < FW_SIZE; pos += len) {
+		win = pos / RAM_SIZE;
+		len = min_t(u32, FW_SIZE - pos, FW_CHUNK);
+		err = set_window(t, win);
+		if (!err) {
+			sdio_claim_host(t->func);
+			err = sdio_memcpy_toio(t->func, pos % RAM_SIZE,
+					       t->buf + pos, len);
+			sdio_release_host(t->func);
+			t->ops++;
+		}
+		if (err)
+			return count_error(t, "firmware chunk", pos, len, err);
+		t->bytes += len;
+	}
+	/* read back in byte mode, 512 bytes a command */
+	for (pos = 0; pos < FW_SIZE; pos += len) {
+		len = min_t(u32, FW_SIZE - pos, 512);
+		if (pos % RAM_SIZE == 0) {
+			err = set_window(t, pos / RAM_SIZE);
+			if (err)
+				return count_error(t, "window", pos, 1, err);
+		}
+		len = min_t(u32, len, RAM_SIZE - pos % RAM_SIZE);
+		err = cmd53(t, false, pos % RAM_SIZE, true, 0, t->buf2, len);
+		if (err)
+			return count_error(t, "firmware read-back", pos, len, err);
+		count_mismatch(t, "firmware read-back", pos, t->buf2,
+			       t->buf + pos, len);
+	}
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	/* window 0 changed under the shadow: take it from the firmware */
+	memcpy(t->shadow, t->buf, RAM_SIZE);
+
+	/*
+	 * The same bytes through the FIFO (fixed address), block size 256:
+	 * sdio_writesb's blocks per command (511) ignore the host's
+	 * max_req_size, which 511 blocks of 512 bytes exceed on the C driver.
+	 */
+	err = set_blksz(t, 256);
+	if (err)
+		return count_error(t, "set block size", 256, 0, err);
+	sdio_claim_host(t->func);
+	err = sdio_writesb(t->func, REG_FIFO, t->buf, FW_SIZE);
+	sdio_release_host(t->func);
+	t->ops++;
+	if (err)
+		return count_error(t, "FIFO write", REG_FIFO, FW_SIZE, err);
+	t->bytes += FW_SIZE;
+	err = read_reg(t, REG_FIFO_LEVEL, 4, &level);
+	if (err || level != FW_SIZE)
+		count_error(t, "FIFO level after the write", REG_FIFO_LEVEL,
+			    level, err ?: -EINVAL);
+	for (pos = 0; pos < FW_SIZE; pos += len) {
+		len = min_t(u32, FW_SIZE - pos, 512);
+		err = cmd53(t, false, REG_FIFO, false, 0, t->buf2, len);
+		if (err)
+			return count_error(t, "FIFO read", pos, len, err);
+		count_mismatch(t, "FIFO read-back", pos, t->buf2, t->buf + pos,
+			       len);
+	}
+	err = read_reg(t, REG_FIFO_LEVEL, 4, &level);
+	if (err || level)
+		count_error(t, "FIFO level after the read", REG_FIFO_LEVEL,
+			    level, err ?: -EINVAL);
+	err = read_reg(t, REG_UNDERRUNS, 4, &level);
+	if (err || level)
+		count_error(t, "FIFO underruns", REG_UNDERRUNS, level,
+			    err ?: -EINVAL);
+}
+
+/*
+ * brcmf_sdiod_sglist_rw: packets of odd lengths in one request, the last
+ * padded so that the whole is a multiple of the block size; here each
+ * packet sits at an odd offset in a shared buffer, right after its
+ * neighbour (sharing its cache line) or a few guard bytes away.
+ */
+static void test_sg_one(struct sdio_test *t, bool write, unsigned int bs,
+			bool byte_mode)
+{
+	struct mmc_host *host = t->func->card->host;
+	struct scatterlist *sgl = t->sgl;
+	unsigned int *lens = t->lens, *offs = t->offs;
+	unsigned int nseg, maxseg, i, total, pos, blocks;
+	u32 addr;
+	int err;
+
+	maxseg = min_t(unsigned int, host->max_segs, SG_MAX);
+	nseg = 1 + rnd(t, maxseg);
+	total = 0;
+	for (i = 0; i < nseg; i++) {
+		lens[i] = (1 + rnd(t, byte_mode ? 40 : 800)) | 1;      /* odd */
+		total += lens[i];
+	}
+	if (byte_mode) {
+		while (total > 512) {
+			total -= lens[nseg - 1];
+			nseg--;
+		}
+		blocks = 0;
+	} else {
+		/* pad the last packet to the block size */
+		unsigned int pad = ALIGN(total, bs) - total;
+
+		lens[nseg - 1] += pad;
+		total += pad;
+		blocks = total / bs;
+		while (blocks > max_blocks(t, bs) ||
+		       total > host->max_req_size) {
+			total -= lens[nseg - 1];
+			nseg--;
+			pad = ALIGN(total, bs) - total;
+			lens[nseg - 1] += pad;
+			total += pad;
+			blocks = total / bs;
+		}
+	}
+	for (i = 0; i < nseg; i++)
+		if (lens[i] > host->max_seg_size)
+			return;         /* the host would not take it */
+	/* place them: odd start, then adjacent or 1-5 guard bytes apart */
+	memset(t->buf, GUARD, 2 * SG_MAX * 1024);
+	pos = 1 + 2 * rnd(t, 16);
+	for (i = 0; i < nseg; i++) {
+		offs[i] = pos;
+		pos += lens[i] + (rnd(t, 2) ? 0 : 1 + rnd(t, 5));
+	}
+	addr = rnd(t, RAM_SIZE - total + 1);
+	sg_init_table(sgl, nseg);
+	for (i = 0; i < nseg; i++) {
+		if (write)
+			fill_rand(t, t->buf + offs[i], lens[i]);
+		sg_set_buf(&sgl[i], t->buf + offs[i], lens[i]);
+	}
+	err = set_blksz(t, byte_mode ? 512 : bs);
+	if (err)
+		return count_error(t, "set block size", bs, 0, err);
+	err = cmd53_sg(t, write, addr, true, byte_mode ? 0 : bs, blocks, total,
+		       sgl, nseg);
+	if (err)
+		return count_error(t, write ? "sg write" : "sg read", addr,
+				   total, err);
+	if (write) {
+		for (i = 0, pos = addr; i < nseg; pos += lens[i], i++)
+			memcpy(t->shadow + pos, t->buf + offs[i], lens[i]);
+		/* through a linear block read */
+		verify_block(t, "block read of an sg write", addr, total);
+	} else {
+		for (i = 0, pos = addr; i < nseg; pos += lens[i], i++)
+			count_mismatch(t, "sg read", pos, t->buf + offs[i],
+				       t->shadow + pos, lens[i]);
+		/* nothing outside the entries was touched */
+		for (i = 0; i < nseg; i++) {
+			unsigned int end = offs[i] + lens[i];
+			unsigned int next = i + 1 < nseg ? offs[i + 1] : end + 64;
+			u8 guard[64];
+
+			memset(guard, GUARD, sizeof(guard));
+			if (next > end)
+				count_mismatch(t, "guard bytes after an sg entry",
+					       end, t->buf + end, guard,
+					       min(next - end, 64u));
+		}
+		if (offs[0] > 0) {
+			u8 guard[64];
+
+			memset(guard, GUARD, sizeof(guard));
+			count_mismatch(t, "guard bytes before the sg list", 0,
+				       t->buf, guard, min(offs[0], 64u));
+		}
+	}
+}
+
+static void test_sg(struct sdio_test *t)
+{
+	static const unsigned int sizes[] = { 64, 256, 512 };
+	unsigned int i;
+
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for (i = 0; i < 300; i++)
+		test_sg_one(t, i & 1, sizes[i % 3], i % 10 == 9);
+	verify_block(t, "block read after the sg lists", 0, RAM_SIZE);
+}
+
+static void sdio_test_irq(struct sdio_func *func)
+{
+	struct sdio_test *t = sdio_get_drvdata(func);
+	u64 now = now_counter_ns(), at = 0;
+	unsigned int i;
+	int err = 0;
+	u8 b;
+
+	/* the card's assertion time, then the acknowledgement */
+	for (i = 0; i < 8 && !err; i++) {
+		b = sdio_readb(func, REG_ASSERT_NS + i, &err);
+		at |= (u64)b << (8 * i);
+	}
+	if (!err)
+		sdio_writeb(func, 1, REG_IRQ_ACK, &err);
+	if (err) {
+		t->irq_ack_failed = true;
+		return;
+	}
+	if (t->nlat < ARRAY_SIZE(t->irq_lat_ns))
+		t->irq_lat_ns[t->nlat++] = now > at ? now - at : 0;
+	atomic_inc(&t->delivered);
+	complete(&t->irq_done);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int raise_after(struct sdio_test *t, u32 us)
+{
+	int err = 0, i;
+
+	sdio_claim_host(t->func);
+	for (i = 0; i < 4 && !err; i++)
+		sdio_writeb(t->func, us >> (8 * i), REG_IRQ_DELAY + i, &err);
+	if (!err)
+		sdio_writeb(t->func, 1, REG_IRQ_CTRL, &err);
+	sdio_release_host(t->func);
+	t->ops += 5;
+	return err;
+}
+
+static void test_irq(struct sdio_test *t)
+{
+	u64 raised0, raised1, spurious;
+	unsigned int i, n = 0, timeouts = 0, during = 0;
+	int err;
+
+	atomic_set(&t->delivered, 0);
+	t->nlat = 0;
+	t->irq_ack_failed = false;
+	init_completion(&t->irq_done);
+	err = read_reg(t, REG_RAISED, 4, &raised0);
+	if (err)
+		return count_error(t, "raised count", REG_RAISED, 4, err);
+	sdio_claim_host(t->func);
+	err = sdio_claim_irq(t->func, sdio_test_irq);
+	sdio_release_host(t->func);
+	if (err)
+		return count_error(t, "sdio_claim_irq", 0, 0, err);
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for (i = 0; i < 2 * irqs; i++) {
+		bool in_xfer = i >= irqs;
+
+		reinit_completion(&t->irq_done);
+		err = raise_after(t, in_xfer ? 20 + rnd(t, 200) : 50 + rnd(t, 2000));
+		if (err) {
+			count_error(t, "raise", REG_IRQ_CTRL, 1, err);
+			break;
+		}
+		n++;
+		if (in_xfer) {
+			/* a 64 KiB transfer (about 2.7 ms at 4 bits, 50 MHz) runs meanwhile */
+			if (set_blksz(t, 512) ||
+			    cmd53(t, i & 1, 0, true, 512, t->buf2,
+				  min(RAM_SIZE, max_blocks(t, 512) * 512)))
+				count_error(t, "transfer during the interrupt", 0,
+					    RAM_SIZE, -EIO);
+			else if (i & 1)
+				memcpy(t->shadow, t->buf2, min(RAM_SIZE, max_blocks(t, 512) * 512));
+			else
+				count_mismatch(t, "read during the interrupt", 0,
+					       t->buf2, t->shadow,
+					       min(RAM_SIZE, max_blocks(t, 512) * 512));
+			during++;
+		}
+		if (!wait_for_completion_timeout(&t->irq_done,
+						 msecs_to_jiffies(2000))) {
+			timeouts++;
+			count_error(t, "interrupt not delivered", i, 0, -ETIMEDOUT);
+		}
+	}
+	/* a moment for anything spurious */
+	msleep(50);
+	sdio_claim_host(t->func);
+	sdio_release_irq(t->func);
+	sdio_release_host(t->func);
+	err = read_reg(t, REG_RAISED, 4, &raised1);
+	if (err)
+		count_error(t, "raised count", REG_RAISED, 4, err);
+	if (t->irq_ack_failed)
+		count_error(t, "acknowledge in the handler", REG_IRQ_ACK, 1, -EIO);
+	spurious = atomic_read(&t->delivered) > raised1 - raised0 ?
+		   atomic_read(&t->delivered) - (raised1 - raised0) : 0;
+	if (raised1 - raised0 != n || atomic_read(&t->delivered) != n)
+		count_error(t, "raised/delivered", n, atomic_read(&t->delivered),
+			    -EINVAL);
+	sort(t->irq_lat_ns, t->nlat, sizeof(u64), cmp_u64, NULL);
+	pr_info("@@SDIO-IRQ raised=%llu delivered=%d during_transfers=%u spurious=%llu timeouts=%u lat_min_ns=%llu lat_median_ns=%llu lat_p99_ns=%llu lat_max_ns=%llu\n",
+		raised1 - raised0, atomic_read(&t->delivered), during, spurious,
+		timeouts, t->nlat ? t->irq_lat_ns[0] : 0,
+		t->nlat ? t->irq_lat_ns[t->nlat / 2] : 0,
+		t->nlat ? t->irq_lat_ns[(t->nlat * 99) / 100] : 0,
+		t->nlat ? t->irq_lat_ns[t->nlat - 1] : 0);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct sdio_test *t);
+} tests[] = {
+	{ "cmd52", test_cmd52 },
+	{ "byte", test_byte },
+	{ "block", test_block },
+	{ "fw", test_fw },
+	{ "sg", test_sg },
+	{ "irq", test_irq },
+};
+
+static bool wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!strcmp(list, "all") || !strncmp(list, "all\n", 4))
+		return true;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
+		    (p[n] == 0 || p[n] == ',' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void run_tests(struct sdio_test *t, const char *list)
+{
+	unsigned int i, n = 0;
+	u64 start;
+
+	mutex_lock(&t->lock);
+	t->all_mismatches = t->all_errors = 0;
+	/* the shadow starts from what the card holds */
+	t->mismatches = t->errors = 0;
+	if (set_window(t, 0) || set_blksz(t, 512) ||
+	    cmd53(t, false, 0, true, 512, t->shadow,
+		  min(RAM_SIZE, max_blocks(t, 512) * 512)) ||
+	    (max_blocks(t, 512) * 512 < RAM_SIZE &&
+	     cmd53(t, false, max_blocks(t, 512) * 512, true, 512,
+		   t->shadow + max_blocks(t, 512) * 512,
+		   RAM_SIZE - max_blocks(t, 512) * 512)))
+		t->all_errors++;
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (!wanted(list, tests[i].name))
+			continue;
+		t->ops = t->bytes = t->mismatches = t->errors = 0;
+		start = ktime_get_ns();
+		tests[i].fn(t);
+		pr_info("@@SDIO-RESULT test=%s ops=%llu bytes=%llu mismatches=%llu errors=%llu virt_ms=%llu\n",
+			tests[i].name, t->ops, t->bytes, t->mismatches,
+			t->errors, div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+		t->all_mismatches += t->mismatches;
+		t->all_errors += t->errors;
+		n++;
+	}
+	pr_info("@@SDIO-DONE tests=%u mismatches=%llu errors=%llu\n", n,
+		t->all_mismatches, t->all_errors);
+	mutex_unlock(&t->lock);
+}
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	char list[128];
+
+	if (count >= sizeof(list))
+		return -EINVAL;
+	if (copy_from_user(list, ubuf, count))
+		return -EFAULT;
+	list[count] = 0;
+	run_tests(t, list);
+	return count;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.write = run_write,
+};
+
+/*
+ * debugfs cmd52: "FN ADDR" reads, "FN ADDR VAL" writes any register of any
+ * function (CCCR included, which sdio_f0_writeb refuses), by a CMD52 of our
+ * own; reading the file gives the last result.  For tests of the host's
+ * handling of the card's interrupt without a handler claiming it.
+ */
+static ssize_t cmd52_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	struct mmc_command cmd = {};
+	unsigned int fn, addr, val;
+	char line[64];
+	int n, err;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = 0;
+	n = sscanf(line, "%u %i %i", &fn, &addr, &val);
+	if (n < 2 || fn > 7 || addr > 0x1ffff || (n == 3 && val > 0xff))
+		return -EINVAL;
+	cmd.opcode = SD_IO_RW_DIRECT;
+	cmd.arg = (n == 3 ? 0x80000000 : 0) | fn << 28 | addr << 9 |
+		  (n == 3 ? val : 0);
+	cmd.flags = MMC_RSP_SPI_R5 | MMC_RSP_R5 | MMC_CMD_AC;
+	sdio_claim_host(t->func);
+	err = mmc_wait_for_cmd(t->func->card->host, &cmd, 0);
+	sdio_release_host(t->func);
+	if (!err && (cmd.resp[0] & (R5_ERROR | R5_FUNCTION_NUMBER | R5_OUT_OF_RANGE)))
+		err = -EIO;
+	t->cmd52_result = err ?: (cmd.resp[0] & 0xff);
+	return err ?: count;
+}
+
+static ssize_t cmd52_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	char line[16];
+	int n = scnprintf(line, sizeof(line), "%d\n", t->cmd52_result);
+
+	return simple_read_from_buffer(ubuf, count, ppos, line, n);
+}
+
+static const struct file_operations cmd52_fops = {
+	.owner = THIS_MODULE,
+	.write = cmd52_write,
+	.read = cmd52_read,
+};
+
+/* debugfs xfer: a write reads 64 KiB (512-byte blocks) from window 0 */
+static ssize_t xfer_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	u32 len = min(RAM_SIZE, max_blocks(t, 512) * 512);
+	int err;
+
+	mutex_lock(&t->lock);
+	err = set_blksz(t, 512) ?: cmd53(t, false, 0, true, 512, t->buf2, len);
+	mutex_unlock(&t->lock);
+	return err ?: count;
+}
+
+static const struct file_operations xfer_fops = {
+	.owner = THIS_MODULE,
+	.write = xfer_write,
+};
+
+static int sdio_test_probe(struct sdio_func *func,
+			   const struct sdio_device_id *id)
+{
+	struct sdio_test *t;
+	int err;
+
+	t = devm_kzalloc(&func->dev, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->func = func;
+	mutex_init(&t->lock);
+	prandom_seed_state(&t->rnd, seed);
+	t->shadow = devm_kzalloc(&func->dev, RAM_SIZE, GFP_KERNEL);
+	t->buf = devm_kzalloc(&func->dev, 256 * 1024, GFP_KERNEL);
+	t->buf2 = devm_kzalloc(&func->dev, 256 * 1024, GFP_KERNEL);
+	if (!t->shadow || !t->buf || !t->buf2)
+		return -ENOMEM;
+	sdio_set_drvdata(func, t);
+
+	sdio_claim_host(func);
+	err = sdio_enable_func(func);
+	sdio_release_host(func);
+	if (err)
+		return err;
+	dev_info(&func->dev, "host %s: max_segs %u max_seg_size %u max_req_size %u max_blk_count %u caps 0x%x\n",
+		 mmc_hostname(func->card->host), func->card->host->max_segs,
+		 func->card->host->max_seg_size, func->card->host->max_req_size,
+		 func->card->host->max_blk_count, func->card->host->caps);
+
+	t->dir = debugfs_create_dir("sdio_test", NULL);
+	debugfs_create_file("run", 0200, t->dir, t, &run_fops);
+	debugfs_create_file("cmd52", 0600, t->dir, t, &cmd52_fops);
+	debugfs_create_file("xfer", 0200, t->dir, t, &xfer_fops);
+	if (run && *run)
+		run_tests(t, run);
+	return 0;
+}
+
+static void sdio_test_remove(struct sdio_func *func)
+{
+	struct sdio_test *t = sdio_get_drvdata(func);
+
+	debugfs_remove_recursive(t->dir);
+	sdio_claim_host(func);
+	sdio_disable_func(func);
+	sdio_release_host(func);
+}
+
+static const struct sdio_device_id sdio_test_ids[] = {
+	{ SDIO_DEVICE(VENDOR, DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(sdio, sdio_test_ids);
+
+static struct sdio_driver sdio_test_driver = {
+	.name = "sdio_test",
+	.id_table = sdio_test_ids,
+	.probe = sdio_test_probe,
+	.remove = sdio_test_remove,
+};
+module_sdio_driver(sdio_test_driver);
+
+MODULE_DESCRIPTION("Test function driver for the emulated board's SDIO card");
+MODULE_LICENSE("GPL");
