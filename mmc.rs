@@ -17,9 +17,13 @@
 //! - [`HostOps::execute_tuning`] receives a [`Tuning`] handle, the only way to send tuning
 //!   blocks: from any other callback `mmc_send_tuning()` would re-enter `request` and deadlock.
 //! - The optional callbacks (`card_busy`, `pre_req`/`post_req`, `card_hw_reset`,
-//!   `start_signal_voltage_switch`, `get_cd`/`get_ro`) are only installed when the
-//!   implementation overrides them (`#[vtable]`); card detect and write protect default to the
-//!   slot-gpio helpers.
+//!   `start_signal_voltage_switch`, `get_cd`/`get_ro`, `enable_sdio_irq`/`ack_sdio_irq`) are
+//!   only installed when the implementation overrides them (`#[vtable]`); card detect and write
+//!   protect default to the slot-gpio helpers.
+//! - SDIO card interrupts: [`UnregisteredHost::set_sdio_irq`] chooses between the host's
+//!   interrupt (signalled with an [`SdioIrqSignal`], acknowledged by `ack_sdio_irq`) and the
+//!   core's polling; [`set_dma_max_seg_size`] gives the device the segment limit the block
+//!   queue of a memory card would set.
 //!
 //! No DMA or bounce-buffer policy lives here: [`Data::sg_list`] hands out the scatterlist for
 //! the driver's DMA layer, valid as long as the request is borrowed.
@@ -35,11 +39,13 @@ mod caps;
 mod host;
 mod ios;
 mod request;
+mod sdio;
 
 pub(crate) use caps::{Cap, Caps};
 pub(crate) use host::{Host, HostConfig, HostOps, Registration, Tuning, UnregisteredHost};
 pub(crate) use ios::{BusWidth, Ios, PowerMode};
 pub(crate) use request::{Command, Data, IdleRequest, Request};
+pub(crate) use sdio::{set_dma_max_seg_size, SdioIrqSignal};
 
 use crate::bindings as b;
 

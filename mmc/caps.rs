@@ -34,6 +34,8 @@ impl_flags!(
         HwReset = b::MMC_CAP_HW_RESET,
         /// `MMC_CAP_NEED_RSP_BUSY`: commands with busy need an R1B response.
         NeedRspBusy = b::MMC_CAP_NEED_RSP_BUSY,
+        /// `MMC_CAP_SDIO_IRQ`: the host signals SDIO card interrupts.
+        SdioIrq = b::MMC_CAP_SDIO_IRQ,
     }
 );
 

@@ -15,7 +15,7 @@ use kernel::{
     types::Opaque,
 };
 
-use super::{Caps, IdleRequest, Ios, Request};
+use super::{Cap, Caps, IdleRequest, Ios, Request, SdioIrqSignal};
 use crate::bindings as b;
 
 /// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
@@ -70,6 +70,19 @@ pub(crate) trait HostOps: Send + Sync + Sized {
 
     /// Whether the card is write protected; `None`: unknown.
     fn get_ro(_host: &Host<Self>) -> Option<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Enables or disables the SDIO card interrupt. The core enables it when a function
+    /// claims its interrupt and disables it when the last one releases it, with the host
+    /// claimed; it stays enabled across requests until then.
+    fn enable_sdio_irq(_host: &Host<Self>, _enable: bool) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Enables the SDIO card interrupt again once the core has run the functions' handlers for
+    /// the one the host signalled ([`SdioIrqSignal`]) and masked; called with the host claimed.
+    fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
@@ -187,6 +200,33 @@ impl<T: HostOps> UnregisteredHost<T> {
     pub(crate) fn regulator_get_supply(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
         to_result(unsafe { b::mmc_regulator_get_supply(self.raw()) })
+    }
+
+    /// Whether the host signals SDIO card interrupts itself. On: `MMC_CAP_SDIO_IRQ` with
+    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`: the core calls [`HostOps::enable_sdio_irq`], the driver
+    /// masks the interrupt and signals it ([`SdioIrqSignal`]), the core runs the functions'
+    /// handlers in its work and calls [`HostOps::ack_sdio_irq`] (without `NOTHREAD` it would
+    /// never call `ack_sdio_irq` and would run its own thread). Off: neither, also when the
+    /// device tree says `cap-sdio-irq`; the core polls the card from its thread. On needs both
+    /// callbacks and is off without them. Call it after [`Self::of_parse`].
+    pub(crate) fn set_sdio_irq(&mut self, on: bool) {
+        let on = on && T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
+        // SAFETY: By the type invariant the host is valid and nothing else uses it yet.
+        let h = unsafe { &mut *self.raw() };
+        let cap = Caps::from(Cap::SdioIrq).bits();
+        if on {
+            h.caps |= cap;
+            h.caps2 |= b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+        } else {
+            h.caps &= !cap;
+            h.caps2 &= !b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+        }
+    }
+
+    /// A handle that signals the host's SDIO card interrupts to the core.
+    pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
+        // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()`.
+        unsafe { SdioIrqSignal::new(self.host) }
     }
 
     /// The voltages the host can give a card (`ocr_avail`); 0 when there is no way to power
@@ -389,6 +429,16 @@ impl<T: HostOps> Adapter<T> {
         } else {
             Some(b::mmc_gpio_get_ro)
         },
+        enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
+            Some(Self::enable_sdio_irq)
+        } else {
+            None
+        },
+        ack_sdio_irq: if T::HAS_ACK_SDIO_IRQ {
+            Some(Self::ack_sdio_irq)
+        } else {
+            None
+        },
         ..pin_init::zeroed()
     };
 
@@ -507,6 +557,22 @@ impl<T: HostOps> Adapter<T> {
     unsafe extern "C" fn get_ro(host: *mut b::mmc_host) -> c_int {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         tristate(T::get_ro(unsafe { Self::host(host) }))
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn enable_sdio_irq(host: *mut b::mmc_host, enable: c_int) {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::enable_sdio_irq(unsafe { Self::host(host) }, enable != 0);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    unsafe extern "C" fn ack_sdio_irq(host: *mut b::mmc_host) {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::ack_sdio_irq(unsafe { Self::host(host) });
     }
 }
 

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What an SDIO card needs of a host beyond what memory cards do: a way to signal the card's
+//! interrupts (`sdio_signal_irq()`) and the DMA segment limit that the MMC core only sets for
+//! memory cards, when it sets up their block queue (`mmc_setup_queue()`).
+
+use core::ptr::{addr_of_mut, NonNull};
+
+use kernel::{device::Core, dma::Device as _, platform};
+
+use crate::bindings as b;
+
+/// Wakes the MMC core's SDIO interrupt work of a host (`sdio_signal_irq()`), from any context,
+/// a hard IRQ handler included. The core runs the functions' interrupt handlers in its work and
+/// then calls [`HostOps::ack_sdio_irq`](super::HostOps::ack_sdio_irq).
+///
+/// The handle keeps the host's memory (not its registration) alive. Dropping it may sleep: it
+/// waits for the work it may have queued.
+///
+/// # Invariants
+///
+/// `host` was allocated with `mmc_alloc_host()`; this object holds a reference to its class
+/// device, so the `struct mmc_host` stays allocated until it is dropped.
+pub(crate) struct SdioIrqSignal {
+    host: NonNull<b::mmc_host>,
+}
+
+// SAFETY: `sdio_signal_irq()` may be called from any thread and any context; the reference to
+// the class device may be dropped on any thread.
+unsafe impl Send for SdioIrqSignal {}
+// SAFETY: `signal` only calls `sdio_signal_irq()`, which is safe to call concurrently.
+unsafe impl Sync for SdioIrqSignal {}
+
+impl SdioIrqSignal {
+    /// A handle for `host`.
+    ///
+    /// # Safety
+    ///
+    /// `host` must be a valid host allocated with `mmc_alloc_host()`.
+    pub(super) unsafe fn new(host: NonNull<b::mmc_host>) -> Self {
+        // SAFETY: The host is valid (safety requirements) and its class device was initialised
+        // by `mmc_alloc_host()`; the reference is dropped in `drop`.
+        unsafe { b::get_device(addr_of_mut!((*host.as_ptr()).class_dev)) };
+        // INVARIANT: A reference to the class device is held.
+        Self { host }
+    }
+
+    /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
+    pub(crate) fn signal(&self) {
+        // SAFETY: By the type invariant the host is allocated; its `sdio_irq_work` was set up by
+        // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed.
+        unsafe { b::sdio_signal_irq(self.host.as_ptr()) };
+    }
+}
+
+impl Drop for SdioIrqSignal {
+    fn drop(&mut self) {
+        let h = self.host.as_ptr();
+        // SAFETY: By the type invariant the host is allocated. No `signal` can run any more (it
+        // borrows `self`), so once the work is cancelled nothing queues it through this handle;
+        // `mmc_free_host()` cancels it too. Then the reference taken in `new` is dropped.
+        unsafe {
+            b::cancel_work_sync(addr_of_mut!((*h).sdio_irq_work));
+            b::put_device(addr_of_mut!((*h).class_dev));
+        }
+    }
+}
+
+/// Sets the largest DMA segment `dev` may map to `size` bytes (`dma_set_max_seg_size()`), the
+/// host's `max_seg_size`. SDIO function drivers map scatterlists of segments up to the host's
+/// limit, but without a block queue the device keeps the DMA layer's default of 64 KiB.
+///
+/// For the probe of `dev` (its `Core` context), before the driver allocates or maps any DMA
+/// memory for it and before it registers an IRQ or a host, so that nothing can map for it
+/// concurrently.
+pub(crate) fn set_dma_max_seg_size(dev: &platform::Device<Core<'_>>, size: u32) {
+    // SAFETY: `dev` is in its probe (`Core` context: the driver core holds the device lock, so
+    // no other bus callback of the device runs), and by this function's contract nothing of
+    // the driver has allocated or mapped DMA memory for it yet nor can run concurrently (no
+    // IRQ, no host, no work registered): no DMA allocation or mapping runs concurrently.
+    unsafe { dev.dma_set_max_seg_size(size) };
+}
