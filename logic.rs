@@ -334,6 +334,42 @@ pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
     deadline_ms.saturating_sub(early_ms).max(1)
 }
 
+/// `ICTL`/`ISTA`: every interrupt source, bits 14:0.
+pub(crate) const ALL_IRQS: u32 = 0x7fff;
+/// `ICTL`/`ISTA`: the SDIO card interrupts, `DAT1_IRQ` (bit 10: DAT1 low while the bus is
+/// idle) and `ADDI_DAT1_IRQ` (bit 14: DAT1 low in the interrupt period between two blocks of a
+/// 4-bit transfer).
+pub(crate) const DAT1_IRQS: u32 = (1 << 10) | (1 << 14);
+/// `ICTL`/`ISTA`: the interrupts of a command and its data: all but the SDIO card's.
+pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
+
+/// What an interrupt of the controller is for: the enabled sources that are pending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IrqSources {
+    /// The SDIO card interrupts (`DAT1_IRQS`).
+    pub(crate) sdio: bool,
+    /// The command in flight (`CMD_IRQS`).
+    pub(crate) cmd: bool,
+}
+
+impl IrqSources {
+    /// The sources `ICTL` enables and `ISTA` has latched.
+    pub(crate) fn new(ictl: u32, ista: u32) -> Self {
+        let pending = ictl & ista;
+        Self {
+            sdio: pending & DAT1_IRQS != 0,
+            cmd: pending & CMD_IRQS != 0,
+        }
+    }
+}
+
+/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
+/// count) with the SDIO card interrupts on or off. The other bits of `ICTL` (the DAT1
+/// interrupt delay) are 0: two bus clocks of DAT1 low.
+pub(crate) fn ictl_enables(cmd: u32, sdio: bool) -> u32 {
+    (cmd & CMD_IRQS) | if sdio { DAT1_IRQS } else { 0 }
+}
+
 /// What went wrong with a command, as the statistics count it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ErrorKind {

@@ -543,6 +543,85 @@ mod tests {
     }
 
     #[test]
+    fn deadline_of_sdio_data_stays_within_the_ceiling() {
+        // The core gives SDIO data 1 s per block (`mmc_set_data_timeout()`), no clocks. One
+        // block (a CMD53 in byte mode, or the card's first block): the floor is above it.
+        let one = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 512;
+            r.blocks = 1;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert_eq!(one, DEADLINE_MIN_MS);
+        // 20 blocks: 20 s of card waits, above the floor.
+        let twenty = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 20 * 512;
+            r.blocks = 20;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert!(twenty > 20_000 + DEADLINE_MARGIN_MS - 1, "{twenty}");
+        assert!(twenty < 20_000 + 1000, "{twenty}");
+        // The largest CMD53 (511 blocks of 512 bytes, 261632 bytes) would be 511 s: capped at
+        // the ceiling, with its time on a 4-bit bus at 50 MHz and at 400 kHz on top.
+        let fast = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 511 * 512;
+            r.blocks = 511;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert!(fast >= MAX_CARD_WAIT_MS && fast < MAX_CARD_WAIT_MS + 1000, "{fast}");
+        let slow = deadline(|r| {
+            r.bus_hz = 400_000;
+            r.bus_width = 4;
+            r.data_len = 511 * 512;
+            r.blocks = 511;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        // 511 x (1024 + 64) clocks at 400 kHz: 1.39 s on the bus.
+        assert!(slow > fast + 1300 && slow < fast + 2500, "{slow}");
+    }
+
+    #[test]
+    fn irq_sources_split_the_sdio_interrupt_from_the_command() {
+        const DAT1: u32 = 1 << 10;
+        const ADDI_DAT1: u32 = 1 << 14;
+        const RESP_OK: u32 = 1 << 0;
+        const DMA_DONE: u32 = 1 << 11;
+        assert_eq!(DAT1_IRQS, DAT1 | ADDI_DAT1);
+        assert_eq!(CMD_IRQS & DAT1_IRQS, 0);
+        assert_eq!(CMD_IRQS | DAT1_IRQS, ALL_IRQS);
+        let none = IrqSources {
+            sdio: false,
+            cmd: false,
+        };
+        // Latched but not enabled, or enabled but not latched: nothing.
+        assert_eq!(IrqSources::new(0, ALL_IRQS), none);
+        assert_eq!(IrqSources::new(ALL_IRQS, 0), none);
+        assert_eq!(IrqSources::new(RESP_OK, DAT1), none);
+        // Either DAT1 bit alone is the card's; with a command's bit, both.
+        for bit in [DAT1, ADDI_DAT1] {
+            let both = IrqSources::new(ALL_IRQS, bit | DMA_DONE);
+            assert!(both.sdio && both.cmd);
+            let sdio = IrqSources::new(ALL_IRQS, bit);
+            assert!(sdio.sdio && !sdio.cmd);
+        }
+        // Bits above 14 (DAT1_IRQ_DELAY in ICTL) are no source.
+        assert_eq!(IrqSources::new(u32::MAX, !ALL_IRQS), none);
+    }
+
+    #[test]
+    fn ictl_enables_keep_dat1_as_the_sdio_interrupt_has_it() {
+        let cmd = (1 << 11) | (1 << 5) | (1 << 6) | (1 << 1);
+        assert_eq!(ictl_enables(cmd, false), cmd);
+        assert_eq!(ictl_enables(cmd, true), cmd | DAT1_IRQS);
+        // A command's enables never switch DAT1 on or off themselves, nor set the delay.
+        assert_eq!(ictl_enables(u32::MAX, false), CMD_IRQS);
+        assert_eq!(ictl_enables(u32::MAX, true), ALL_IRQS);
+        assert_eq!(ictl_enables(0, true), DAT1_IRQS);
+    }
+
+    #[test]
     fn arming_early_is_a_fault_that_keeps_at_least_a_millisecond() {
         assert_eq!(arm_after_ms(10_000, 0), 10_000);
         assert_eq!(arm_after_ms(10_000, 9_000), 1_000);
