@@ -19,6 +19,7 @@ use crate::{
     hw::Hw,
     owned_queue::{Flags, OwnedQueue},
     regs::Regs,
+    sdio_irq::SdioIrqs,
     sg_dma::DmaRequest,
     soc::SocData,
     stats::HostDebugfs,
@@ -81,6 +82,9 @@ pub(crate) struct Sdhc<'a> {
     /// The bus clock in Hz and the bus width in lines, as `set_ios` left them (for deadlines).
     pub(crate) bus_hz: Atomic<u32>,
     pub(crate) bus_width: Atomic<u32>,
+    /// The SDIO card interrupt and the `ICTL` writes (see `sdio_irq.rs`).
+    #[pin]
+    pub(crate) sdio: SdioIrqs,
     /// Counters and switches, in debugfs.
     #[pin]
     pub(crate) debugfs: HostDebugfs,
@@ -93,6 +97,7 @@ impl<'a> Sdhc<'a> {
             dev: self.dev,
             regs: &self.regs,
             soc: &self.soc,
+            sdio: &self.sdio,
         }
     }
 }
@@ -175,6 +180,9 @@ impl<'a> SdhcHost<'a> {
 #[pinned_drop]
 impl PinnedDrop for SdhcHost<'_> {
     fn drop(self: Pin<&mut Self>) {
+        // The host is removed (or was never added) and is freed next: nothing may signal it
+        // any more. The signal waits for the core's SDIO work when dropped.
+        drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);
     }

@@ -35,4 +35,14 @@ impl HostOps for SdhcHost<'_> {
     fn execute_tuning(host: &Host<Self>, tuning: &Tuning<'_>, opcode: u32) -> Result {
         host.data().execute_tuning(tuning, opcode)
     }
+
+    fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
+        let sdhc = &host.data().sdhc;
+        sdhc.sdio.enable(&sdhc.regs, enable);
+    }
+
+    fn ack_sdio_irq(host: &Host<Self>) {
+        let sdhc = &host.data().sdhc;
+        sdhc.sdio.enable(&sdhc.regs, true);
+    }
 }

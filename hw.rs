@@ -15,9 +15,10 @@ use kernel::{
 };
 
 use crate::{
-    logic::MAX_BLK_SIZE,
+    logic::{ALL_IRQS, CMD_IRQS, MAX_BLK_SIZE},
     mmc,
-    regs::{self, Regs, ALL_IRQS},
+    regs::{self, Regs},
+    sdio_irq::SdioIrqs,
     soc::SocData,
 };
 
@@ -81,6 +82,8 @@ pub(crate) struct Hw<'a> {
     pub(crate) dev: &'a Device<Bound>,
     pub(crate) regs: &'a Regs<'a>,
     pub(crate) soc: &'a SocData,
+    /// The SDIO card interrupt, which every `ICTL` write keeps as it is.
+    pub(crate) sdio: &'a SdioIrqs,
 }
 
 /// Resets the whole controller; this also stops its DMA engine.
@@ -129,7 +132,7 @@ pub(crate) fn init_hw(regs: &Regs<'_>, soc: &SocData) {
     // Some initialization bits depend on the SoC.
     (soc.init_hw)(regs);
 
-    // Disable and mask all interrupts.
+    // Disable and mask all interrupts (the SDIO card's are enabled later, by the MMC core).
     regs.write_reg(regs::ICTL::zeroed());
     regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
 }
@@ -199,9 +202,10 @@ impl Hw<'_> {
         regs.update(regs::MISC, |r| r.with_manual_stop(p.manual_stop));
 
         // Clear what is pending, then enable the new IRQs: a stale status bit left enabled
-        // would complete this request before its command is sent.
-        regs.write_reg(regs::ISTA::from_raw(ALL_IRQS));
-        regs.write_reg(p.ictl);
+        // would complete this request before its command is sent. The SDIO card interrupt
+        // (DAT1) is neither cleared nor disabled: it belongs to no command.
+        regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
+        self.sdio.write_cmd_ictl(regs, p.ictl);
 
         regs.write_reg(regs::ARGU::from_raw(cmd.arg));
 
@@ -334,14 +338,10 @@ impl Hw<'_> {
         }
     }
 
-    /// Disables and acknowledges all interrupts (`meson_mx_sdhc_request_done()`).
+    /// Disables and acknowledges the command's interrupts (`meson_mx_sdhc_request_done()`);
+    /// the SDIO card interrupt stays as it is, and is signalled if it latched meanwhile.
     pub(crate) fn disable_irqs(&self) {
-        self.regs.update(regs::ICTL, |r| {
-            regs::ICTL::from_raw(r.into_raw() & !ALL_IRQS)
-        });
-        self.regs.update(regs::ISTA, |r| {
-            regs::ISTA::from_raw(r.into_raw() | ALL_IRQS)
-        });
+        self.sdio.end_cmd(self.regs);
     }
 
     /// Sets the RX clock phase.

@@ -16,7 +16,7 @@ use kernel::{
 
 use crate::{
     controller::{InFlight, Sdhc},
-    logic::{self, ErrorKind, Outcome},
+    logic::{self, ErrorKind, IrqSources, Outcome},
     mmc::Request,
     regs,
     sg_dma::DmaRequest,
@@ -87,7 +87,8 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
 }
 
 impl Sdhc<'_> {
-    /// Hard IRQ handler: claims the interrupt and hands `ISTA` to the thread.
+    /// Hard IRQ handler: signals an SDIO card interrupt to the MMC core (`sdio_irq.rs`),
+    /// claims a command's interrupt and hands `ISTA` to the thread.
     ///
     /// Unlike the C driver it does not write the command's error here: the request is only
     /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
@@ -95,9 +96,17 @@ impl Sdhc<'_> {
     fn irq(&self) -> ThreadedIrqReturn {
         let ictl = self.regs.read(regs::ICTL).into_raw();
         let ista = self.regs.read(regs::ISTA).into_raw();
+        let sources = IrqSources::new(ictl, ista);
 
-        if ictl & ista == 0 {
-            return ThreadedIrqReturn::None;
+        if sources.sdio {
+            self.sdio.service(&self.regs);
+        }
+        if !sources.cmd {
+            return if sources.sdio {
+                ThreadedIrqReturn::Handled
+            } else {
+                ThreadedIrqReturn::None
+            };
         }
 
         self.irq_seq.store(self.started_seq.load(Relaxed), Relaxed);

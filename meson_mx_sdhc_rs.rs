@@ -12,7 +12,7 @@
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
-//!   the register map;
+//!   the register map; `sdio_irq.rs` the SDIO card interrupt and every `ICTL` write;
 //! - `deadline.rs`: what happens when a request's software deadline passes;
 //! - `bounce.rs`: the bounce buffers and their policy; `slots.rs` who holds which buffer with
 //!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
@@ -45,6 +45,7 @@ mod probe;
 mod regs;
 mod regwin;
 mod request;
+mod sdio_irq;
 mod sg_dma;
 mod slots;
 mod soc;
@@ -74,6 +75,12 @@ fn bounce_cached() -> bool {
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
 fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
+}
+
+/// Whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than from
+/// the MMC core's polling.
+fn sdio_irq() -> bool {
+    *module_parameters::sdio_irq.value_ref()
 }
 
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
@@ -139,6 +146,10 @@ module! {
         double_buffer: bool {
             default: true,
             description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",
+        },
+        sdio_irq: bool {
+            default: true,
+            description: "SDIO card interrupts through DAT1 (default true); false: the MMC core polls the card",
         },
     },
 }

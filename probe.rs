@@ -21,6 +21,7 @@ use crate::{
     logic::{Limits, Params},
     mmc::{Cap, HostConfig, Registration, UnregisteredHost},
     regs::{Regs, REGS_SIZE},
+    sdio_irq::SdioIrqs,
     sg_dma,
     soc::{SocData, MESON8, MESON8M2},
     stats::{HostDebugfs, LimitsInfo},
@@ -185,6 +186,7 @@ fn new_sdhc<'bound>(
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),
             bus_width: Atomic::new(1),
+            sdio <- SdioIrqs::new(),
             debugfs <- HostDebugfs::new(dev.name(), info),
         }),
         GFP_KERNEL,
@@ -243,6 +245,12 @@ fn new_host<'bound>(
             e,
         )
     })?;
+    // SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
+    let sdio_irq = crate::sdio_irq();
+    host.set_sdio_irq(sdio_irq);
+    if sdio_irq {
+        sdhc.sdio.set_signal(host.sdio_irq_signal());
+    }
     Ok(host)
 }
 

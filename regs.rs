@@ -16,9 +16,6 @@ pub(crate) const REGS_SIZE: usize = 0x3c;
 /// The mapped register window (the device tree's window may be longer: 0x42 upstream).
 pub(crate) type Regs<'a> = RegWindow<'a, REGS_SIZE>;
 
-/// `ICTL`/`ISTA`: every interrupt source, bits 14:0.
-pub(crate) const ALL_IRQS: u32 = 0x7fff;
-
 register! {
     /// Command argument; with `PDMA.PIO_RDRESP` also the response read-back window.
     pub(crate) ARGU(u32) @ 0x00 {

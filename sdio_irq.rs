@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! SDIO card interrupts through DAT1.
+//!
+//! With `CTRL.SDIO_IRQ_MODE` the controller samples DAT1: low while the bus is idle latches
+//! `ISTA.DAT1_IRQ`, low in the interrupt period between two blocks of a 4-bit transfer
+//! (`ENHC.SDIO_IRQ_PERIOD`, set by `soc.rs`) `ISTA.ADDI_DAT1_IRQ`. Like every `ISTA` bit they
+//! stay until written 1, and latch again while the card still holds DAT1 low.
+//!
+//! The interrupt stays enabled in `ICTL` across requests, from `enable_sdio_irq` until the core
+//! disables it: every `ICTL` write of a command goes through [`SdioIrqs`], which adds the DAT1
+//! enables, and a command's status handling only clears the command's own bits
+//! (`logic::CMD_IRQS`). When the card interrupts, [`SdioIrqs::service`] masks DAT1 in `ICTL`,
+//! clears it in `ISTA` and signals the MMC core, which runs the functions' handlers in its
+//! work and re-enables it with `ack_sdio_irq`.
+//!
+//! The controller's interrupt line is `ICTL & ISTA` and the SoC's interrupt a rising edge: a
+//! DAT1 latched while a command's bit holds the line high raises no edge. So after clearing a
+//! command's bits the driver looks at DAT1 itself ([`SdioIrqs::end_cmd`]).
+
+use kernel::{io::Io, new_spinlock_irq, prelude::*, sync::SpinLockIrq};
+
+use crate::{
+    logic::{ictl_enables, CMD_IRQS, DAT1_IRQS},
+    mmc::SdioIrqSignal,
+    regs::{self, Regs},
+};
+
+/// The state of the SDIO card interrupt.
+struct State {
+    /// Whether the core wants the interrupt (`enable_sdio_irq`, `ack_sdio_irq`); false while a
+    /// signalled one waits for its `ack_sdio_irq`.
+    enabled: bool,
+    /// How the interrupt reaches the MMC core; `None` without SDIO interrupts (`sdio_irq=0`)
+    /// and once the host is gone.
+    signal: Option<SdioIrqSignal>,
+}
+
+/// The SDIO card interrupt and every write of `ICTL`, serialized with the hard IRQ handler.
+#[pin_data]
+pub(crate) struct SdioIrqs {
+    #[pin]
+    state: SpinLockIrq<State>,
+}
+
+impl SdioIrqs {
+    /// Disabled, with no way to signal.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            state <- new_spinlock_irq!(
+                State {
+                    enabled: false,
+                    signal: None,
+                },
+                "meson_mx_sdhc_rs::sdio_irq"
+            ),
+        })
+    }
+
+    /// Gives the interrupt its way to the MMC core (probe, before the host is registered).
+    pub(crate) fn set_signal(&self, signal: SdioIrqSignal) {
+        let old = self.state.lock().signal.replace(signal);
+        // Dropped outside the lock: dropping may sleep.
+        drop(old);
+    }
+
+    /// Takes the signal away (the host is going), disabling the interrupt: nothing signals
+    /// the core afterwards.
+    pub(crate) fn take_signal(&self, regs: &Regs<'_>) -> Option<SdioIrqSignal> {
+        let mut st = self.state.lock();
+        st.enabled = false;
+        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+        st.signal.take()
+    }
+
+    /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
+    fn write_enables(st: &State, regs: &Regs<'_>, cmd: u32) {
+        let on = st.enabled && st.signal.is_some();
+        regs.write_reg(regs::ICTL::from_raw(ictl_enables(cmd, on)));
+    }
+
+    /// `enable_sdio_irq`/`ack_sdio_irq`: turns DAT1 sampling on (`CTRL.SDIO_IRQ_MODE`, left on)
+    /// and enables or disables the interrupt. A DAT1 latched meanwhile is cleared first: it
+    /// latches again if the card still holds DAT1 low.
+    pub(crate) fn enable(&self, regs: &Regs<'_>, enable: bool) {
+        let mut st = self.state.lock();
+        st.enabled = enable;
+        if enable {
+            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
+            regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        }
+        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+    }
+
+    /// Writes the `ICTL` enables of a command's interrupts `cmd`, DAT1's kept as they are.
+    pub(crate) fn write_cmd_ictl(&self, regs: &Regs<'_>, cmd: regs::ICTL) {
+        let st = self.state.lock();
+        Self::write_enables(&st, regs, cmd.into_raw());
+    }
+
+    /// Disables and acknowledges the interrupts of the command just finished, DAT1's kept as
+    /// they are, then services a DAT1 latched while the command held the line high.
+    pub(crate) fn end_cmd(&self, regs: &Regs<'_>) {
+        {
+            let st = self.state.lock();
+            Self::write_enables(&st, regs, 0);
+            regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
+        }
+        self.service(regs);
+    }
+
+    /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
+    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. May run in the
+    /// hard IRQ handler.
+    pub(crate) fn service(&self, regs: &Regs<'_>) -> bool {
+        let mut st = self.state.lock();
+        let ista = regs.read(regs::ISTA).into_raw();
+        if !st.enabled || ista & DAT1_IRQS == 0 {
+            return false;
+        }
+        if st.signal.is_none() {
+            return false;
+        }
+        st.enabled = false;
+        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+        regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        if let Some(signal) = st.signal.as_ref() {
+            signal.signal();
+        }
+        true
+    }
+}
