@@ -87,8 +87,8 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
 }
 
 impl Sdhc<'_> {
-    /// Hard IRQ handler: signals an SDIO card interrupt to the MMC core (`sdio_irq.rs`),
-    /// claims a command's interrupt and hands `ISTA` to the thread.
+    /// Hard IRQ handler: claims a command's or the SDIO card's interrupt and hands `ISTA` to
+    /// the thread, which signals the card's interrupt to the MMC core (`sdio_irq.rs`).
     ///
     /// Unlike the C driver it does not write the command's error here: the request is only
     /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
@@ -98,19 +98,18 @@ impl Sdhc<'_> {
         let ista = self.regs.read(regs::ISTA).into_raw();
         let sources = IrqSources::new(ictl, ista);
 
-        if sources.sdio {
-            self.sdio.service(&self.regs);
+        if !sources.cmd && !sources.sdio {
+            return ThreadedIrqReturn::None;
         }
-        if !sources.cmd {
-            return if sources.sdio {
-                ThreadedIrqReturn::Handled
-            } else {
-                ThreadedIrqReturn::None
-            };
+        // An SDIO card interrupt alone wakes the thread too (`irq_ista` 0: no command): its
+        // state is behind a sleeping lock on PREEMPT_RT (`sdio_irq.rs`), and the line stays
+        // masked until the thread has masked DAT1 and signalled the core.
+        if sources.cmd {
+            self.irq_seq.store(self.started_seq.load(Relaxed), Relaxed);
+            self.irq_ista.store(ista, Release);
+        } else {
+            self.irq_ista.store(0, Release);
         }
-
-        self.irq_seq.store(self.started_seq.load(Relaxed), Relaxed);
-        self.irq_ista.store(ista, Release);
         ThreadedIrqReturn::WakeThread
     }
 
@@ -131,9 +130,14 @@ impl Sdhc<'_> {
         None
     }
 
-    /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
+    /// Threaded IRQ handler: signals a latched SDIO card interrupt; finishes the transfer, reads
+    /// the response, completes the request.
     fn irq_thread(&self) -> IrqReturn {
         let ista = self.irq_ista.load(Acquire);
+        self.sdio.service(&self.regs);
+        if ista == 0 {
+            return IrqReturn::Handled;
+        }
         let Some(InFlight { mut mrq, slot, .. }) = self.take_for_irq(self.irq_seq.load(Relaxed))
         else {
             return IrqReturn::Handled;

@@ -10,7 +10,8 @@
 //! The interrupt stays enabled in `ICTL` across requests, from `enable_sdio_irq` until the core
 //! disables it: every `ICTL` write of a command goes through [`SdioIrqs`], which adds the DAT1
 //! enables, and a command's status handling only clears the command's own bits
-//! (`logic::CMD_IRQS`). When the card interrupts, [`SdioIrqs::service`] masks DAT1 in `ICTL`,
+//! (`logic::CMD_IRQS`). When the card interrupts, the hard IRQ handler wakes the IRQ thread
+//! (the line stays masked meanwhile) and [`SdioIrqs::service`] there masks DAT1 in `ICTL`,
 //! clears it in `ISTA` and signals the MMC core, which runs the functions' handlers in its
 //! work and re-enables it with `ack_sdio_irq`.
 //!
@@ -36,7 +37,7 @@ struct State {
     signal: Option<SdioIrqSignal>,
 }
 
-/// The SDIO card interrupt and every write of `ICTL`, serialized with the hard IRQ handler.
+/// The SDIO card interrupt and every write of `ICTL`, serialized with the threaded IRQ handler.
 #[pin_data]
 pub(crate) struct SdioIrqs {
     #[pin]
@@ -110,8 +111,9 @@ impl SdioIrqs {
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
-    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. May run in the
-    /// hard IRQ handler.
+    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. Runs in the
+    /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
+    /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
     pub(crate) fn service(&self, regs: &Regs<'_>) -> bool {
         let mut st = self.state.lock();
         let ista = regs.read(regs::ISTA).into_raw();
