@@ -113,6 +113,19 @@ impl Sdhc<'_> {
         ThreadedIrqReturn::WakeThread
     }
 
+    /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0. The SoC's
+    /// interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves the
+    /// line high, so the thread that serviced DAT1 takes the command too.
+    fn cmd_behind_dat1(&self) -> u32 {
+        let ictl = self.regs.read(regs::ICTL).into_raw();
+        let ista = self.regs.read(regs::ISTA).into_raw();
+        if !IrqSources::new(ictl, ista).cmd {
+            return 0;
+        }
+        self.irq_seq.store(self.started_seq.load(Relaxed), Relaxed);
+        ista
+    }
+
     /// The request the interrupt is for, taken out of `cur`; `None` (counted) when it was
     /// finished already: its deadline fired and the controller was reset first.
     fn take_for_irq(&self, seq: u32) -> Option<InFlight<'_>> {
@@ -133,8 +146,10 @@ impl Sdhc<'_> {
     /// Threaded IRQ handler: signals a latched SDIO card interrupt; finishes the transfer, reads
     /// the response, completes the request.
     fn irq_thread(&self) -> IrqReturn {
-        let ista = self.irq_ista.load(Acquire);
-        self.sdio.service(&self.regs);
+        let mut ista = self.irq_ista.load(Acquire);
+        if self.sdio.service(&self.regs) && ista == 0 {
+            ista = self.cmd_behind_dat1();
+        }
         if ista == 0 {
             return IrqReturn::Handled;
         }
