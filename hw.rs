@@ -270,7 +270,7 @@ impl Hw<'_> {
                 "Failed to poll for CMD_BUSY while processing CMD{}\n",
                 opcode
             );
-            reset(self.regs);
+            self.reset();
         }
 
         let esta = read_poll_timeout(
@@ -285,8 +285,14 @@ impl Hw<'_> {
                 "Failed to poll for ESTA[13:11] while processing CMD{}\n",
                 opcode
             );
-            reset(self.regs);
+            self.reset();
         }
+    }
+
+    /// Resets the whole controller, then programs the SDIO card interrupt again.
+    fn reset(&self) {
+        reset(self.regs);
+        self.sdio.restore(self.regs);
     }
 
     /// Resets the controller after an error and waits until its DMA engine can no longer write
@@ -294,7 +300,7 @@ impl Hw<'_> {
     /// busy command path nor words in the FIFOs, for at most another `wait_us`. Returns the
     /// microseconds waited.
     pub(crate) fn quiesce(&self, wait_us: u32) -> u32 {
-        reset(self.regs);
+        self.reset();
         if wait_us == 0 {
             return 0;
         }

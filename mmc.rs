@@ -22,8 +22,8 @@
 //!   protect default to the slot-gpio helpers.
 //! - SDIO card interrupts: [`UnregisteredHost::set_sdio_irq`] chooses between the host's
 //!   interrupt (signalled with an [`SdioIrqSignal`], acknowledged by `ack_sdio_irq`) and the
-//!   core's polling; [`set_dma_max_seg_size`] gives the device the segment limit the block
-//!   queue of a memory card would set.
+//!   core's polling; registration gives the device the segment limit the block queue of a
+//!   memory card would set.
 //!
 //! No DMA or bounce-buffer policy lives here: [`Data::sg_list`] hands out the scatterlist for
 //! the driver's DMA layer, valid as long as the request is borrowed.
@@ -45,7 +45,7 @@ pub(crate) use caps::{Cap, Caps};
 pub(crate) use host::{Host, HostConfig, HostOps, Registration, Tuning, UnregisteredHost};
 pub(crate) use ios::{BusWidth, Ios, PowerMode};
 pub(crate) use request::{Command, Data, IdleRequest, Request};
-pub(crate) use sdio::{set_dma_max_seg_size, SdioIrqSignal};
+pub(crate) use sdio::SdioIrqSignal;
 
 use crate::bindings as b;
 

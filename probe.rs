@@ -19,7 +19,7 @@ use crate::{
     hw,
     irq::IrqHandler,
     logic::{Limits, Params},
-    mmc::{self, Cap, HostConfig, Registration, UnregisteredHost},
+    mmc::{Cap, HostConfig, Registration, UnregisteredHost},
     regs::{Regs, REGS_SIZE},
     sdio_irq::SdioIrqs,
     sg_dma,
@@ -147,11 +147,6 @@ fn new_sdhc<'bound>(
     soc: SocData,
 ) -> Result<(Arc<Sdhc<'bound>>, Limits)> {
     let dev: &'bound Device<Bound> = pdev.as_ref();
-    // Before any DMA allocation: the largest segment the host can take (with the bounce
-    // buffer asked for; a failed allocation only lowers the host's limit). SDIO has no block
-    // queue that would set it, and a CMD53 maps segments of up to the host's limit.
-    let asked = crate::params();
-    mmc::set_dma_max_seg_size(pdev, Limits::new(&asked, asked.bounce_size).max_seg_size);
     let regs = map_regs(pdev)?;
     let pclk = enable_pclk(dev)?;
     hw::init_hw(&regs, &soc);

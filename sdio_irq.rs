@@ -32,6 +32,8 @@ struct State {
     /// Whether the core wants the interrupt (`enable_sdio_irq`, `ack_sdio_irq`); false while a
     /// signalled one waits for its `ack_sdio_irq`.
     enabled: bool,
+    /// Whether DAT1 sampling (`CTRL.SDIO_IRQ_MODE`) has been turned on.
+    sampling: bool,
     /// How the interrupt reaches the MMC core; `None` without SDIO interrupts (`sdio_irq=0`)
     /// and once the host is gone.
     signal: Option<SdioIrqSignal>,
@@ -51,6 +53,7 @@ impl SdioIrqs {
             state <- new_spinlock_irq!(
                 State {
                     enabled: false,
+                    sampling: false,
                     signal: None,
                 },
                 "meson_mx_sdhc_rs::sdio_irq"
@@ -87,8 +90,20 @@ impl SdioIrqs {
         let mut st = self.state.lock();
         st.enabled = enable;
         if enable {
+            st.sampling = true;
             regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
             regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        }
+        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+    }
+
+    /// Programs DAT1 sampling and its enables again after a controller reset (`SRST`), which
+    /// may return them to their reset values on the silicon; the interrupt is not lost: a
+    /// card that still holds DAT1 low latches it again.
+    pub(crate) fn restore(&self, regs: &Regs<'_>) {
+        let st = self.state.lock();
+        if st.sampling {
+            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }

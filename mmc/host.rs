@@ -245,6 +245,10 @@ impl<T: HostOps> UnregisteredHost<T> {
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
     /// calls the callbacks at any time until the [`Registration`] is dropped.
     ///
+    /// The parent device's DMA segment limit becomes the host's `max_seg_size`, which the core
+    /// otherwise sets only for a memory card's block queue: SDIO function drivers map segments
+    /// up to the host's limit too.
+    ///
     /// # Safety
     ///
     /// The returned [`Registration`] must be dropped, never forgotten (`mem::forget`, a leaked
@@ -257,6 +261,12 @@ impl<T: HostOps> UnregisteredHost<T> {
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
         unsafe { (*h).ops = &Adapter::<T>::VTABLE };
+        // SAFETY: `parent` is the bound device the host was allocated for, valid while the host
+        // is (type invariant). The MMC core itself writes this limit, unsynchronized, for each
+        // memory card's queue while the host runs (`mmc_setup_queue()`): a host's DMA never
+        // relies on it staying put. Written here for cards without a queue (SDIO), with the
+        // value the core writes for one with a queue, before the host has any card.
+        unsafe { b::dma_set_max_seg_size((*h).parent, (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { b::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What an SDIO card needs of a host beyond what memory cards do: a way to signal the card's
-//! interrupts (`sdio_signal_irq()`) and the DMA segment limit that the MMC core only sets for
-//! memory cards, when it sets up their block queue (`mmc_setup_queue()`).
+//! interrupts (`sdio_signal_irq()`).
 
 use core::ptr::{addr_of_mut, NonNull};
-
-use kernel::{device::Core, dma::Device as _, platform};
 
 use crate::bindings as b;
 
@@ -64,19 +61,4 @@ impl Drop for SdioIrqSignal {
             b::put_device(addr_of_mut!((*h).class_dev));
         }
     }
-}
-
-/// Sets the largest DMA segment `dev` may map to `size` bytes (`dma_set_max_seg_size()`), the
-/// host's `max_seg_size`. SDIO function drivers map scatterlists of segments up to the host's
-/// limit, but without a block queue the device keeps the DMA layer's default of 64 KiB.
-///
-/// For the probe of `dev` (its `Core` context), before the driver allocates or maps any DMA
-/// memory for it and before it registers an IRQ or a host, so that nothing can map for it
-/// concurrently.
-pub(crate) fn set_dma_max_seg_size(dev: &platform::Device<Core<'_>>, size: u32) {
-    // SAFETY: `dev` is in its probe (`Core` context: the driver core holds the device lock, so
-    // no other bus callback of the device runs), and by this function's contract nothing of
-    // the driver has allocated or mapped DMA memory for it yet nor can run concurrently (no
-    // IRQ, no host, no work registered): no DMA allocation or mapping runs concurrently.
-    unsafe { dev.dma_set_max_seg_size(size) };
 }
