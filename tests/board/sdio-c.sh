@@ -17,7 +17,7 @@
 # Then the model told to ignore MISC.MANUAL_STOP: the firmware download
 # fails with -110 (ETIMEDOUT), as the C driver's commit f89b548ca66b reports
 # for a brcmfmac download to a BCM43362.
-# SDIO_DRIVER=rust runs the same on the Rust driver.
+# SDIO_DRIVER=rust runs the same on the Rust driver (sdio-rust).
 . "$(dirname "$0")/../lib.sh"
 drv=${SDIO_DRIVER:-c}
 cat > "$T/host.sh" <<HOST

@@ -33,8 +33,9 @@
  * Parameters: run= (comma-separated tests, default all; run at probe),
  * seed=, triples= (random byte-mode triples), irqs= (interrupts per kind).
  * Writing test names to /sys/kernel/debug/sdio_test/run runs them again;
- * cmd52 (any CMD52, CCCR included) and xfer (a 64 KiB block-mode read) are
- * for host-side interrupt tests.
+ * cmd52 (any CMD52, CCCR included), xfer (a 64 KiB block-mode read) and
+ * claim (hold the interrupt, count deliveries) are for host-side interrupt
+ * tests.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -106,6 +107,7 @@ struct sdio_test {
 	struct dentry *dir;
 	struct mutex lock;
 	int cmd52_result;       /* debugfs cmd52: the last R5 data or error */
+	bool claimed;           /* debugfs claim: the interrupt held */
 };
 
 static u32 rnd(struct sdio_test *t, u32 n)
@@ -987,6 +989,52 @@ static const struct file_operations xfer_fops = {
 	.write = xfer_write,
 };
 
+/*
+ * debugfs claim: "1" claims the card's interrupt with the counting handler
+ * and keeps it (for tests that tear the host down under it), "0" releases
+ * it; reading gives the interrupts delivered since the claim.
+ */
+static ssize_t claim_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	bool on;
+	int err = kstrtobool_from_user(ubuf, count, &on);
+
+	if (err)
+		return err;
+	mutex_lock(&t->lock);
+	sdio_claim_host(t->func);
+	if (on && !t->claimed) {
+		atomic_set(&t->delivered, 0);
+		init_completion(&t->irq_done);
+		err = sdio_claim_irq(t->func, sdio_test_irq);
+		t->claimed = !err;
+	} else if (!on && t->claimed) {
+		err = sdio_release_irq(t->func);
+		t->claimed = false;
+	}
+	sdio_release_host(t->func);
+	mutex_unlock(&t->lock);
+	return err ?: count;
+}
+
+static ssize_t claim_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct sdio_test *t = file_inode(file)->i_private;
+	char line[16];
+	int n = scnprintf(line, sizeof(line), "%d\n", atomic_read(&t->delivered));
+
+	return simple_read_from_buffer(ubuf, count, ppos, line, n);
+}
+
+static const struct file_operations claim_fops = {
+	.owner = THIS_MODULE,
+	.write = claim_write,
+	.read = claim_read,
+};
+
 static int sdio_test_probe(struct sdio_func *func,
 			   const struct sdio_device_id *id)
 {
@@ -1020,6 +1068,7 @@ static int sdio_test_probe(struct sdio_func *func,
 	debugfs_create_file("run", 0200, t->dir, t, &run_fops);
 	debugfs_create_file("cmd52", 0600, t->dir, t, &cmd52_fops);
 	debugfs_create_file("xfer", 0200, t->dir, t, &xfer_fops);
+	debugfs_create_file("claim", 0600, t->dir, t, &claim_fops);
 	if (run && *run)
 		run_tests(t, run);
 	return 0;
@@ -1031,6 +1080,8 @@ static void sdio_test_remove(struct sdio_func *func)
 
 	debugfs_remove_recursive(t->dir);
 	sdio_claim_host(func);
+	if (t->claimed)
+		sdio_release_irq(func);
 	sdio_disable_func(func);
 	sdio_release_host(func);
 }
