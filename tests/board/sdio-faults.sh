@@ -19,7 +19,8 @@
 # SDIO_FAULT_DRIVERS, SDIO_FAULT_PPM, SDIO_FAULT_SEED, SDIO_FAULT_OPS by hand,
 # and SDIO_FAULT_KIND (default mixed; with another kind only mismatches,
 # guard bytes and the final check are checked: late-dma on the C driver
-# gives wrong data, its known defect).
+# gives wrong data, its known defect); SDIO_FAULT_BOUNCE=1: the Rust driver
+# bounces every request (debugfs force_bounce).
 . "$(dirname "$0")/../lib.sh"
 drivers=${SDIO_FAULT_DRIVERS:-c rust}
 kind=${SDIO_FAULT_KIND:-mixed}
@@ -41,12 +42,19 @@ g=$(guest t <<G
 set -e
 f1=\$(sdio_func 1)
 [ -n "\$f1" ] || fail "no SDIO function 1"
+if [ -n "${SDIO_FAULT_BOUNCE:-}" ] && [ "\$(sdhc_driver)" = rust ]; then
+    echo 1 > "\$(rs_debugfs)/force_bounce"
+    say "force_bounce on"
+fi
 insmod /lib/modules/sdio_test.ko seed=$seed run=none fault_ops=$ops
 d=/sys/kernel/debug/sdio_test
 host_sync faults-on
 echo faults > \$d/run
 host_sync faults-off
 echo faults_check > \$d/run
+if [ "\$(sdhc_driver)" = rust ]; then
+    say "rust stats: \$(grep -E '^(bounced|direct|copy_back_skipped|error_[a-z_]*|quiesce[a-z_]*):' "\$(rs_debugfs)/stats" | tr '\n' ' ')"
+fi
 host_sync stats
 G
 )
@@ -108,6 +116,7 @@ for drv in $drivers; do
         continue
     fi
     echo "  wall time $((SECONDS - start)) s"
+    grep -E '\[guest\] (force_bounce on|rust stats)' "$T/serial.log" || true
     check_run "$drv" || rc=1
 done
 exit $rc
