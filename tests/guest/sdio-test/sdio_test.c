@@ -24,6 +24,10 @@
  *          counted (delivered by the handler / raised by the card) with the
  *          latency from the card's assertion (read back from the card, in
  *          the virtual time the ARM generic timer counts) to the handler
+ *  faults  (not in "all") CMD52 and CMD53 byte/block-mode writes and reads
+ *          while the host injects CRC errors and timeouts: errors per kind,
+ *          never wrong data (prints @@SDIO-FAULTS); faults_check, with the
+ *          faults off, reads the whole window back (@@SDIO-FAULTS-CHECK)
  *
  * A shadow of the card's 64 KiB RAM window checks every read; every write
  * is read back through another access path.  Each test prints
@@ -31,7 +35,8 @@
  * and the run ends with
  *   @@SDIO-DONE tests=N mismatches=N errors=N
  * Parameters: run= (comma-separated tests, default all; run at probe),
- * seed=, triples= (random byte-mode triples), irqs= (interrupts per kind).
+ * seed=, triples= (random byte-mode triples), irqs= (interrupts per kind),
+ * fault_ops= (operations of the faults test).
  * Writing test names to /sys/kernel/debug/sdio_test/run runs them again;
  * cmd52 (any CMD52, CCCR included), xfer (a 64 KiB block-mode read) and
  * claim (hold the interrupt, count deliveries) are for host-side interrupt
@@ -835,6 +840,393 @@ static void test_irq(struct sdio_test *t)
 		t->nlat ? t->irq_lat_ns[t->nlat - 1] : 0);
 }
 
+/*
+ * faults: CRC errors and timeouts (injected by the host's controller model
+ * while this runs) must reach us as errors, never as wrong data.  A random
+ * mix of CMD52 writes and reads and CMD53 byte-mode and block-mode writes
+ * and reads (block sizes 64/256/512, up to 32 blocks) on window 0, checked
+ * against a copy of our own (t->shadow is taken from the card again at
+ * every run): a write that fails leaves its range unknown and is retried
+ * until it succeeds; a read that succeeds must match every known byte, and
+ * nothing around its buffer may change.  Errors are counted per operation
+ * and per kind (response CRC/timeout by cmd.error, data CRC/timeout by
+ * data.error).  faults_check, run once the faults are off, rewrites what is
+ * still unknown and reads the whole window in block and in byte mode: every
+ * byte must match.
+ */
+enum { FOP_52W, FOP_52R, FOP_BYTEW, FOP_BYTER, FOP_BLKW, FOP_BLKR, FOP_BLKSZ,
+       FOP_WINDOW, FOP__N };
+static const char *const fop_names[FOP__N] = {
+	"cmd52_write", "cmd52_read", "byte_write", "byte_read", "block_write",
+	"block_read", "set_blksz", "window",
+};
+enum { FERR_RESP_CRC, FERR_RESP_TIMEOUT, FERR_DATA_CRC, FERR_DATA_TIMEOUT,
+       FERR_OTHER, FERR__N };
+static const char *const ferr_names[FERR__N] = {
+	"resp_crc", "resp_timeout", "data_crc", "data_timeout", "other",
+};
+#define FAULT_GUARD     64
+#define FAULT_RETRIES   16
+
+static uint fault_ops = 3000;
+module_param(fault_ops, uint, 0644);
+MODULE_PARM_DESC(fault_ops, "operations of the faults test");
+
+struct faults_state {
+	u8 *expect;                     /* what window 0 must hold */
+	unsigned long *unknown;         /* bytes a failed write may have changed */
+	u64 ops[FOP__N], errs[FOP__N], kinds[FERR__N];
+	u64 mismatches, guard, retries, unrecovered, compared;
+};
+static struct faults_state *fstate;
+
+static int fault_class(int cmd_err, int data_err)
+{
+	if (cmd_err == -EILSEQ)
+		return FERR_RESP_CRC;
+	if (cmd_err == -ETIMEDOUT)
+		return FERR_RESP_TIMEOUT;
+	if (cmd_err)
+		return FERR_OTHER;
+	if (data_err == -EILSEQ)
+		return FERR_DATA_CRC;
+	if (data_err == -ETIMEDOUT)
+		return FERR_DATA_TIMEOUT;
+	return FERR_OTHER;
+}
+
+/* counts an operation; err: 0, or the error of the command (cls its kind) */
+static int fault_count(struct sdio_test *t, int op, int err, int cls, u32 addr)
+{
+	struct faults_state *fs = fstate;
+
+	fs->ops[op]++;
+	t->ops++;
+	if (!err)
+		return 0;
+	fs->errs[op]++;
+	fs->kinds[cls]++;
+	t->errors++;
+	if (t->errors <= 10 || cls == FERR_OTHER)
+		pr_info("sdio_test: faults: %s at 0x%x: error %d (%s)\n",
+			fop_names[op], addr, err, ferr_names[cls]);
+	return err;
+}
+
+/* one CMD52 of our own (no retries): the kind of its error in *cls */
+static int fault_cmd52(struct sdio_test *t, bool write, u32 addr, u8 *v,
+		       int *cls)
+{
+	struct mmc_command cmd = {};
+	int err;
+
+	cmd.opcode = SD_IO_RW_DIRECT;
+	cmd.arg = (write ? 0x80000000 : 0) | t->func->num << 28 |
+		  (addr & 0x1ffff) << 9 | (write ? *v : 0);
+	cmd.flags = MMC_RSP_SPI_R5 | MMC_RSP_R5 | MMC_CMD_AC;
+	sdio_claim_host(t->func);
+	err = mmc_wait_for_cmd(t->func->card->host, &cmd, 0);
+	sdio_release_host(t->func);
+	*cls = fault_class(err, 0);
+	if (!err && (cmd.resp[0] & (R5_ERROR | R5_FUNCTION_NUMBER | R5_OUT_OF_RANGE))) {
+		err = -EIO;
+		*cls = FERR_OTHER;
+	}
+	if (!err && !write)
+		*v = cmd.resp[0] & 0xff;
+	return err;
+}
+
+/* one CMD53 on a linear buffer (blksz 0: byte mode), its error's kind in *cls */
+static int fault_cmd53(struct sdio_test *t, bool write, u32 addr,
+		       unsigned int blksz, void *buf, unsigned int bytes,
+		       int *cls)
+{
+	struct mmc_card *card = t->func->card;
+	struct mmc_request mrq = {};
+	struct mmc_command cmd = {};
+	struct mmc_data data = {};
+	struct scatterlist sg;
+
+	sg_init_one(&sg, buf, bytes);
+	cmd.opcode = SD_IO_RW_EXTENDED;
+	cmd.arg = (write ? 0x80000000 : 0) | t->func->num << 28 | 0x04000000 |
+		  (addr & 0x1ffff) << 9;
+	if (blksz) {
+		cmd.arg |= 0x08000000 | bytes / blksz;
+		data.blksz = blksz;
+		data.blocks = bytes / blksz;
+	} else {
+		cmd.arg |= bytes == 512 ? 0 : bytes;
+		data.blksz = bytes;
+		data.blocks = 1;
+	}
+	cmd.flags = MMC_RSP_SPI_R5 | MMC_RSP_R5 | MMC_CMD_ADTC;
+	data.flags = write ? MMC_DATA_WRITE : MMC_DATA_READ;
+	data.sg = &sg;
+	data.sg_len = 1;
+	mrq.cmd = &cmd;
+	mrq.data = &data;
+	mmc_set_data_timeout(&data, card);
+	sdio_claim_host(t->func);
+	mmc_wait_for_req(card->host, &mrq);
+	sdio_release_host(t->func);
+	if (cmd.error || data.error) {
+		*cls = fault_class(cmd.error, data.error);
+		return cmd.error ?: data.error;
+	}
+	*cls = FERR_OTHER;
+	if (cmd.resp[0] & (R5_ERROR | R5_FUNCTION_NUMBER | R5_OUT_OF_RANGE))
+		return -EIO;
+	if (data.bytes_xfered != bytes)
+		return -EPROTO;
+	t->bytes += bytes;
+	return 0;
+}
+
+/* the card's block size (two CMD52s), retried until it is set */
+static int fault_blksz(struct sdio_test *t, unsigned int bs)
+{
+	int i, err = 0;
+
+	for (i = 0; i < FAULT_RETRIES; i++) {
+		err = set_blksz(t, bs);
+		if (!fault_count(t, FOP_BLKSZ, err, fault_class(err, 0), bs))
+			return 0;
+	}
+	return err;
+}
+
+static int fault_window0(struct sdio_test *t)
+{
+	int i, err = 0, cls;
+	u8 v = 0;
+
+	for (i = 0; i < FAULT_RETRIES; i++) {
+		err = fault_cmd52(t, true, REG_WINDOW, &v, &cls);
+		if (!fault_count(t, FOP_WINDOW, err, cls, REG_WINDOW))
+			return 0;
+	}
+	return err;
+}
+
+/*
+ * Write src to [addr, addr + n): CMD52 (n 1, blksz 0 and !byte), byte mode
+ * (blksz 0) or block mode; retried until it succeeds.  The range is unknown
+ * from the first failure until a write succeeds.
+ */
+static int fault_write(struct sdio_test *t, int op, u32 addr,
+		       unsigned int blksz, const u8 *src, unsigned int n)
+{
+	struct faults_state *fs = fstate;
+	int i, err = 0, cls;
+	u8 v;
+
+	for (i = 0; i < FAULT_RETRIES; i++) {
+		if (i)
+			fs->retries++;
+		if (op == FOP_52W) {
+			v = *src;
+			err = fault_cmd52(t, true, addr, &v, &cls);
+		} else {
+			memcpy(t->buf2, src, n);
+			err = fault_cmd53(t, true, addr, blksz, t->buf2, n, &cls);
+		}
+		if (!fault_count(t, op, err, cls, addr)) {
+			memcpy(fs->expect + addr, src, n);
+			bitmap_clear(fs->unknown, addr, n);
+			return 0;
+		}
+		bitmap_set(fs->unknown, addr, n);
+	}
+	fs->unrecovered++;
+	return err;
+}
+
+/* compare what a read returned with every known byte */
+static void fault_compare(struct sdio_test *t, const char *what, u32 addr,
+			  const u8 *got, unsigned int n)
+{
+	struct faults_state *fs = fstate;
+	unsigned int i, bad = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		if (test_bit(addr + i, fs->unknown))
+			continue;
+		fs->compared++;
+		if (got[i] != fs->expect[addr + i]) {
+			if (!bad++)
+				first = i;
+		}
+	}
+	if (bad) {
+		if (fs->mismatches < 20 * 512)
+			pr_err("sdio_test: faults: %s: %u of %u bytes differ at 0x%x (first +%u: %02x, want %02x)\n",
+			       what, bad, n, addr, first, got[first],
+			       fs->expect[addr + first]);
+		fs->mismatches += bad;
+		t->mismatches += bad;
+	}
+}
+
+/* a read into t->buf2 + FAULT_GUARD, guard bytes on both sides checked */
+static int fault_read(struct sdio_test *t, int op, u32 addr,
+		      unsigned int blksz, unsigned int n)
+{
+	struct faults_state *fs = fstate;
+	u8 *p = t->buf2 + FAULT_GUARD, guard[FAULT_GUARD];
+	int err, cls;
+	u8 v = 0;
+
+	memset(t->buf2, GUARD, n + 2 * FAULT_GUARD);
+	if (op == FOP_52R) {
+		err = fault_cmd52(t, false, addr, &v, &cls);
+		if (!err)
+			*p = v;
+	} else {
+		err = fault_cmd53(t, false, addr, blksz, p, n, &cls);
+	}
+	memset(guard, GUARD, sizeof(guard));
+	if (memcmp(t->buf2, guard, FAULT_GUARD) ||
+	    memcmp(p + n, guard, FAULT_GUARD)) {
+		pr_err("sdio_test: faults: %s at 0x%x (%u bytes, error %d): guard bytes changed\n",
+		       fop_names[op], addr, n, err);
+		fs->guard++;
+		t->mismatches++;
+	}
+	if (fault_count(t, op, err, cls, addr))
+		return err;
+	fault_compare(t, fop_names[op], addr, p, n);
+	return 0;
+}
+
+static void test_faults(struct sdio_test *t)
+{
+	static const unsigned int sizes[] = { 64, 256, 512 };
+	struct faults_state *fs;
+	unsigned int i, n, bs, cur_bs = 0;
+	u32 addr, pos;
+	int op;
+
+	if (!fstate) {
+		fstate = devm_kzalloc(&t->func->dev, sizeof(*fstate), GFP_KERNEL);
+		if (!fstate)
+			return count_error(t, "faults state", 0, 0, -ENOMEM);
+		fstate->expect = devm_kzalloc(&t->func->dev, RAM_SIZE, GFP_KERNEL);
+		fstate->unknown = devm_bitmap_zalloc(&t->func->dev, RAM_SIZE,
+						     GFP_KERNEL);
+		if (!fstate->expect || !fstate->unknown) {
+			fstate = NULL;
+			return count_error(t, "faults state", 0, 0, -ENOMEM);
+		}
+	}
+	fs = fstate;
+	memset(fs->ops, 0, sizeof(fs->ops));
+	memset(fs->errs, 0, sizeof(fs->errs));
+	memset(fs->kinds, 0, sizeof(fs->kinds));
+	fs->mismatches = fs->guard = fs->retries = fs->unrecovered = 0;
+	fs->compared = 0;
+	bitmap_fill(fs->unknown, RAM_SIZE);
+
+	/* the whole window written first (4 KiB block-mode writes) */
+	if (fault_window0(t) || fault_blksz(t, 512))
+		goto out;
+	cur_bs = 512;
+	for (pos = 0; pos < RAM_SIZE; pos += 4096) {
+		fill_rand(t, t->buf, 4096);
+		fault_write(t, FOP_BLKW, pos, 512, t->buf, 4096);
+	}
+	for (i = 0; i < fault_ops; i++) {
+		op = rnd(t, 6);
+		switch (op) {
+		case FOP_52W:
+		case FOP_52R:
+			n = 1;
+			bs = 0;
+			break;
+		case FOP_BYTEW:
+		case FOP_BYTER:
+			n = 1 + rnd(t, 512);
+			bs = 0;
+			break;
+		default:
+			bs = sizes[rnd(t, ARRAY_SIZE(sizes))];
+			n = bs * (1 + rnd(t, min(32u, max_blocks(t, bs))));
+			if (bs != cur_bs) {
+				if (fault_blksz(t, bs)) {
+					cur_bs = 0;
+					continue;
+				}
+				cur_bs = bs;
+			}
+			break;
+		}
+		addr = rnd(t, RAM_SIZE - n + 1);
+		if (op == FOP_52W || op == FOP_BYTEW || op == FOP_BLKW) {
+			fill_rand(t, t->buf, n);
+			fault_write(t, op, addr, bs, t->buf, n);
+		} else {
+			fault_read(t, op, addr, bs, n);
+		}
+	}
+out:
+	/* run_tests' read of the shadow before this, with the faults on */
+	pr_info("@@SDIO-FAULTS preamble_errors=%llu ops=%llu", t->all_errors,
+		t->ops);
+	for (i = 0; i < FOP__N; i++)
+		pr_cont(" %s=%llu/%llu", fop_names[i], fs->ops[i], fs->errs[i]);
+	for (i = 0; i < FERR__N; i++)
+		pr_cont(" %s=%llu", ferr_names[i], fs->kinds[i]);
+	pr_cont(" mismatches=%llu guard=%llu compared=%llu write_retries=%llu unrecovered=%llu unknown=%u\n",
+		fs->mismatches, fs->guard, fs->compared, fs->retries,
+		fs->unrecovered, bitmap_weight(fs->unknown, RAM_SIZE));
+}
+
+/*
+ * faults_check (faults off): what the faults test left unknown rewritten,
+ * then every byte of window 0 read in block mode and in byte mode.
+ */
+static void test_faults_check(struct sdio_test *t)
+{
+	struct faults_state *fs = fstate;
+	unsigned int unknown, start, end, len;
+	u32 pos;
+	int err;
+
+	if (!fs)
+		return count_error(t, "faults_check without faults", 0, 0, -EINVAL);
+	unknown = bitmap_weight(fs->unknown, RAM_SIZE);
+	if (set_window(t, 0))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for_each_set_bitrange(start, end, fs->unknown, RAM_SIZE) {
+		for (pos = start; pos < end; pos += len) {
+			len = min(end - pos, 512u);
+			fill_rand(t, t->buf, len);
+			memcpy(t->buf2, t->buf, len);
+			t->ops++;
+			err = cmd53(t, true, pos, true, 0, t->buf2, len);
+			if (err) {
+				count_error(t, "rewrite", pos, len, err);
+				continue;
+			}
+			memcpy(fs->expect + pos, t->buf, len);
+		}
+	}
+	bitmap_zero(fs->unknown, RAM_SIZE);
+	/* t->shadow is what verify_block and verify_bytes compare with */
+	memcpy(t->shadow, fs->expect, RAM_SIZE);
+	verify_block(t, "block read after the faults", 0, RAM_SIZE);
+	verify_bytes(t, "byte read after the faults", 0, RAM_SIZE, 1);
+	pr_info("@@SDIO-FAULTS-CHECK unknown=%u mismatches=%llu errors=%llu\n",
+		unknown, t->mismatches, t->errors);
+}
+
+/* tests that "all" leaves out: they need the host to inject faults */
+static bool explicit_only(const char *name)
+{
+	return !strcmp(name, "faults") || !strcmp(name, "faults_check");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct sdio_test *t);
@@ -845,6 +1237,8 @@ static const struct {
 	{ "fw", test_fw },
 	{ "sg", test_sg },
 	{ "irq", test_irq },
+	{ "faults", test_faults },
+	{ "faults_check", test_faults_check },
 };
 
 static bool wanted(const char *list, const char *name)
@@ -853,7 +1247,7 @@ static bool wanted(const char *list, const char *name)
 	const char *p = list;
 
 	if (!strcmp(list, "all") || !strncmp(list, "all\n", 4))
-		return true;
+		return !explicit_only(name);
 	while ((p = strstr(p, name))) {
 		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
 		    (p[n] == 0 || p[n] == ',' || p[n] == ' ' || p[n] == '\n'))
