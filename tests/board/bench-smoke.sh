@@ -4,7 +4,8 @@
 # the chart is well-formed SVG; the rows users recognise and the copy-cost
 # table (every bounce design at no cost and at its memory's cost; the cost
 # really charged: on the coherent designs' psync reads CPU per MiB rises and
-# MiB/s falls) are there.  Not a speed check: speed
+# MiB/s falls) are there; the SDIO group (C and Rust driver, 20 virtual ms
+# per row: every row in the JSON and the table, bench-sdio.svg).  Not a speed check: speed
 # lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
 # TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
 . "$(dirname "$0")/../lib.sh"
@@ -60,6 +61,17 @@ for x in cc["designs"]:
              % (x["label"], j, paid["mib_s"], paid["cpu_ms_per_mib"], free["mib_s"], free["cpu_ms_per_mib"]))
 copy_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l]
 need(len(copy_rows) == len(cc["jobs"]), "copy-cost table: a row per job")
+sd = d.get("sdio") or {}
+need(sd.get("variants") == ["C driver", "Rust"], "sdio: C and Rust driver: %s" % sd.get("variants"))
+for v in sd.get("variants", []):
+    for r in sd["rows"]:
+        c = sd["results"][v].get(r["name"], {})
+        need(isinstance(c.get("value"), float) and c["value"] > 0 and c.get("unit"),
+             "sdio: %s / %s: %s %s" % (v, r["name"], c.get("value"), c.get("unit")))
+sdio_rows = [l for l in table.splitlines() if l.startswith("| ") and any(l.startswith("| %s |" % r["label"]) for r in sd.get("rows", []))]
+need(sd.get("rows") and len(sdio_rows) == len(sd["rows"]), "sdio table: a row per SDIO row")
+sroot = ET.parse(out + "/bench-sdio.svg").getroot()
+need(sroot.tag.endswith("svg") and len(sroot.findall("{http://www.w3.org/2000/svg}rect")) >= 6 * 2, "sdio chart: an SVG with a bar per MiB/s cell")
 root = ET.parse(out + "/bench.svg").getroot()
 need(root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}rect")) >= 9 * len(d["variants"]), "chart: an SVG with a bar per cell")
 sys.exit(0 if ok else 1)

@@ -28,6 +28,15 @@
  *          while the host injects CRC errors and timeouts: errors per kind,
  *          never wrong data (prints @@SDIO-FAULTS); faults_check, with the
  *          faults off, reads the whole window back (@@SDIO-FAULTS-CHECK)
+ *  bench   not in "all": make bench's rows, each for bench_ms of virtual
+ *          time (ktime; only the host calls are timed), every read checked
+ *          against the shadow and every write read back: sdio_memcpy_toio/
+ *          fromio of 2 KiB and 64 KiB (block size 512), 64 KiB as 64
+ *          scatterlist entries of 1 KiB (as few requests as the host takes),
+ *          64-byte byte-mode CMD53 and CMD52 ops/s (a write and its
+ *          read-back), and the latency of bench_irqs interrupts raised idle
+ *          (median, p99); each row prints
+ *            @@SDIO-BENCH name=NAME value=V unit=MiB/s|ops/s|us ...
  *
  * A shadow of the card's 64 KiB RAM window checks every read; every write
  * is read back through another access path.  Each test prints
@@ -1221,10 +1230,281 @@ static void test_faults_check(struct sdio_test *t)
 		unknown, t->mismatches, t->errors);
 }
 
-/* tests that "all" leaves out: they need the host to inject faults */
+/*
+ * tests that "all" leaves out: the faults tests need the host to inject
+ * faults, bench is make bench's
+ */
 static bool explicit_only(const char *name)
 {
-	return !strcmp(name, "faults") || !strcmp(name, "faults_check");
+	return !strcmp(name, "faults") || !strcmp(name, "faults_check") ||
+	       !strcmp(name, "bench");
+}
+
+/* ---- bench: timed rows for make bench ------------------------------------ */
+
+static uint bench_ms = 1000;
+module_param(bench_ms, uint, 0644);
+MODULE_PARM_DESC(bench_ms, "bench: virtual milliseconds of commands per row");
+static uint bench_irqs = 100;
+module_param(bench_irqs, uint, 0644);
+MODULE_PARM_DESC(bench_irqs, "bench: card interrupts raised idle for the latency rows");
+
+#define BENCH_SG_ENTRIES        64
+#define BENCH_SG_LEN            1024
+#define BENCH_SG_STRIDE         1088    /* packets apart, as skbs are */
+#define BENCH_SRC               (256 * 1024)
+
+/*
+ * One row: value with two decimals, MiB/s of bytes or ops/s, over the
+ * virtual time spent inside the host calls (the checks are not timed).
+ */
+static void bench_print(const char *name, bool mib, u64 ops, u64 bytes,
+			u64 reqs, u64 ns)
+{
+	u64 v = 0;
+	u32 cents;
+
+	if (ns)
+		v = mib ? mul_u64_u64_div_u64(bytes, 100ULL * NSEC_PER_SEC, ns << 20)
+			: mul_u64_u64_div_u64(ops, 100ULL * NSEC_PER_SEC, ns);
+	pr_info("@@SDIO-BENCH name=%s value=%llu.%02u unit=%s ops=%llu bytes=%llu requests=%llu virt_ns=%llu\n",
+		name, div_u64_rem(v, 100, &cents), cents, mib ? "MiB/s" : "ops/s", ops,
+		bytes, reqs, ns);
+}
+
+/* a source for the next write: the random buffer at a moving offset */
+static u8 *bench_src(struct sdio_test *t, u64 i, u32 span)
+{
+	return t->buf + ((u32)i * 4100u) % (BENCH_SRC - span) / 4 * 4;
+}
+
+/* sdio_memcpy_toio/fromio of size bytes, block size 512, as brcmfmac */
+static void bench_memcpy(struct sdio_test *t, const char *name, bool write,
+			 u32 size)
+{
+	u64 budget = (u64)bench_ms * NSEC_PER_MSEC, ns = 0, ops = 0, t0;
+	u32 addr = 0;
+	u8 *src;
+	int err;
+
+	err = set_blksz(t, 512);
+	if (err)
+		return count_error(t, "set block size", 512, 0, err);
+	while (ns < budget) {
+		src = bench_src(t, ops, size);
+		t0 = ktime_get_ns();
+		sdio_claim_host(t->func);
+		if (write)
+			err = sdio_memcpy_toio(t->func, addr, src, size);
+		else
+			err = sdio_memcpy_fromio(t->func, t->buf2, addr, size);
+		sdio_release_host(t->func);
+		ns += ktime_get_ns() - t0;
+		t->ops++;
+		if (err)
+			return count_error(t, name, addr, size, err);
+		if (write)
+			memcpy(t->shadow + addr, src, size);
+		else
+			count_mismatch(t, name, addr, t->buf2, t->shadow + addr,
+				       size);
+		t->bytes += size;
+		ops++;
+		addr = (addr + size) % RAM_SIZE;
+	}
+	if (write)
+		verify_block(t, name, 0, RAM_SIZE);
+	bench_print(name, true, ops, ops * size, 0, ns);
+}
+
+/*
+ * 64 KiB as 64 packets of 1 KiB, each its own scatterlist entry, block
+ * size 512: brcmf_sdiod_sglist_rw's requests, as many entries each as the
+ * host takes (max_segs, max_req_size), through mmc_wait_for_req.
+ */
+static void bench_sg(struct sdio_test *t, const char *name, bool write)
+{
+	struct mmc_host *host = t->func->card->host;
+	unsigned int maxseg = min_t(unsigned int, host->max_segs, BENCH_SG_ENTRIES);
+	unsigned int maxreq = min(host->max_req_size, max_blocks(t, 512) * 512);
+	u64 budget = (u64)bench_ms * NSEC_PER_MSEC, ns = 0, ops = 0, reqs = 0, t0;
+	u32 span = BENCH_SG_ENTRIES * BENCH_SG_STRIDE, addr;
+	unsigned int i, k, n;
+	u8 *base;
+	int err;
+
+	if (BENCH_SG_LEN > host->max_seg_size || BENCH_SG_LEN > maxreq)
+		return count_error(t, "host limits for 1 KiB entries", 0, 0, -EINVAL);
+	err = set_blksz(t, 512);
+	if (err)
+		return count_error(t, "set block size", 512, 0, err);
+	while (ns < budget) {
+		base = write ? bench_src(t, ops, span) : t->buf2;
+		for (i = 0; i < BENCH_SG_ENTRIES; i += n) {
+			for (n = 0; i + n < BENCH_SG_ENTRIES && n < maxseg &&
+			     (n + 1) * BENCH_SG_LEN <= maxreq; n++)
+				;
+			sg_init_table(t->sgl, n);
+			for (k = 0; k < n; k++)
+				sg_set_buf(&t->sgl[k],
+					   base + (i + k) * BENCH_SG_STRIDE,
+					   BENCH_SG_LEN);
+			addr = i * BENCH_SG_LEN;
+			t0 = ktime_get_ns();
+			err = cmd53_sg(t, write, addr, true, 512,
+				       n * BENCH_SG_LEN / 512, n * BENCH_SG_LEN,
+				       t->sgl, n);
+			ns += ktime_get_ns() - t0;
+			reqs++;
+			if (err)
+				return count_error(t, name, addr,
+						   n * BENCH_SG_LEN, err);
+		}
+		for (i = 0; i < BENCH_SG_ENTRIES; i++) {
+			u8 *p = base + i * BENCH_SG_STRIDE;
+
+			addr = i * BENCH_SG_LEN;
+			if (write)
+				memcpy(t->shadow + addr, p, BENCH_SG_LEN);
+			else
+				count_mismatch(t, name, addr, p,
+					       t->shadow + addr, BENCH_SG_LEN);
+		}
+		ops++;
+	}
+	if (write)
+		verify_block(t, name, 0, RAM_SIZE);
+	bench_print(name, true, ops, ops * BENCH_SG_ENTRIES * BENCH_SG_LEN,
+		    reqs, ns);
+}
+
+/* 64-byte byte-mode CMD53s: a write, then its read-back, ops/s of both */
+static void bench_byte64(struct sdio_test *t)
+{
+	u64 budget = (u64)bench_ms * NSEC_PER_MSEC, ns = 0, ops = 0, t0;
+	u32 addr = 0;
+	u8 *src;
+	int err;
+
+	while (ns < budget) {
+		src = bench_src(t, ops, 64);
+		t0 = ktime_get_ns();
+		err = cmd53(t, true, addr, true, 0, src, 64);
+		ns += ktime_get_ns() - t0;
+		if (err)
+			return count_error(t, "byte64 write", addr, 64, err);
+		memcpy(t->shadow + addr, src, 64);
+		t0 = ktime_get_ns();
+		err = cmd53(t, false, addr, true, 0, t->buf2, 64);
+		ns += ktime_get_ns() - t0;
+		if (err)
+			return count_error(t, "byte64 read", addr, 64, err);
+		count_mismatch(t, "byte64 read", addr, t->buf2, t->shadow + addr, 64);
+		ops += 2;
+		addr = (addr + 64 + 4) % (RAM_SIZE - 64);
+	}
+	bench_print("byte64", false, ops, ops * 64, ops, ns);
+}
+
+/* CMD52: a write, then its read-back, ops/s of both */
+static void bench_cmd52(struct sdio_test *t)
+{
+	u64 budget = (u64)bench_ms * NSEC_PER_MSEC, ns = 0, ops = 0, t0;
+	u32 addr = 0;
+	u8 v, b;
+	int err;
+
+	while (ns < budget) {
+		v = t->buf[(u32)ops % BENCH_SRC];
+		t0 = ktime_get_ns();
+		err = t_writeb(t, v, addr);
+		ns += ktime_get_ns() - t0;
+		if (err)
+			return count_error(t, "CMD52 write", addr, 1, err);
+		t->shadow[addr] = v;
+		t0 = ktime_get_ns();
+		err = t_readb(t, addr, &b);
+		ns += ktime_get_ns() - t0;
+		if (err)
+			return count_error(t, "CMD52 read", addr, 1, err);
+		count_mismatch(t, "CMD52 read", addr, &b, t->shadow + addr, 1);
+		ops += 2;
+		addr = (addr + 61) % RAM_SIZE;
+	}
+	bench_print("cmd52", false, ops, ops, ops, ns);
+}
+
+/* the card's interrupt raised idle: latency to the handler, median and p99 */
+static void bench_irq(struct sdio_test *t)
+{
+	unsigned int i, n = min_t(unsigned int, bench_irqs, ARRAY_SIZE(t->irq_lat_ns));
+	u64 raised0, raised1, med, p99;
+	u32 med10, p9910;
+	int err;
+
+	atomic_set(&t->delivered, 0);
+	t->nlat = 0;
+	t->irq_ack_failed = false;
+	init_completion(&t->irq_done);
+	err = read_reg(t, REG_RAISED, 4, &raised0);
+	if (err)
+		return count_error(t, "raised count", REG_RAISED, 4, err);
+	sdio_claim_host(t->func);
+	err = sdio_claim_irq(t->func, sdio_test_irq);
+	sdio_release_host(t->func);
+	if (err)
+		return count_error(t, "sdio_claim_irq", 0, 0, err);
+	for (i = 0; i < n; i++) {
+		reinit_completion(&t->irq_done);
+		err = raise_after(t, 50 + rnd(t, 2000));
+		if (err) {
+			count_error(t, "raise", REG_IRQ_CTRL, 1, err);
+			break;
+		}
+		if (!wait_for_completion_timeout(&t->irq_done,
+						 msecs_to_jiffies(2000)))
+			count_error(t, "interrupt not delivered", i, 0, -ETIMEDOUT);
+	}
+	msleep(50);
+	sdio_claim_host(t->func);
+	sdio_release_irq(t->func);
+	sdio_release_host(t->func);
+	err = read_reg(t, REG_RAISED, 4, &raised1);
+	if (err)
+		count_error(t, "raised count", REG_RAISED, 4, err);
+	if (t->irq_ack_failed)
+		count_error(t, "acknowledge in the handler", REG_IRQ_ACK, 1, -EIO);
+	if (raised1 - raised0 != i || atomic_read(&t->delivered) != i ||
+	    t->nlat != i)
+		count_error(t, "raised/delivered", i, atomic_read(&t->delivered),
+			    -EINVAL);
+	if (!t->nlat)
+		return;
+	sort(t->irq_lat_ns, t->nlat, sizeof(u64), cmp_u64, NULL);
+	med = div_u64(t->irq_lat_ns[t->nlat / 2], 100);
+	p99 = div_u64(t->irq_lat_ns[(t->nlat * 99) / 100], 100);
+	med = div_u64_rem(med, 10, &med10);
+	p99 = div_u64_rem(p99, 10, &p9910);
+	pr_info("@@SDIO-BENCH name=irq-median value=%llu.%u unit=us ops=%u\n",
+		med, med10, t->nlat);
+	pr_info("@@SDIO-BENCH name=irq-p99 value=%llu.%u unit=us ops=%u\n",
+		p99, p9910, t->nlat);
+}
+
+static void test_bench(struct sdio_test *t)
+{
+	if (set_window(t, 0))
+		return count_error(t, "window", REG_WINDOW, 1, -EIO);
+	fill_rand(t, t->buf, BENCH_SRC);
+	bench_memcpy(t, "blk2k-write", true, 2048);
+	bench_memcpy(t, "blk2k-read", false, 2048);
+	bench_memcpy(t, "blk64k-write", true, RAM_SIZE);
+	bench_memcpy(t, "blk64k-read", false, RAM_SIZE);
+	bench_sg(t, "sg64k-write", true);
+	bench_sg(t, "sg64k-read", false);
+	bench_byte64(t);
+	bench_cmd52(t);
+	bench_irq(t);
 }
 
 static const struct {
@@ -1239,6 +1519,7 @@ static const struct {
 	{ "irq", test_irq },
 	{ "faults", test_faults },
 	{ "faults_check", test_faults_check },
+	{ "bench", test_bench },
 };
 
 static bool wanted(const char *list, const char *name)
