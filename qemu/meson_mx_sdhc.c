@@ -1519,6 +1519,13 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_BOOL("sdio", MesonMxSdhcState, dt_sdio, false),
     DEFINE_PROP_BOOL("non-removable", MesonMxSdhcState, dt_non_removable,
                      true),
+    /*
+     * "dma-noncoherent" in the node: Linux then does the streaming cache
+     * maintenance of a non-coherent SoC (virt's root node says
+     * dma-coherent, so without it the SDHC is coherent to Linux)
+     */
+    DEFINE_PROP_BOOL("dma-noncoherent", MesonMxSdhcState, dt_dma_noncoherent,
+                     false),
     /* the DT's vqmmc regulator; 0: 1.8 V for an HS200 eMMC, else 3.3 V */
     DEFINE_PROP_UINT32("vqmmc-microvolt", MesonMxSdhcState, dt_vqmmc_uv, 0),
     /* the DT's reg size: meson.dtsi's 0x42 (the MMIO region's size) */

@@ -188,6 +188,7 @@ struct MesonMxSdhcState {
     bool dt_sd;
     bool dt_sdio;               /* an SDIO card: no no-sdio/no-sd/no-mmc */
     bool dt_non_removable;
+    bool dt_dma_noncoherent;    /* "dma-noncoherent" in the node, as the SoC */
     uint32_t dt_vqmmc_uv;       /* 0: 1.8 V for eMMC HS200, else 3.3 V */
     uint32_t dt_reg_size;       /* the DT's reg size (meson.dtsi: 0x42) */
     char *irq_trigger;          /* DT interrupt type: edge (SoC) or level */

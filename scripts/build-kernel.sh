@@ -19,6 +19,11 @@
 # adding the variant left the keys of the test and bench kernels as they were;
 # the board kernel's key hashes them too.
 # <<< board variant
+#
+# The source is the tarball with kernel-patches/*.patch applied in name order
+# (patch -p1; a patch that does not apply stops the build).  The unpacked tree
+# is cached by the tarball and the patches' hash, and every kernel's key
+# includes that hash, so changing a patch rebuilds every kernel.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kbuild_env
@@ -26,6 +31,10 @@ kbuild_env
 tarball=$(linux_tarball)
 [ -n "$tarball" ] || die "linux-source-$KVER_SERIES is not installed (run 'make setup')"
 RLS=$(rust_lib_src)
+shopt -s nullglob
+PATCHES=("$TOP"/kernel-patches/*.patch)
+shopt -u nullglob
+patches_hash=$(cat /dev/null "${PATCHES[@]}" | sha256sum | cut -c1-16)
 VARIANT=${KERNEL_VARIANT:-test}
 CHECKERS='^CONFIG_(DEBUG_KERNEL|DMA_API_DEBUG|PROVE_LOCKING|PROVE_RAW_LOCK_NESTING|DEBUG_ATOMIC_SLEEP|DEBUG_KMEMLEAK[A-Z_]*|PREEMPT|UBSAN[A-Z_]*|KFENCE)='
 FRAGMENT=$(mktemp); trap 'rm -f "$FRAGMENT"' EXIT
@@ -45,6 +54,7 @@ hash_inputs() { sed '/^# >>> board variant/,/^# <<< board variant/d' | sha256sum
 # <<< board variant
 key=$( {
     echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
+    echo "kernel-patches $patches_hash"
     dpkg-query -W -f='${Version}\n' "linux-source-$KVER_SERIES" rust-src
     echo "variant $VARIANT"
     cat "$FRAGMENT" "$TOP/scripts/build-kernel.sh"
@@ -56,7 +66,7 @@ if [ "$VARIANT" = board ]; then
 fi
 # <<< board variant
 KOUT="$CACHE/$NAME-$key"
-SRC="$CACHE/linux-src-$(echo "$(basename "$tarball") $(stat -c %s "$tarball")" | hash_inputs)"
+SRC="$CACHE/linux-src-$(echo "$(basename "$tarball") $(stat -c %s "$tarball") patches $patches_hash" | hash_inputs)"
 
 if [ -f "$KOUT/.done" ]; then
     log "kernel cached: $KOUT"
@@ -68,6 +78,11 @@ if [ ! -f "$SRC/.done" ]; then
     log "unpacking $(basename "$tarball")"
     rm -rf "$SRC"; mkdir -p "$SRC"
     tar -xf "$tarball" -C "$SRC" --strip-components=1
+    for p in "${PATCHES[@]}"; do
+        log "applying kernel-patches/$(basename "$p")"
+        patch -p1 -s -d "$SRC" --batch --forward --no-backup-if-mismatch < "$p" ||
+            die "kernel-patches/$(basename "$p") does not apply to $(basename "$tarball") (tree left in $SRC)"
+    done
     touch "$SRC/.done"
 fi
 
