@@ -11,7 +11,8 @@
 #    what was charged against the first boot; the Rust driver's cached
 #    bounce buffers are synced (invalidates) and copied at the cached rate,
 #    its coherent ones (bounce_cached=0) copied at the uncached rate, seen
-#    by the kernel from the buffer's page table entry.
+#    by the kernel from the buffer's page table entry; debugfs
+#    scale_percent 0 charges nothing and 200 twice the rates.
 . "$(dirname "$0")/../lib.sh"
 # 10x: clean, invalidate, clean+invalidate ns/KiB, floor ns; copy cached, uncached
 MAINT=24400,12200,24400,2000
@@ -65,6 +66,21 @@ else
   got=$(delta b c clean_ns)
   [ "$got" -ge $((want * 95 / 100)) ] && [ "$got" -le $((want * 130 / 100)) ] ||
     fail "C driver's writes charged $got ns of cleans, expected about $want"
+  # scale_percent at run time: 0 charges nothing, 200 twice the rates
+  echo 0 > $D/scale_percent
+  snap s0
+  run c_read_scale0 read 4k 256k
+  snap s1
+  [ "$(delta s0 s1 charged_ns)" = 0 ] || fail "scale_percent 0, but $(delta s0 s1 charged_ns) ns charged"
+  echo 200 > $D/scale_percent
+  run c_read_scale200 read 4k 256k
+  snap s2
+  want=$((64 * 2 * 4096 * 2 * $(rate inval_ns_per_kib) / 1024))
+  got=$(delta s1 s2 inval_ns)
+  [ "$got" -ge $((want * 95 / 100)) ] && [ "$got" -le $((want * 130 / 100)) ] ||
+    fail "scale_percent 200: 64 reads charged $got ns of invalidates, expected about $want"
+  echo 100 > $D/scale_percent
+  say "scale_percent: 0 charged 0 ns, 200 charged $got ns for 64 reads (2x the rate: $want)"
 fi
 # the Rust driver, default design: two cached bounce buffers, synced and copied
 insmod $RS_MOD
