@@ -23,7 +23,6 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::Mutex,
-    time::{delay::udelay, Delta},
 };
 
 use crate::{
@@ -108,22 +107,6 @@ impl<'a> BounceBuffer<'a> {
     }
 }
 
-/// Largest simulated copy cost, in ns per KiB (10 MB/s).
-const COPY_COST_MAX_NS_PER_KIB: u32 = 100_000;
-
-/// Busy-waits what copying `len` bytes costs at `ns_per_kib` beyond what it took: a debug
-/// knob (debugfs `copy_cost_ns_per_kib`, 0 by default) that lets the emulated board, whose
-/// copies cost the host's speed, show a board's copy rates.
-fn charge_copy(len: u32, ns_per_kib: u32) {
-    let us = (len / 1024).saturating_mul(ns_per_kib.min(COPY_COST_MAX_NS_PER_KIB)) / 1000;
-    let mut left = us;
-    while left > 0 {
-        let step = left.min(1000);
-        udelay(Delta::from_micros(i64::from(step)));
-        left -= step;
-    }
-}
-
 /// Where the controller finds a request's data.
 pub(crate) struct DataSetup {
     /// The DMA address to program.
@@ -202,13 +185,12 @@ impl<'a> Bouncer<'a> {
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
     /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
     /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits
-    /// (debugfs); `copy_cost` is the simulated copy cost in ns per KiB (debugfs, 0: none).
+    /// (debugfs).
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
         mrq: &mut DmaRequest<'_>,
         force: bool,
-        copy_cost: u32,
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
@@ -228,7 +210,7 @@ impl<'a> Bouncer<'a> {
             Ok(DataPath::Bounce) if self.size() != 0 => {
                 // The CPU copies the data: no mapping may be left on the scatterlist.
                 mrq.unmap();
-                self.set_up_bounce(dev, mrq, copy_cost)
+                self.set_up_bounce(dev, mrq)
             }
             Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
                 mrq.unmap();
@@ -254,12 +236,7 @@ impl<'a> Bouncer<'a> {
 
     /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
     /// is copied into it).
-    fn set_up_bounce(
-        &self,
-        dev: &Device<Bound>,
-        mrq: &DmaRequest<'_>,
-        copy_cost: u32,
-    ) -> Result<DataSetup> {
+    fn set_up_bounce(&self, dev: &Device<Bound>, mrq: &DmaRequest<'_>) -> Result<DataSetup> {
         let cookie = mrq.data().map_or(0, |d| d.host_cookie());
         let (slot, prepared) = match self.slots.lock().start(mrq.addr(), cookie) {
             Start::Prepared(i) => (i, true),
@@ -279,7 +256,6 @@ impl<'a> Bouncer<'a> {
             buf.to_device(len, DataDirection::FromDevice);
         } else if !prepared {
             let copied = mrq.copy_to_buffer(buf.cpu(), len);
-            charge_copy(copied, copy_cost);
             if copied != len {
                 dev_err!(
                     dev,
@@ -313,7 +289,6 @@ impl<'a> Bouncer<'a> {
         mrq: &DmaRequest<'_>,
         slot: usize,
         len: u32,
-        copy_cost: u32,
     ) -> Result<CopyBack> {
         if len == 0 {
             self.release(slot);
@@ -331,7 +306,6 @@ impl<'a> Bouncer<'a> {
             mrq.copy_from_buffer(buf.cpu(), len)
         });
         self.release(slot);
-        charge_copy(copied, copy_cost);
         if copied != len {
             dev_err!(
                 dev,
@@ -347,13 +321,7 @@ impl<'a> Bouncer<'a> {
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
     /// copies a write's data into it now, while the controller moves the other. Returns
     /// whether the request was prepared.
-    pub(crate) fn prepare(
-        &self,
-        dev: &Device<Bound>,
-        mrq: &IdleRequest,
-        force: bool,
-        copy_cost: u32,
-    ) -> bool {
+    pub(crate) fn prepare(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
@@ -373,7 +341,6 @@ impl<'a> Bouncer<'a> {
         };
         if data.is_write() {
             let copied = sg_dma::copy_idle_to_buffer(mrq, buf.cpu(), len);
-            charge_copy(copied, copy_cost);
             if copied != len {
                 dev_dbg!(dev, "pre_req copied {} of {} bytes\n", copied, len);
                 self.slots.lock().free(slot);
@@ -389,7 +356,7 @@ impl<'a> Bouncer<'a> {
     /// `post_req`: copies a prepared read's data out of its buffer and frees it; frees what
     /// the request held otherwise. Returns whether data was copied; a short copy fails the
     /// request (`EIO`, nothing transferred: the core retries it).
-    pub(crate) fn clean_up(&self, dev: &Device<Bound>, mrq: &IdleRequest, copy_cost: u32) -> bool {
+    pub(crate) fn clean_up(&self, dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
@@ -403,7 +370,6 @@ impl<'a> Bouncer<'a> {
             sg_dma::copy_buffer_to_idle(buf.cpu(), mrq, len)
         });
         self.slots.lock().free(slot);
-        charge_copy(copied, copy_cost);
         if copied != len {
             dev_err!(
                 dev,

@@ -193,11 +193,7 @@ impl Sdhc<'_> {
         // The controller is done with the bounce buffer: hand the read data over (now, or in
         // `post_req` with double buffering).
         if let Some(slot) = slot {
-            let copy_cost = self.debugfs.copy_cost();
-            if let Err(e) = self
-                .bounce
-                .complete(self.dev, &mrq, slot, result.copy_back, copy_cost)
-            {
+            if let Err(e) = self.bounce.complete(self.dev, &mrq, slot, result.copy_back) {
                 if let Some(d) = mrq.data() {
                     d.set_error(e);
                     d.set_bytes_xfered(0);

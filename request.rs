@@ -71,10 +71,7 @@ impl Sdhc<'_> {
     /// (a write is copied while the previous request runs).
     pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
         let force = self.debugfs.force_bounce();
-        if self
-            .bounce
-            .prepare(self.dev, mrq, force, self.debugfs.copy_cost())
-        {
+        if self.bounce.prepare(self.dev, mrq, force) {
             self.debugfs.stats().record_prepared();
         }
     }
@@ -82,10 +79,7 @@ impl Sdhc<'_> {
     /// `post_req`: with double buffering, copies a read out of its buffer while the next
     /// request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
-        if self
-            .bounce
-            .clean_up(self.dev, mrq, self.debugfs.copy_cost())
-        {
+        if self.bounce.clean_up(self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }
     }
@@ -110,12 +104,9 @@ impl Sdhc<'_> {
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {
-            let setup = self.bounce.set_up(
-                self.dev,
-                mrq,
-                self.debugfs.force_bounce(),
-                self.debugfs.copy_cost(),
-            )?;
+            let setup = self
+                .bounce
+                .set_up(self.dev, mrq, self.debugfs.force_bounce())?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {
                 dev_err!(
                     self.dev,

@@ -11,10 +11,6 @@
 //!   that fits through the bounce buffer, also those mapped to a single DMA segment (which
 //!   otherwise go direct); 0 restores the normal choice. For tests and measurements: whether a
 //!   user buffer maps to one segment depends on where its pages happen to be.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/copy_cost_ns_per_kib`: a debug knob, 0 by
-//!   default: every bounce copy busy-waits this many ns per KiB besides the copy itself, so
-//!   that the emulated board can show the CPU cost and throughput of a board's copy rates
-//!   (Documentation/bench.rst).
 //! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/quiesce_on_error`: 1 (default) resets the
 //!   controller after any command or data error before the request's memory is handed back;
 //!   0 restores the C driver's rule (reset only for EIO/ETIMEDOUT on the command), for tests
@@ -136,8 +132,6 @@ pub(crate) struct HostDebugfs {
     #[pin]
     quiesce_on_error: File<Atomic<u32>>,
     #[pin]
-    copy_cost: File<Atomic<u32>>,
-    #[pin]
     reset_drain_us: File<Atomic<u32>>,
     #[pin]
     watchdog_early_ms: File<Atomic<u32>>,
@@ -162,7 +156,6 @@ impl HostDebugfs {
             ),
             force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
             quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
-            copy_cost <- dir.read_write_file(c"copy_cost_ns_per_kib", Atomic::new(0u32)),
             reset_drain_us <- dir.read_write_file(
                 c"reset_drain_us",
                 Atomic::new(crate::hw::RESET_DRAIN_US),
@@ -196,10 +189,5 @@ impl HostDebugfs {
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.watchdog_early_ms.load(Relaxed)
-    }
-
-    /// The simulated cost of a bounce copy, in ns per KiB (0: none).
-    pub(crate) fn copy_cost(&self) -> u32 {
-        self.copy_cost.load(Relaxed)
     }
 }
