@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The bench pipeline end to end with tiny jobs (BENCH_SMOKE=1): every variant
 # boots, the table is printed, results/bench.json is complete and numeric, and
-# the chart is well-formed SVG; the rows users recognise and the copy-cost
-# table (every bounce design at no cost and at its memory's cost; the cost
-# really charged: on the coherent designs' psync reads CPU per MiB rises and
-# MiB/s falls) are there; the SDIO group (C and Rust driver, 20 virtual ms
+# the chart is well-formed SVG; the rows users recognise and the Cortex-A9
+# table (the C driver and the default bounce design, the kernel's charge at
+# scale_percent 0 and 100: nothing charged at 0, maintenance for both and
+# cached copies for the Rust driver at 100) are there; the SDIO group (C and Rust driver, 20 virtual ms
 # per row: every row in the JSON and the table, bench-sdio.svg).  Not a speed check: speed
 # lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
 # TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
@@ -41,26 +41,38 @@ for v in d["variants"]:
     for j in d["user_jobs"]:
         c = d["results"][v][j]
         need(c["mib_s"] > 0 and c["data_commands"] > 0, "%s / %s has MiB/s and data commands" % (v, j))
-cc = d["copy_cost"]
-need(len(cc["designs"]) == 4 and set(cc["results"]) == {x["label"] for x in cc["designs"]},
-     "copy cost: 4 designs measured")
-for x in cc["designs"]:
-    r = cc["results"].get(x["label"], {})
-    for j in cc["jobs"]:
-        free, paid = r.get("%s@0" % j), r.get("%s@%d" % (j, x["ns_per_kib"]))
-        need(free and paid and free["mib_s"] > 0 and paid["mib_s"] > 0,
-             "copy cost: %s / %s at 0 and %d ns/KiB" % (x["label"], j, x["ns_per_kib"]))
-    # the knob bites where every request is bounced (fio's own buffers are 4 KiB
-    # pages; a buffered read of fresh memory goes partly direct, uncopied) and
-    # the charge stands well above the noise (coherent: 7.8 ms per MiB)
-    j = "read-128k"
-    free, paid = r.get("%s@0" % j), r.get("%s@%d" % (j, x["ns_per_kib"]))
-    if x["ns_per_kib"] >= 7000 and free and paid and None not in (free["cpu_ms_per_mib"], paid["cpu_ms_per_mib"]):
-        need(paid["cpu_ms_per_mib"] > free["cpu_ms_per_mib"] and paid["mib_s"] < free["mib_s"],
-             "copy cost: %s %s %.2f MiB/s, %.2f ms CPU/MiB at the cost; %.2f, %.2f ms without"
-             % (x["label"], j, paid["mib_s"], paid["cpu_ms_per_mib"], free["mib_s"], free["cpu_ms_per_mib"]))
-copy_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l]
-need(len(copy_rows) == len(cc["jobs"]), "copy-cost table: a row per job")
+a9 = d.get("cortex_a9") or {}
+cols = [c["label"] for c in a9.get("columns", [])]
+need(cols == ["C driver", "cached, 2 buffers (default)"] and a9.get("scales_percent") == [0, 100]
+     and set(a9.get("results", {})) == set(cols),
+     "Cortex-A9 table: C driver and the default design at scale 0 and 100: %s" % cols)
+for col in cols:
+    r = a9["results"].get(col, {})
+    for j in a9.get("jobs", []):
+        free, paid = r.get("%s@0" % j), r.get("%s@100" % j)
+        need(free and paid and free["mib_s"] > 0 and paid["mib_s"] > 0
+             and free["maint_ns"] == 0 and free["copy_ns"] == 0,
+             "Cortex-A9 table: %s / %s at 0 (nothing charged) and 100" % (col, j))
+        if not (free and paid):
+            continue
+        # at 1x the C driver pays maintenance only; the default design maintenance
+        # (cached bounce buffers, or direct segments) and cached copies where it
+        # bounces (the direct-I/O rows: fio's buffers are 4 KiB pages; a buffered
+        # read of fresh memory may go direct throughout)
+        copies = paid["copy_ns"] > 0 if col != "C driver" and j != "buffered-read-1m" else (
+            paid["copy_ns"] == 0 if col == "C driver" else True)
+        need(paid["maint_ns"] > 0 and copies,
+             "Cortex-A9 table: %s / %s at 1x charged %.2f ms maintenance, %.2f ms copy per MiB"
+             % (col, j, paid["maint_ns_per_mib"] / 1e6, paid["copy_ns_per_mib"] / 1e6))
+        if j == "read-128k" and col != "C driver":
+            need(paid["charge"].get("copy_uncached_ns", 0) == 0 and paid["charge"].get("copy_cached_ns", 0) > 0,
+                 "Cortex-A9 table: %s / %s copies charged at the cached rate only" % (col, j))
+need(a9.get("targets") and set(a9["targets"]) == set(cols[1:]), "Cortex-A9 table: targets per Rust design")
+a9_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l and "charged" in l]
+need(len(a9_rows) == len(a9.get("jobs", [])) and len(a9_rows) == 4, "Cortex-A9 table: a 1x row per job")
+aroot = ET.parse(out + "/bench-a9.svg").getroot()
+need(aroot.tag.endswith("svg") and len(aroot.findall("{http://www.w3.org/2000/svg}rect")) >= 8 * 2,
+     "Cortex-A9 chart: an SVG with a bar per cell")
 sd = d.get("sdio") or {}
 need(sd.get("variants") == ["C driver", "Rust"], "sdio: C and Rust driver: %s" % sd.get("variants"))
 for v in sd.get("variants", []):
