@@ -19,6 +19,7 @@ MAINT=24400,12200,24400,2000
 COPY=15400,76400
 g=$(guest t <<'G'
 set -e
+[ -b "$DEV" ] || fail "no card disk on the SDHC"
 D=/sys/kernel/debug/dma_maint_charge
 [ -r $D/stats ] || fail "no $D/stats: the kernel lacks kernel-patches/"
 ls /sys/firmware/devicetree/base/*/mmc@*/dma-noncoherent >/dev/null 2>&1 ||
@@ -32,7 +33,7 @@ snap() { for k in charged_ns inval_ops inval_ns clean_ops clean_ns copy_cached_b
   eval "$1_$k=$(v $k)"; done; }
 delta() { eval "echo \$((\$$2_$3 - \$$1_$3))"; }
 run() { # name rw bs size: fio O_DIRECT psync; prints the mean completion latency (us)
-  fio --name=$1 --filename=/dev/mmcblk0 --direct=1 --ioengine=psync --rw=$2 --bs=$3 --size=$4 \
+  fio --name=$1 --filename=$DEV --direct=1 --ioengine=psync --rw=$2 --bs=$3 --size=$4 \
       --output-format=terse >/tmp/$1.out 2>&1 || { cat /tmp/$1.out; fail "fio $1"; }
   case $2 in
   read) lat=$(cut -d';' -f16 /tmp/$1.out) ;;
