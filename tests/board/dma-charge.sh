@@ -118,7 +118,7 @@ fi
 cat $D/stats
 G
 )
-results() { sed -n 's/.*\[guest\] RESULT \([a-z_]*\)=\([0-9.]*\).*/\1 \2/p' "$T/serial.log"; }
+results() { sed -n 's/.*\[guest\] RESULT \([a-z0-9_]*\)=\([0-9.]*\).*/\1 \2/p' "$T/serial.log"; }
 rc=0
 echo "== no charge"
 emu --card emmc --size 64 --driver c --model dma-noncoherent=on "$g" || rc=1
