@@ -10,7 +10,8 @@
 #   make check    rustfmt and clippy
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
-#   make series   the upstream patch series against Linux 7.3 (build/series)
+#   make series SERIES_BASE=<v7.3 commit>  the upstream RFC series against
+#                 Linux 7.3 (build/series; author: your git identity)
 #   make series-test  the series applied with git am, checked and built patch by
 #                 patch, the in-tree module tested on the emulated board
 

@@ -31,8 +31,7 @@ const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
 /// driver assumes it: nothing documents a DMA-idle bit and neither the C driver nor the vendor
 /// driver waits after the reset. What the engine can still hold is its FIFO and one burst
 /// (`PDMA` bursts of at most 32 words); written at any memory speed that takes well under
-/// 10 us. 1 ms covers it a hundred times over and costs nothing on the error path
-/// (Documentation/driver.rst, "After a reset").
+/// 10 us. 1 ms covers it a hundred times over and costs nothing on the error path.
 pub(crate) const RESET_DRAIN_US: u32 = 1000;
 
 /// The data phase of a command, as far as the controller needs it.

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The upstream series generates as a sender would send it (run-all:
+# host-series-generate; scripts/make-series against the test kernel's tree):
+#
+#   1. without a git identity and without --author, the generator stops and
+#      says how to give one; without --base-commit it stops too;
+#   2. with a test identity and base: "[RFC PATCH n/2]" subjects, the test
+#      identity as author, no trailer (no Signed-off-by, no Assisted-by: the
+#      sender adds their own), a base-commit: line in the cover letter, Cc:
+#      lines from get_maintainer.pl naming linux-mmc and rust-for-linux on
+#      every patch;
+#   3. no commit message, cover letter or added line speaks of this
+#      repository: its test names, scripts, make targets or documents.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "series-generate: $*"; exit 1; }
+BASE=0123456789abcdef0123456789abcdef01234567
+export MESON_SDHC_CACHE=${MESON_SDHC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/meson-mx-sdhc-rs}
+ME="Jane Sender <jane.sender@example.org>"
+
+# 1. The stops.  No global or system git configuration, no SERIES_* variables.
+noid() { env -u SERIES_AUTHOR -u SERIES_BASE HOME="$T/home" GIT_CONFIG_GLOBAL=/dev/null \
+    GIT_CONFIG_NOSYSTEM=1 "$TOP/scripts/make-series" --out "$T/none" "$@" 2>&1; }
+mkdir -p "$T/home"
+if git -C "$TOP" config --local user.name >/dev/null; then
+    echo "(this clone has a local git identity: the no-identity stop is not checked)"
+else
+    out=$(noid --base-commit "$BASE") && fail "generated without an identity"
+    grep -q "no author: set your git identity" <<<"$out" || fail "no-identity message: $out"
+    echo "no identity: stops: ${out#*error: }"
+fi
+out=$(noid --author "$ME") && fail "generated without a base commit"
+grep -q "no base commit" <<<"$out" || fail "no-base message: $out"
+out=$(noid --author "$ME" --base-commit v7.3) && fail "accepted base commit 'v7.3'"
+echo "no base: stops; a tag name instead of a hash: stops"
+
+# 2. The series.
+"$TOP/scripts/make-series" --author "$ME" --base-commit "$BASE" --out "$T/s" >/dev/null
+mapfile -t P < <(ls "$T"/s/*.patch)
+[ ${#P[@]} = 3 ] || fail "expected a cover letter and 2 patches, got: ${P[*]}"
+for p in "${P[@]}"; do
+    n=$(basename "$p")
+    grep -qE '^Subject: \[RFC PATCH [0-2]/2\] ' "$p" || fail "$n: subject is not [RFC PATCH n/2]"
+    grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
+    if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
+        fail "$n: has a trailer"
+    fi
+    for l in linux-mmc@vger.kernel.org rust-for-linux@vger.kernel.org; do
+        sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "$l" || fail "$n: no Cc: $l"
+    done
+    if sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "jane.sender@example.org"; then
+        fail "$n: the author is in Cc"
+    fi
+done
+tail -1 "${P[0]}" | grep -qxF "base-commit: $BASE" || fail "the cover letter does not end with base-commit"
+echo "series: ${#P[@]} files, RFC subjects, author given, no trailers, Cc on each, base-commit"
+
+# 3. Words of this repository.  The message (up to ---) and the added lines.
+tests=$(cd "$TOP/tests/board" && ls -- *.sh | sed 's/\.sh$//' | paste -sd'|')
+for p in "${P[@]}"; do
+    awk '/^---$/ { body = 1 } !body || (/^\+/ && !/^\+\+\+ /)' "$p"
+done > "$T/said"
+hits=$(grep -nP "(?<![\w-])($tests)(?![\w-])|tests/(host|board)|scripts/(bench|make-series|series-test|emu-run)|make (bench|test|series)|make-series|series-test|\b(bench|driver|reliability|board|emulated-board|upstream|cache-maintenance)\.rst\b|\b[Ss]essions? [0-9]|\b[Ii]ssue [0-9]" "$T/said" || true)
+[ -z "$hits" ] || { echo "$hits" | head -20; fail "the series speaks of this repository (above)"; }
+echo "no test names, scripts, make targets or documents of this repository in $(wc -l < "$T/said") lines"
