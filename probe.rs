@@ -38,7 +38,7 @@ const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
 /// register mapping.
 #[pin_data]
 pub(crate) struct SdhcData<'bound> {
-    mmc: Registration<SdhcHost<'bound>>,
+    mmc: Registration<'bound, SdhcHost<'bound>>,
     #[pin]
     irq: ThreadedRegistration<'bound, IrqHandler<'bound>>,
     sdhc: Arc<Sdhc<'bound>>,
@@ -199,7 +199,7 @@ fn new_host<'bound>(
     dev: &'bound Device<Bound>,
     sdhc: &Arc<Sdhc<'bound>>,
     limits: &Limits,
-) -> Result<UnregisteredHost<SdhcHost<'bound>>> {
+) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
     let queue = controller::deadline_queue()
         .map_err(|e| probe_err(dev, "failed to allocate the deadline workqueue", e))?;
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone(), queue))?;

@@ -2,11 +2,7 @@
 
 //! Host allocation, registration and callbacks (`struct mmc_host`, `struct mmc_host_ops`).
 
-use core::{
-    marker::PhantomData,
-    mem::ManuallyDrop,
-    ptr::{addr_of_mut, NonNull},
-};
+use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};
 
 use kernel::{
     device::{Bound, Device},
@@ -113,7 +109,8 @@ pub(crate) struct HostConfig {
     pub(crate) caps: Caps,
 }
 
-/// Casts a device reference to the raw `struct device *`.
+/// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
+/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
 fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::device {
     // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
     // zero-sized marker), which itself is a transparent wrapper of `struct device`.
@@ -127,27 +124,33 @@ fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::dev
 /// `host` must be a valid host allocated with room for a `T` in its private area.
 unsafe fn priv_ptr<T>(host: *mut b::mmc_host) -> *mut T {
     // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
-    unsafe { addr_of_mut!((*host).private) }.cast::<T>()
+    unsafe { &raw mut (*host).private }.cast::<T>()
 }
 
 /// An allocated host with its driver data initialised, not registered yet.
 ///
+/// The host borrows its parent, the bound device `'a`: `mmc_alloc_host()` records the parent
+/// without taking a reference to it, and freeing the host reads it
+/// (`mmc_host_classdev_release()`), so the host must be freed while the parent is bound.
+///
 /// # Invariants
 ///
-/// `host` was returned by `mmc_alloc_host()`, is owned by this object and not added; its
-/// private area holds an initialised, pinned `T`.
-pub(crate) struct UnregisteredHost<T: HostOps> {
+/// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
+/// object and not added; its private area holds an initialised, pinned `T`.
+pub(crate) struct UnregisteredHost<'a, T: HostOps> {
     host: NonNull<b::mmc_host>,
+    parent: &'a Device<Bound>,
     _data: PhantomData<T>,
 }
 
-impl<T: HostOps> UnregisteredHost<T> {
+impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// Allocates a host whose parent is `dev` (`mmc_alloc_host()`) and initialises the driver
     /// data `data` in its private area, where it stays pinned until the host is freed.
-    pub(crate) fn new(dev: &Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
+    pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
         let extra = c_int::try_from(size_of::<T>())?;
-        // SAFETY: `raw_dev(dev)` is a valid, bound device; `mmc_alloc_host()` takes its own
-        // reference to it.
+        // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
+        // parent without taking a reference; the returned object borrows `dev` for `'a`, and
+        // frees the host (which reads the parent) on drop, within `'a`.
         let host = NonNull::new(unsafe { b::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
         // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
@@ -161,9 +164,10 @@ impl<T: HostOps> UnregisteredHost<T> {
             unsafe { b::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
-        // INVARIANT: Allocated, initialised, not added.
+        // INVARIANT: Allocated with `dev` as parent, initialised, not added.
         Ok(Self {
             host,
+            parent: dev,
             _data: PhantomData,
         })
     }
@@ -225,8 +229,9 @@ impl<T: HostOps> UnregisteredHost<T> {
 
     /// A handle that signals the host's SDIO card interrupts to the core.
     pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
-        // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()`.
-        unsafe { SdioIrqSignal::new(self.host) }
+        // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
+        // `self.parent` as parent.
+        unsafe { SdioIrqSignal::new(self.host, self.parent) }
     }
 
     /// The voltages the host can give a card (`ocr_avail`); 0 when there is no way to power
@@ -252,33 +257,36 @@ impl<T: HostOps> UnregisteredHost<T> {
     /// # Safety
     ///
     /// The returned [`Registration`] must be dropped, never forgotten (`mem::forget`, a leaked
-    /// `Arc` cycle, ...), before anything the driver data borrows goes away: the host stays
-    /// registered, and calls into `T`, for as long as the registration lives. This is the
-    /// contract of `irq::ThreadedRegistration::new`; a driver meets it by keeping the
-    /// registration in its bound driver data, which the driver core drops on unbind.
-    pub(crate) unsafe fn register(self) -> Result<Registration<T>> {
+    /// `Arc` cycle, ...): the host stays registered, and calls into `T`, for as long as the
+    /// registration lives, and a forgotten one would outlive `'a` (the parent's binding) and
+    /// whatever `T` borrows. This is the contract of `irq::ThreadedRegistration::new`; a driver
+    /// meets it by keeping the registration in its bound driver data, which the driver core
+    /// drops on unbind. (A registration that devres removes on unbind, as `pwm`'s, needs
+    /// driver data that borrows nothing, `T: 'static`.)
+    pub(crate) unsafe fn register(self) -> Result<Registration<'a, T>> {
         let h = self.raw();
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
         unsafe { (*h).ops = &Adapter::<T>::VTABLE };
-        // SAFETY: `parent` is the bound device the host was allocated for, valid while the host
-        // is (type invariant). The MMC core itself writes this limit, unsynchronized, for each
-        // memory card's queue while the host runs (`mmc_setup_queue()`): a host's DMA never
-        // relies on it staying put. Written here for cards without a queue (SDIO), with the
-        // value the core writes for one with a queue, before the host has any card.
-        unsafe { b::dma_set_max_seg_size((*h).parent, (*h).max_seg_size) };
+        // SAFETY: `self.parent` is the bound parent device of the host (type invariant). The
+        // MMC core itself writes this limit, unsynchronized, for each memory card's queue while
+        // the host runs (`mmc_setup_queue()`): a host's DMA never relies on it staying put.
+        // Written here for cards without a queue (SDIO), with the value the core writes for one
+        // with a queue, before the host has any card.
+        unsafe { b::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { b::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         Ok(Registration {
             host: this.host,
+            parent: this.parent,
             _data: PhantomData,
         })
     }
 }
 
-impl<T: HostOps> Drop for UnregisteredHost<T> {
+impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the host was never added and holds a `T`, which nothing
         // uses any more.
@@ -291,21 +299,25 @@ impl<T: HostOps> Drop for UnregisteredHost<T> {
 
 // SAFETY: The host is only accessed through `&mut self`, `&self` getters of plain fields or on
 // drop; `T` is `Send + Sync`.
-unsafe impl<T: HostOps> Send for UnregisteredHost<T> {}
+unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 
 /// A registered host. Dropping it removes the host (`mmc_remove_host()`: no request in flight
 /// and no callback running afterwards), drops the driver data and frees the host.
 ///
+/// Like [`UnregisteredHost`], it borrows the bound parent device `'a`, while which the host is
+/// removed and freed.
+///
 /// # Invariants
 ///
-/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE`; its private area holds
-/// a pinned `T`; this object owns both.
-pub(crate) struct Registration<T: HostOps> {
+/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and `parent` as its
+/// parent; its private area holds a pinned `T`; this object owns both.
+pub(crate) struct Registration<'a, T: HostOps> {
     host: NonNull<b::mmc_host>,
+    parent: &'a Device<Bound>,
     _data: PhantomData<T>,
 }
 
-impl<T: HostOps> Registration<T> {
+impl<T: HostOps> Registration<'_, T> {
     /// The registered host.
     pub(crate) fn host(&self) -> &Host<T> {
         // SAFETY: By the type invariant the host is registered with `T` for as long as `self`.
@@ -313,7 +325,7 @@ impl<T: HostOps> Registration<T> {
     }
 }
 
-impl<T: HostOps> Drop for Registration<T> {
+impl<T: HostOps> Drop for Registration<'_, T> {
     fn drop(&mut self) {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
@@ -328,10 +340,10 @@ impl<T: HostOps> Drop for Registration<T> {
 
 // SAFETY: Dropping removes and frees the host, which may happen on any thread; `T` is
 // `Send + Sync`.
-unsafe impl<T: HostOps> Send for Registration<T> {}
+unsafe impl<T: HostOps> Send for Registration<'_, T> {}
 
 // SAFETY: `&Registration` only gives `&Host<T>`, which is `Sync` for `T: Sync`.
-unsafe impl<T: HostOps> Sync for Registration<T> {}
+unsafe impl<T: HostOps> Sync for Registration<'_, T> {}
 
 /// A registered host as its callbacks see it.
 ///
@@ -361,12 +373,6 @@ impl<T: HostOps> Host<T> {
     pub(crate) fn data(&self) -> Pin<&T> {
         // SAFETY: By the type invariant the private area holds a pinned `T`.
         unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
-    }
-
-    /// The host's capabilities, as configured and parsed from the device tree.
-    pub(crate) fn caps(&self) -> u32 {
-        // SAFETY: By the type invariant the host is valid; `caps` does not change once added.
-        unsafe { (*self.raw()).caps }
     }
 }
 
@@ -464,9 +470,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a new request.
     unsafe extern "C" fn request(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
-        let (Some(hp), Some(mrq)) = (NonNull::new(host), NonNull::new(mrq)) else {
-            return;
-        };
+        // SAFETY: The core passes its host and a request, neither NULL.
+        let (hp, mrq) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The core hands over a new request of this registered host.
         let mrq = unsafe { Request::from_raw(hp, mrq) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
@@ -477,7 +482,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
     unsafe extern "C" fn set_ios(host: *mut b::mmc_host, ios: *mut b::mmc_ios) {
-        let Some(hp) = NonNull::new(host) else { return };
+        // SAFETY: The core passes its host, not NULL.
+        let hp = unsafe { NonNull::new_unchecked(host) };
         // SAFETY: `set_ios` of a registered host with its valid settings.
         let ios = unsafe { Ios::from_raw(hp, ios) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
@@ -517,9 +523,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
     unsafe extern "C" fn execute_tuning(host: *mut b::mmc_host, opcode: u32) -> c_int {
-        let Some(hp) = NonNull::new(host) else {
-            return EINVAL.to_errno();
-        };
+        // SAFETY: The core passes its host, not NULL.
+        let hp = unsafe { NonNull::new_unchecked(host) };
         // INVARIANT: `execute_tuning` of a registered host is running.
         let tuning = Tuning {
             host: hp,
@@ -534,9 +539,8 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
     unsafe extern "C" fn voltage_switch(host: *mut b::mmc_host, ios: *mut b::mmc_ios) -> c_int {
-        let Some(hp) = NonNull::new(host) else {
-            return EINVAL.to_errno();
-        };
+        // SAFETY: The core passes its host, not NULL.
+        let hp = unsafe { NonNull::new_unchecked(host) };
         // SAFETY: The core holds the host claimed and passes its valid settings; the switch is
         // serialized with `set_ios`.
         let ios = unsafe { Ios::from_raw(hp, ios) };

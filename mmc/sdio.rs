@@ -3,7 +3,9 @@
 //! What an SDIO card needs of a host beyond what memory cards do: a way to signal the card's
 //! interrupts (`sdio_signal_irq()`).
 
-use core::ptr::{addr_of_mut, NonNull};
+use core::ptr::NonNull;
+
+use kernel::{device::Device, sync::aref::ARef};
 
 use crate::bindings as b;
 
@@ -11,15 +13,18 @@ use crate::bindings as b;
 /// a hard IRQ handler included. The core runs the functions' interrupt handlers in its work and
 /// then calls [`HostOps::ack_sdio_irq`](super::HostOps::ack_sdio_irq).
 ///
-/// The handle keeps the host's memory (not its registration) alive. Dropping it may sleep: it
-/// waits for the work it may have queued.
+/// The handle keeps the host's memory (not its registration) alive, and the host's parent
+/// device, which freeing the host reads (`mmc_host_classdev_release()`). Dropping it may sleep:
+/// it waits for the work it may have queued.
 ///
 /// # Invariants
 ///
-/// `host` was allocated with `mmc_alloc_host()`; this object holds a reference to its class
-/// device, so the `struct mmc_host` stays allocated until it is dropped.
+/// `host` was allocated with `mmc_alloc_host()` with `parent` as its parent; this object holds
+/// a reference to its class device, so the `struct mmc_host` stays allocated until it is
+/// dropped, and one to `parent` (dropped after the one to the host).
 pub(crate) struct SdioIrqSignal {
     host: NonNull<b::mmc_host>,
+    _parent: ARef<Device>,
 }
 
 // SAFETY: `sdio_signal_irq()` may be called from any thread and any context; the reference to
@@ -33,13 +38,16 @@ impl SdioIrqSignal {
     ///
     /// # Safety
     ///
-    /// `host` must be a valid host allocated with `mmc_alloc_host()`.
-    pub(super) unsafe fn new(host: NonNull<b::mmc_host>) -> Self {
+    /// `host` must be a valid host allocated with `mmc_alloc_host()` with `parent` as parent.
+    pub(super) unsafe fn new(host: NonNull<b::mmc_host>, parent: &Device) -> Self {
         // SAFETY: The host is valid (safety requirements) and its class device was initialised
         // by `mmc_alloc_host()`; the reference is dropped in `drop`.
-        unsafe { b::get_device(addr_of_mut!((*host.as_ptr()).class_dev)) };
-        // INVARIANT: A reference to the class device is held.
-        Self { host }
+        unsafe { b::get_device(&raw mut (*host.as_ptr()).class_dev) };
+        // INVARIANT: A reference to the class device and one to the parent are held.
+        Self {
+            host,
+            _parent: parent.into(),
+        }
     }
 
     /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
@@ -55,10 +63,11 @@ impl Drop for SdioIrqSignal {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host is allocated. No `signal` can run any more (it
         // borrows `self`), so once the work is cancelled nothing queues it through this handle;
-        // `mmc_free_host()` cancels it too. Then the reference taken in `new` is dropped.
+        // `mmc_free_host()` cancels it too. Then the reference taken in `new` is dropped; the
+        // parent's, which a release of the host reads, goes after it (field drop).
         unsafe {
-            b::cancel_work_sync(addr_of_mut!((*h).sdio_irq_work));
-            b::put_device(addr_of_mut!((*h).class_dev));
+            b::cancel_work_sync(&raw mut (*h).sdio_irq_work);
+            b::put_device(&raw mut (*h).class_dev);
         }
     }
 }
