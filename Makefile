@@ -39,6 +39,7 @@ qemu:
 	@scripts/build-qemu.sh
 
 guest: module
+	@TEST_KNOBS=1 MODDIR=$(CURDIR)/build/module-test scripts/build-module.sh
 	@scripts/build-guest.sh
 
 guest-bench:
@@ -47,6 +48,7 @@ guest-bench:
 
 check:
 	@scripts/build-module.sh check
+	@TEST_KNOBS=1 MODDIR=$(CURDIR)/build/module-test scripts/build-module.sh check
 
 test: setup kernel qemu
 	@$(MAKE) --no-print-directory guest

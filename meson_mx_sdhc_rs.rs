@@ -50,6 +50,7 @@ mod sg_dma;
 mod slots;
 mod soc;
 mod stats;
+mod test_knobs;
 mod tuning;
 mod watchdog;
 

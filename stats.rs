@@ -7,20 +7,7 @@
 //!   the file resets them.
 //! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/limits`: the queue limits the host was
 //!   registered with and the bounce buffer size.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/force_bounce`: write 1 to send every request
-//!   that fits through the bounce buffer, also those mapped to a single DMA segment (which
-//!   otherwise go direct); 0 restores the normal choice. For tests and measurements: whether a
-//!   user buffer maps to one segment depends on where its pages happen to be.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/quiesce_on_error`: 1 (default) resets the
-//!   controller after any command or data error before the request's memory is handed back;
-//!   0 restores the C driver's rule (reset only for EIO/ETIMEDOUT on the command), for tests
-//!   that show what that rule lets the DMA engine do.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/reset_drain_us`: how long to wait after a
-//!   quiescing reset before memory is handed back (default `hw::RESET_DRAIN_US`); 0 for tests
-//!   that show what a DMA engine still draining does without the wait.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/watchdog_early_ms`: a fault, 0 by default:
-//!   the deadline's watchdog is armed this much before the request is due, so that it fires
-//!   early and must arm itself again.
+//! - with `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`, the knobs of [`TestKnobs`] for tests.
 //!
 //! The files own their data; the driver reaches them through [`HostDebugfs`].
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
@@ -30,14 +17,14 @@ use kernel::{
     debugfs::{Dir, File},
     new_mutex,
     prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Mutex, MutexGuard,
-    },
+    sync::{Mutex, MutexGuard},
     uaccess::UserSliceReader,
 };
 
-use crate::logic::{Limits, Stats};
+use crate::{
+    logic::{Limits, Stats},
+    test_knobs::TestKnobs,
+};
 
 kernel::sync::global_lock! {
     // SAFETY: `Root::new` initialises the lock in module init, before the driver is
@@ -128,20 +115,14 @@ pub(crate) struct HostDebugfs {
     #[pin]
     stats: File<Mutex<Stats>>,
     #[pin]
-    force_bounce: File<Atomic<u32>>,
-    #[pin]
-    quiesce_on_error: File<Atomic<u32>>,
-    #[pin]
-    reset_drain_us: File<Atomic<u32>>,
-    #[pin]
-    watchdog_early_ms: File<Atomic<u32>>,
+    knobs: TestKnobs,
     #[pin]
     _limits: File<LimitsInfo>,
     _dir: Dir,
 }
 
 impl HostDebugfs {
-    /// Zeroed counters, `force_bounce` off, and the files of the host `dev_name`.
+    /// Zeroed counters, the knobs at their defaults, and the files of the host `dev_name`.
     pub(crate) fn new<'a>(
         dev_name: &'a CStr,
         limits: LimitsInfo,
@@ -154,13 +135,7 @@ impl HostDebugfs {
                 &show_stats,
                 &reset_stats,
             ),
-            force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
-            quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
-            reset_drain_us <- dir.read_write_file(
-                c"reset_drain_us",
-                Atomic::new(crate::hw::RESET_DRAIN_US),
-            ),
-            watchdog_early_ms <- dir.read_write_file(c"watchdog_early_ms", Atomic::new(0u32)),
+            knobs <- TestKnobs::new(&dir),
             _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
             _dir: dir,
         }? Error)
@@ -173,21 +148,21 @@ impl HostDebugfs {
 
     /// Whether single-segment requests are to be bounced too.
     pub(crate) fn force_bounce(&self) -> bool {
-        self.force_bounce.load(Relaxed) != 0
+        self.knobs.force_bounce()
     }
 
-    /// Whether every error quiesces the controller (see the module documentation).
+    /// Whether every error quiesces the controller.
     pub(crate) fn quiesce_on_error(&self) -> bool {
-        self.quiesce_on_error.load(Relaxed) != 0
+        self.knobs.quiesce_on_error()
     }
 
     /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
     pub(crate) fn reset_drain_us(&self) -> u32 {
-        self.reset_drain_us.load(Relaxed)
+        self.knobs.reset_drain_us()
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
-        self.watchdog_early_ms.load(Relaxed)
+        self.knobs.watchdog_early_ms()
     }
 }

@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case "${KERNEL_VARIANT:-test}" in
-test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; DEF_RSKO="$TOP/meson_mx_sdhc_rs.ko" ;;
+test) KDIR="$CACHE/kernel"; OUT="$TOP/build/guest"; DEF_RSKO="$TOP/build/module-test/meson_mx_sdhc_rs.ko" ;;
 bench) KDIR="$CACHE/kernel-bench"; OUT="$TOP/build/guest-bench"
        DEF_RSKO="$TOP/build/module-bench/meson_mx_sdhc_rs.ko" ;;
 board) KDIR="$CACHE/kernel-board"; OUT="$TOP/build/guest-board"

@@ -14,6 +14,9 @@
 #   RUSTC  the Rust compiler (default: rustc on PATH)
 #   RUST_LIB_SRC  passed on only when set or found (rustup's rust-src
 #          component, Debian's rust-src): a prepared tree does not need it
+#   TEST_KNOBS  1: build with CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS, the
+#          debugfs knobs the tests turn (test_knobs.rs); default 0, the driver
+#          as installed (make install, DKMS) and benchmarked
 #   MODDIR where to build (default: the repo top); another directory gets a
 #          copy of the sources, so that the module can be built for two
 #          kernels side by side (make guest-bench: build/module-bench)
@@ -123,8 +126,10 @@ gen_bindings() {
 # read them (the kernel's own default is rustup's layout)
 RLS=$(find_rust_lib_src)
 kmake() {
+    local knobs=()
+    [ "${TEST_KNOBS:-0}" = 1 ] && knobs=(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS=y)
     make -C "$KDIR" M="$MODDIR" ARCH="$ARCH" LLVM="$LLVM" ${RLS:+RUST_LIB_SRC="$RLS"} ${RUSTC:+RUSTC="$RUSTC"} \
-        -j"$(nproc)" "$@"
+        -j"$(nproc)" "${knobs[@]}" "$@"
 }
 
 case "${1:-build}" in
@@ -146,14 +151,14 @@ check)
     log "rustfmt clean"
     gen_bindings
     # Force the crate to be recompiled under clippy.
-    rm -f "$TOP/meson_mx_sdhc_rs.o"
+    rm -f "$MODDIR/meson_mx_sdhc_rs.o"
     kmake CLIPPY=1 modules
     log "clippy clean"
     # 32-bit ARM: the kernel gives Rust no 64-bit division (__aeabi_uldivmod panics), and
     # core's Display/Debug of u64/i64 divide: printing one oopses. Use logic::Dec instead.
     nm=$(command -v "llvm-nm${LLVM_SUFFIX:-}" || command -v llvm-nm-19 || command -v llvm-nm || true)
     if [ -n "$nm" ] && [ "${ARCH:-arm}" = arm ]; then
-        bad=$("$nm" -u "$TOP/meson_mx_sdhc_rs.ko" | grep -E '4core3fmt3num3imp[xy]NtB[0-9a-z]+_(7Display|5Debug)' || true)
+        bad=$("$nm" -u "$MODDIR/meson_mx_sdhc_rs.ko" | grep -E '4core3fmt3num3imp[xy]NtB[0-9a-z]+_(7Display|5Debug)' || true)
         [ -z "$bad" ] || die "the module prints a u64/i64 with core::fmt (64-bit division, oopses on 32-bit ARM): $bad"
         log "no 64-bit decimal formatting"
     fi
