@@ -41,15 +41,34 @@ mod ios;
 mod request;
 mod sdio;
 
-pub(crate) use caps::{Cap, Caps};
-pub(crate) use host::{Host, HostConfig, HostOps, Registration, Tuning, UnregisteredHost};
-pub(crate) use ios::{BusWidth, Ios, PowerMode};
-pub(crate) use request::{Command, Data, IdleRequest, Request};
+pub(crate) use caps::{
+    Cap,
+    Caps, //
+};
+pub(crate) use host::{
+    Host,
+    HostConfig,
+    HostOps,
+    Registration,
+    Tuning,
+    UnregisteredHost, //
+};
+pub(crate) use ios::{
+    BusWidth,
+    Ios,
+    PowerMode, //
+};
+pub(crate) use request::{
+    Command,
+    Data,
+    IdleRequest,
+    Request, //
+};
 pub(crate) use sdio::SdioIrqSignal;
 
-use crate::bindings as b;
+use crate::bindings;
 
 /// `MMC_STOP_TRANSMISSION` (CMD12).
-pub(crate) const MMC_STOP_TRANSMISSION: u32 = b::MMC_STOP_TRANSMISSION;
+pub(crate) const MMC_STOP_TRANSMISSION: u32 = bindings::MMC_STOP_TRANSMISSION;
 /// `SD_IO_RW_EXTENDED` (CMD53).
-pub(crate) const SD_IO_RW_EXTENDED: u32 = b::SD_IO_RW_EXTENDED;
+pub(crate) const SD_IO_RW_EXTENDED: u32 = bindings::SD_IO_RW_EXTENDED;

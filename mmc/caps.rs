@@ -4,7 +4,7 @@
 
 use kernel::impl_flags;
 
-use crate::bindings as b;
+use crate::bindings;
 
 impl_flags!(
     /// A set of host capabilities (`MMC_CAP_*`), combined with `|`.
@@ -15,27 +15,27 @@ impl_flags!(
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub(crate) enum Cap {
         /// `MMC_CAP_4_BIT_DATA`: the host can do 4-bit transfers.
-        FourBitData = b::MMC_CAP_4_BIT_DATA,
+        FourBitData = bindings::MMC_CAP_4_BIT_DATA,
         /// `MMC_CAP_8_BIT_DATA`: the host can do 8-bit transfers.
-        EightBitData = b::MMC_CAP_8_BIT_DATA,
+        EightBitData = bindings::MMC_CAP_8_BIT_DATA,
         /// `MMC_CAP_MMC_HIGHSPEED`: MMC high speed timing.
-        MmcHighspeed = b::MMC_CAP_MMC_HIGHSPEED,
+        MmcHighspeed = bindings::MMC_CAP_MMC_HIGHSPEED,
         /// `MMC_CAP_SD_HIGHSPEED`: SD high speed timing.
-        SdHighspeed = b::MMC_CAP_SD_HIGHSPEED,
+        SdHighspeed = bindings::MMC_CAP_SD_HIGHSPEED,
         /// `MMC_CAP_NONREMOVABLE`: the card is soldered on.
-        Nonremovable = b::MMC_CAP_NONREMOVABLE,
+        Nonremovable = bindings::MMC_CAP_NONREMOVABLE,
         /// `MMC_CAP_WAIT_WHILE_BUSY`: the host waits for the card's busy signal itself.
-        WaitWhileBusy = b::MMC_CAP_WAIT_WHILE_BUSY,
+        WaitWhileBusy = bindings::MMC_CAP_WAIT_WHILE_BUSY,
         /// `MMC_CAP_NEEDS_POLL`: card detection needs polling.
-        NeedsPoll = b::MMC_CAP_NEEDS_POLL,
+        NeedsPoll = bindings::MMC_CAP_NEEDS_POLL,
         /// `MMC_CAP_CMD23`: the host sends CMD23 (`sbc`) itself.
-        Cmd23 = b::MMC_CAP_CMD23,
+        Cmd23 = bindings::MMC_CAP_CMD23,
         /// `MMC_CAP_HW_RESET`: the card may be reset through its reset line.
-        HwReset = b::MMC_CAP_HW_RESET,
+        HwReset = bindings::MMC_CAP_HW_RESET,
         /// `MMC_CAP_NEED_RSP_BUSY`: commands with busy need an R1B response.
-        NeedRspBusy = b::MMC_CAP_NEED_RSP_BUSY,
+        NeedRspBusy = bindings::MMC_CAP_NEED_RSP_BUSY,
         /// `MMC_CAP_SDIO_IRQ`: the host signals SDIO card interrupts.
-        SdioIrq = b::MMC_CAP_SDIO_IRQ,
+        SdioIrq = bindings::MMC_CAP_SDIO_IRQ,
     }
 );
 
@@ -55,7 +55,7 @@ mod tests {
         let caps = Cap::WaitWhileBusy | Cap::HwReset;
         assert_eq!(
             caps.bits(),
-            b::MMC_CAP_WAIT_WHILE_BUSY | b::MMC_CAP_HW_RESET
+            bindings::MMC_CAP_WAIT_WHILE_BUSY | bindings::MMC_CAP_HW_RESET
         );
         assert!(caps.contains(Cap::HwReset));
         assert!(!caps.contains(Cap::Cmd23));

@@ -2,25 +2,56 @@
 
 //! Host allocation, registration and callbacks (`struct mmc_host`, `struct mmc_host_ops`).
 
-use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};
-
-use kernel::{
-    device::{Bound, Device},
-    error::{from_result, to_result, VTABLE_DEFAULT_ERROR},
-    prelude::*,
-    types::Opaque,
+use core::{
+    marker::PhantomData,
+    mem::ManuallyDrop,
+    ptr::NonNull, //
 };
 
-use super::{Cap, Caps, IdleRequest, Ios, Request, SdioIrqSignal};
-use crate::bindings as b;
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    error::{
+        from_result,
+        to_result,
+        VTABLE_DEFAULT_ERROR, //
+    },
+    prelude::*,
+    types::Opaque, //
+};
+
+use super::{
+    Cap,
+    Caps,
+    IdleRequest,
+    Ios,
+    Request,
+    SdioIrqSignal, //
+};
+use crate::bindings;
 
 /// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
 /// that lives in the host's private area.
 ///
-/// The MMC core calls `request`, `set_ios`, `card_busy`, `execute_tuning` and the voltage
-/// switch with the host claimed, i.e. one at a time, and all of them may sleep. Only the
-/// callbacks an implementation overrides are installed, except `get_cd`/`get_ro`, which
-/// default to the slot-gpio helpers (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
+/// Every callback runs in process context and may sleep. What may run at the same time:
+///
+/// - `request`, `set_ios`, `card_busy`, `execute_tuning`, `start_signal_voltage_switch`,
+///   `card_hw_reset`, `enable_sdio_irq` and `ack_sdio_irq` are called with the host claimed
+///   (`mmc_claim_host()`), so never two of them at once; but a request started by `request`
+///   is still in flight after `request` returns, so the driver's own completion path (its
+///   interrupt handlers, a timeout work) runs concurrently with all of them.
+/// - `pre_req` prepares the next request while the previous one is in flight, and `post_req`
+///   cleans up a request after it completed, possibly while the next one is in flight: both
+///   run concurrently with the completion path of another request.
+/// - `get_cd` and `get_ro` may be called without the host claimed (card detection, sysfs),
+///   concurrently with any other callback.
+///
+/// Hence `Send + Sync`: the data is shared between the core's callers and the driver's own
+/// contexts. Only the callbacks an implementation overrides are installed, except
+/// `get_cd`/`get_ro`, which default to the slot-gpio helpers
+/// (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
 #[vtable]
 pub(crate) trait HostOps: Send + Sync + Sized {
     /// Starts `mrq`; it is completed when the [`Request`] is dropped.
@@ -111,10 +142,12 @@ pub(crate) struct HostConfig {
 
 /// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
 /// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
-fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::device {
+fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut bindings::device {
     // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
     // zero-sized marker), which itself is a transparent wrapper of `struct device`.
-    core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
+    core::ptr::from_ref(dev)
+        .cast::<bindings::device>()
+        .cast_mut()
 }
 
 /// The private area of `host`, where the driver data `T` lives.
@@ -122,7 +155,7 @@ fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut b::dev
 /// # Safety
 ///
 /// `host` must be a valid host allocated with room for a `T` in its private area.
-unsafe fn priv_ptr<T>(host: *mut b::mmc_host) -> *mut T {
+unsafe fn priv_ptr<T>(host: *mut bindings::mmc_host) -> *mut T {
     // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
     unsafe { &raw mut (*host).private }.cast::<T>()
 }
@@ -138,7 +171,7 @@ unsafe fn priv_ptr<T>(host: *mut b::mmc_host) -> *mut T {
 /// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
 /// object and not added; its private area holds an initialised, pinned `T`.
 pub(crate) struct UnregisteredHost<'a, T: HostOps> {
-    host: NonNull<b::mmc_host>,
+    host: NonNull<bindings::mmc_host>,
     parent: &'a Device<Bound>,
     _data: PhantomData<T>,
 }
@@ -151,7 +184,8 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
         // parent without taking a reference; the returned object borrows `dev` for `'a`, and
         // frees the host (which reads the parent) on drop, within `'a`.
-        let host = NonNull::new(unsafe { b::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
+        let host =
+            NonNull::new(unsafe { bindings::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
         // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
@@ -161,7 +195,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, data) });
         if !matches!(init, Some(Ok(()))) {
             // SAFETY: The host was allocated above and never added; no `T` lives in it.
-            unsafe { b::mmc_free_host(host.as_ptr()) };
+            unsafe { bindings::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
         // INVARIANT: Allocated with `dev` as parent, initialised, not added.
@@ -172,7 +206,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         })
     }
 
-    fn raw(&self) -> *mut b::mmc_host {
+    fn raw(&self) -> *mut bindings::mmc_host {
         self.host.as_ptr()
     }
 
@@ -197,13 +231,13 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// detect and write protect GPIOs, speed modes, ...
     pub(crate) fn of_parse(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
-        to_result(unsafe { b::mmc_of_parse(self.raw()) })
+        to_result(unsafe { bindings::mmc_of_parse(self.raw()) })
     }
 
     /// Gets the optional vmmc/vqmmc regulators and the OCR mask (`mmc_regulator_get_supply()`).
     pub(crate) fn regulator_get_supply(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
-        to_result(unsafe { b::mmc_regulator_get_supply(self.raw()) })
+        to_result(unsafe { bindings::mmc_regulator_get_supply(self.raw()) })
     }
 
     /// Whether the host signals SDIO card interrupts itself. On: `MMC_CAP_SDIO_IRQ` with
@@ -220,10 +254,10 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let cap = Caps::from(Cap::SdioIrq).bits();
         if on {
             h.caps |= cap;
-            h.caps2 |= b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+            h.caps2 |= bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
         } else {
             h.caps &= !cap;
-            h.caps2 &= !b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+            h.caps2 &= !bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
         }
     }
 
@@ -273,9 +307,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // the host runs (`mmc_setup_queue()`): a host's DMA never relies on it staying put.
         // Written here for cards without a queue (SDIO), with the value the core writes for one
         // with a queue, before the host has any card.
-        unsafe { b::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
+        unsafe { bindings::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
-        to_result(unsafe { b::mmc_add_host(h) })?;
+        to_result(unsafe { bindings::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         Ok(Registration {
@@ -292,7 +326,7 @@ impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
         // uses any more.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
-            b::mmc_free_host(self.raw());
+            bindings::mmc_free_host(self.raw());
         }
     }
 }
@@ -312,7 +346,7 @@ unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 /// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and `parent` as its
 /// parent; its private area holds a pinned `T`; this object owns both.
 pub(crate) struct Registration<'a, T: HostOps> {
-    host: NonNull<b::mmc_host>,
+    host: NonNull<bindings::mmc_host>,
     parent: &'a Device<Bound>,
     _data: PhantomData<T>,
 }
@@ -331,9 +365,9 @@ impl<T: HostOps> Drop for Registration<'_, T> {
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
         // request is in flight and no callback runs any more; then nothing uses the `T`.
         unsafe {
-            b::mmc_remove_host(h);
+            bindings::mmc_remove_host(h);
             core::ptr::drop_in_place(priv_ptr::<T>(h));
-            b::mmc_free_host(h);
+            bindings::mmc_free_host(h);
         }
     }
 }
@@ -351,7 +385,7 @@ unsafe impl<T: HostOps> Sync for Registration<'_, T> {}
 ///
 /// Wraps a valid host registered with `T`'s callbacks whose private area holds a pinned `T`.
 #[repr(transparent)]
-pub(crate) struct Host<T: HostOps>(Opaque<b::mmc_host>, PhantomData<T>);
+pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 
 // SAFETY: `Host` only gives shared access to `T` (which is `Sync`) and reads plain fields.
 unsafe impl<T: HostOps> Sync for Host<T> {}
@@ -360,12 +394,12 @@ impl<T: HostOps> Host<T> {
     /// # Safety
     ///
     /// `ptr` must be a host registered with `T` that stays registered for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut b::mmc_host) -> &'a Self {
+    unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_host) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_host` (safety requirements).
         unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> *mut b::mmc_host {
+    fn raw(&self) -> *mut bindings::mmc_host {
         self.0.get()
     }
 
@@ -385,7 +419,7 @@ impl<T: HostOps> Host<T> {
 ///
 /// `host` is a registered host whose `execute_tuning` callback is running.
 pub(crate) struct Tuning<'a> {
-    host: NonNull<b::mmc_host>,
+    host: NonNull<bindings::mmc_host>,
     _callback: PhantomData<&'a ()>,
 }
 
@@ -394,7 +428,9 @@ impl Tuning<'_> {
     pub(crate) fn send(&self, opcode: u32) -> Result {
         // SAFETY: By the type invariant the host is valid and in `execute_tuning`, where
         // sending tuning commands is allowed; a NULL `cmd_error` is allowed.
-        to_result(unsafe { b::mmc_send_tuning(self.host.as_ptr(), opcode, core::ptr::null_mut()) })
+        to_result(unsafe {
+            bindings::mmc_send_tuning(self.host.as_ptr(), opcode, core::ptr::null_mut())
+        })
     }
 }
 
@@ -402,7 +438,7 @@ impl Tuning<'_> {
 struct Adapter<T>(PhantomData<T>);
 
 impl<T: HostOps> Adapter<T> {
-    const VTABLE: b::mmc_host_ops = b::mmc_host_ops {
+    const VTABLE: bindings::mmc_host_ops = bindings::mmc_host_ops {
         request: Some(Self::request),
         set_ios: Some(Self::set_ios),
         pre_req: if T::HAS_PRE_REQ {
@@ -438,12 +474,12 @@ impl<T: HostOps> Adapter<T> {
         get_cd: if T::HAS_GET_CD {
             Some(Self::get_cd)
         } else {
-            Some(b::mmc_gpio_get_cd)
+            Some(bindings::mmc_gpio_get_cd)
         },
         get_ro: if T::HAS_GET_RO {
             Some(Self::get_ro)
         } else {
-            Some(b::mmc_gpio_get_ro)
+            Some(bindings::mmc_gpio_get_ro)
         },
         enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
             Some(Self::enable_sdio_irq)
@@ -461,7 +497,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// `host` must be registered with `T`, and one of its callbacks running.
-    unsafe fn host<'a>(host: *mut b::mmc_host) -> &'a Host<T> {
+    unsafe fn host<'a>(host: *mut bindings::mmc_host) -> &'a Host<T> {
         // SAFETY: A host stays registered while its callbacks run.
         unsafe { Host::from_raw(host) }
     }
@@ -469,7 +505,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a new request.
-    unsafe extern "C" fn request(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
+    unsafe extern "C" fn request(host: *mut bindings::mmc_host, mrq: *mut bindings::mmc_request) {
         // SAFETY: The core passes its host and a request, neither NULL.
         let (hp, mrq) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The core hands over a new request of this registered host.
@@ -481,7 +517,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
-    unsafe extern "C" fn set_ios(host: *mut b::mmc_host, ios: *mut b::mmc_ios) {
+    unsafe extern "C" fn set_ios(host: *mut bindings::mmc_host, ios: *mut bindings::mmc_ios) {
         // SAFETY: The core passes its host, not NULL.
         let hp = unsafe { NonNull::new_unchecked(host) };
         // SAFETY: `set_ios` of a registered host with its valid settings.
@@ -493,7 +529,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
-    unsafe extern "C" fn pre_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request) {
+    unsafe extern "C" fn pre_req(host: *mut bindings::mmc_host, mrq: *mut bindings::mmc_request) {
         // SAFETY: The request is valid during the callback and not started yet.
         let mrq = unsafe { IdleRequest::from_raw(mrq) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
@@ -503,7 +539,11 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
-    unsafe extern "C" fn post_req(host: *mut b::mmc_host, mrq: *mut b::mmc_request, err: c_int) {
+    unsafe extern "C" fn post_req(
+        host: *mut bindings::mmc_host,
+        mrq: *mut bindings::mmc_request,
+        err: c_int,
+    ) {
         // SAFETY: The request is valid during the callback and completed (or never started).
         let mrq = unsafe { IdleRequest::from_raw(mrq) };
         let error = (err != 0).then(|| Error::from_errno(err));
@@ -514,7 +554,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn card_busy(host: *mut b::mmc_host) -> c_int {
+    unsafe extern "C" fn card_busy(host: *mut bindings::mmc_host) -> c_int {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         c_int::from(T::card_busy(unsafe { Self::host(host) }))
     }
@@ -522,7 +562,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn execute_tuning(host: *mut b::mmc_host, opcode: u32) -> c_int {
+    unsafe extern "C" fn execute_tuning(host: *mut bindings::mmc_host, opcode: u32) -> c_int {
         // SAFETY: The core passes its host, not NULL.
         let hp = unsafe { NonNull::new_unchecked(host) };
         // INVARIANT: `execute_tuning` of a registered host is running.
@@ -538,7 +578,10 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
-    unsafe extern "C" fn voltage_switch(host: *mut b::mmc_host, ios: *mut b::mmc_ios) -> c_int {
+    unsafe extern "C" fn voltage_switch(
+        host: *mut bindings::mmc_host,
+        ios: *mut bindings::mmc_ios,
+    ) -> c_int {
         // SAFETY: The core passes its host, not NULL.
         let hp = unsafe { NonNull::new_unchecked(host) };
         // SAFETY: The core holds the host claimed and passes its valid settings; the switch is
@@ -552,7 +595,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn card_hw_reset(host: *mut b::mmc_host) {
+    unsafe extern "C" fn card_hw_reset(host: *mut bindings::mmc_host) {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::card_hw_reset(unsafe { Self::host(host) });
     }
@@ -560,7 +603,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn get_cd(host: *mut b::mmc_host) -> c_int {
+    unsafe extern "C" fn get_cd(host: *mut bindings::mmc_host) -> c_int {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         tristate(T::get_cd(unsafe { Self::host(host) }))
     }
@@ -568,7 +611,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn get_ro(host: *mut b::mmc_host) -> c_int {
+    unsafe extern "C" fn get_ro(host: *mut bindings::mmc_host) -> c_int {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         tristate(T::get_ro(unsafe { Self::host(host) }))
     }
@@ -576,7 +619,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn enable_sdio_irq(host: *mut b::mmc_host, enable: c_int) {
+    unsafe extern "C" fn enable_sdio_irq(host: *mut bindings::mmc_host, enable: c_int) {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::enable_sdio_irq(unsafe { Self::host(host) }, enable != 0);
     }
@@ -584,7 +627,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn ack_sdio_irq(host: *mut b::mmc_host) {
+    unsafe extern "C" fn ack_sdio_irq(host: *mut bindings::mmc_host) {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::ack_sdio_irq(unsafe { Self::host(host) });
     }

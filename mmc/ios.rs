@@ -4,9 +4,12 @@
 
 use core::ptr::NonNull;
 
-use kernel::{error::to_result, prelude::*};
+use kernel::{
+    error::to_result,
+    prelude::*, //
+};
 
-use crate::bindings as b;
+use crate::bindings;
 
 /// `ios->power_mode`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -24,9 +27,9 @@ pub(crate) enum PowerMode {
 impl PowerMode {
     pub(super) fn from_raw(v: u8) -> Self {
         match u32::from(v) {
-            b::MMC_POWER_OFF => Self::Off,
-            b::MMC_POWER_UP => Self::Up,
-            b::MMC_POWER_ON => Self::On,
+            bindings::MMC_POWER_OFF => Self::Off,
+            bindings::MMC_POWER_UP => Self::Up,
+            bindings::MMC_POWER_ON => Self::On,
             _ => Self::Undefined,
         }
     }
@@ -48,9 +51,9 @@ pub(crate) enum BusWidth {
 impl BusWidth {
     pub(super) fn from_raw(v: u8) -> Self {
         match u32::from(v) {
-            b::MMC_BUS_WIDTH_1 => Self::One,
-            b::MMC_BUS_WIDTH_4 => Self::Four,
-            b::MMC_BUS_WIDTH_8 => Self::Eight,
+            bindings::MMC_BUS_WIDTH_1 => Self::One,
+            bindings::MMC_BUS_WIDTH_4 => Self::Four,
+            bindings::MMC_BUS_WIDTH_8 => Self::Eight,
             _ => Self::Other(v),
         }
     }
@@ -64,7 +67,7 @@ impl BusWidth {
 /// `host` is a registered host whose `set_ios` callback is running; the MMC core serializes
 /// that callback, so nothing else writes `actual_clock` meanwhile.
 pub(crate) struct Ios {
-    host: NonNull<b::mmc_host>,
+    host: NonNull<bindings::mmc_host>,
     /// Bus clock in Hz, 0 for off.
     pub(crate) clock: u32,
     /// OCR bit number of the selected voltage.
@@ -79,7 +82,10 @@ impl Ios {
     /// # Safety
     ///
     /// `host` must be a registered host in its `set_ios` callback, and `ios` its valid settings.
-    pub(super) unsafe fn from_raw(host: NonNull<b::mmc_host>, ios: *const b::mmc_ios) -> Self {
+    pub(super) unsafe fn from_raw(
+        host: NonNull<bindings::mmc_host>,
+        ios: *const bindings::mmc_ios,
+    ) -> Self {
         // SAFETY: `ios` is valid during the callback (safety requirements).
         let ios = unsafe { &*ios };
         // INVARIANT: By the safety requirements.
@@ -107,11 +113,11 @@ impl Ios {
         // `mmc_regulator_get_supply()` before registration and does not change.
         let vmmc = unsafe { (*h).supply.vmmc };
         // SAFETY: `IS_ERR()` only inspects the pointer value.
-        if unsafe { b::IS_ERR(vmmc.cast_const().cast()) } {
+        if unsafe { bindings::IS_ERR(vmmc.cast_const().cast()) } {
             return Ok(());
         }
         // SAFETY: `h` is a valid host and `vmmc` its regulator.
-        to_result(unsafe { b::mmc_regulator_set_ocr(h, vmmc, vdd) })
+        to_result(unsafe { bindings::mmc_regulator_set_ocr(h, vmmc, vdd) })
     }
 }
 
@@ -121,14 +127,29 @@ mod tests {
 
     #[test]
     fn raw_values_map_to_their_variants() {
-        assert_eq!(PowerMode::from_raw(b::MMC_POWER_OFF as u8), PowerMode::Off);
-        assert_eq!(PowerMode::from_raw(b::MMC_POWER_UP as u8), PowerMode::Up);
-        assert_eq!(PowerMode::from_raw(b::MMC_POWER_ON as u8), PowerMode::On);
-        assert_eq!(PowerMode::from_raw(0xff), PowerMode::Undefined);
-        assert_eq!(BusWidth::from_raw(b::MMC_BUS_WIDTH_1 as u8), BusWidth::One);
-        assert_eq!(BusWidth::from_raw(b::MMC_BUS_WIDTH_4 as u8), BusWidth::Four);
         assert_eq!(
-            BusWidth::from_raw(b::MMC_BUS_WIDTH_8 as u8),
+            PowerMode::from_raw(bindings::MMC_POWER_OFF as u8),
+            PowerMode::Off
+        );
+        assert_eq!(
+            PowerMode::from_raw(bindings::MMC_POWER_UP as u8),
+            PowerMode::Up
+        );
+        assert_eq!(
+            PowerMode::from_raw(bindings::MMC_POWER_ON as u8),
+            PowerMode::On
+        );
+        assert_eq!(PowerMode::from_raw(0xff), PowerMode::Undefined);
+        assert_eq!(
+            BusWidth::from_raw(bindings::MMC_BUS_WIDTH_1 as u8),
+            BusWidth::One
+        );
+        assert_eq!(
+            BusWidth::from_raw(bindings::MMC_BUS_WIDTH_4 as u8),
+            BusWidth::Four
+        );
+        assert_eq!(
+            BusWidth::from_raw(bindings::MMC_BUS_WIDTH_8 as u8),
             BusWidth::Eight
         );
         assert_eq!(BusWidth::from_raw(7), BusWidth::Other(7));

@@ -6,12 +6,18 @@
 use core::{
     marker::PhantomData,
     ops::Deref,
-    ptr::{addr_of_mut, NonNull},
+    ptr::{
+        addr_of_mut,
+        NonNull, //
+    }, //
 };
 
-use kernel::{prelude::*, types::Opaque};
+use kernel::{
+    prelude::*,
+    types::Opaque, //
+};
 
-use crate::bindings as b;
+use crate::bindings;
 
 /// A request the MMC core handed to [`HostOps::request`](super::HostOps::request), owned by
 /// the driver until it is completed.
@@ -24,8 +30,8 @@ use crate::bindings as b;
 /// `mrq` was passed to the `request` callback of `host` and is not completed yet; it stays
 /// valid until `mmc_request_done()`.
 pub(crate) struct Request {
-    host: NonNull<b::mmc_host>,
-    mrq: NonNull<b::mmc_request>,
+    host: NonNull<bindings::mmc_host>,
+    mrq: NonNull<bindings::mmc_request>,
 }
 
 // SAFETY: A request may be completed from any context and thread; until completion it is only
@@ -37,8 +43,8 @@ impl Request {
     ///
     /// `mrq` must be a request the MMC core just passed to the `request` callback of `host`.
     pub(super) unsafe fn from_raw(
-        host: NonNull<b::mmc_host>,
-        mrq: NonNull<b::mmc_request>,
+        host: NonNull<bindings::mmc_host>,
+        mrq: NonNull<bindings::mmc_request>,
     ) -> Self {
         // INVARIANT: By the safety requirements.
         Self { host, mrq }
@@ -61,7 +67,7 @@ impl Deref for Request {
 impl Drop for Request {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the request is in flight on `host`; this consumes it.
-        unsafe { b::mmc_request_done(self.host.as_ptr(), self.mrq.as_ptr()) };
+        unsafe { bindings::mmc_request_done(self.host.as_ptr(), self.mrq.as_ptr()) };
     }
 }
 
@@ -72,18 +78,18 @@ impl Drop for Request {
 ///
 /// Wraps a valid request for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct RequestView(Opaque<b::mmc_request>);
+pub(crate) struct RequestView(Opaque<bindings::mmc_request>);
 
 impl RequestView {
     /// # Safety
     ///
     /// `ptr` must be a valid request for `'a`.
-    pub(super) unsafe fn from_raw<'a>(ptr: *mut b::mmc_request) -> &'a Self {
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_request) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_request` (safety requirements).
         unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> *mut b::mmc_request {
+    fn raw(&self) -> *mut bindings::mmc_request {
         self.0.get()
     }
 
@@ -144,7 +150,7 @@ impl IdleRequest {
     ///
     /// `ptr` must be a valid request for `'a` that is not in flight on its host during `'a`
     /// (`pre_req`/`post_req`).
-    pub(super) unsafe fn from_raw<'a>(ptr: *mut b::mmc_request) -> &'a Self {
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_request) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_request` (safety requirements).
         unsafe { &*ptr.cast() }
     }
@@ -164,18 +170,18 @@ impl Deref for IdleRequest {
 ///
 /// Wraps a valid command for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct Command(Opaque<b::mmc_command>);
+pub(crate) struct Command(Opaque<bindings::mmc_command>);
 
 impl Command {
     /// # Safety
     ///
     /// `ptr` must be a valid command for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut b::mmc_command) -> &'a Self {
+    unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_command) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_command` (safety requirements).
         unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> *mut b::mmc_command {
+    fn raw(&self) -> *mut bindings::mmc_command {
         self.0.get()
     }
 
@@ -198,22 +204,22 @@ impl Command {
 
     /// `MMC_RSP_PRESENT`: the card answers.
     pub(crate) fn resp_present(&self) -> bool {
-        self.flags() & b::MMC_RSP_PRESENT != 0
+        self.flags() & bindings::MMC_RSP_PRESENT != 0
     }
 
     /// `MMC_RSP_136`: the answer is 136 bits long.
     pub(crate) fn resp_136(&self) -> bool {
-        self.flags() & b::MMC_RSP_136 != 0
+        self.flags() & bindings::MMC_RSP_136 != 0
     }
 
     /// `MMC_RSP_CRC`: the answer carries a valid CRC.
     pub(crate) fn resp_crc(&self) -> bool {
-        self.flags() & b::MMC_RSP_CRC != 0
+        self.flags() & bindings::MMC_RSP_CRC != 0
     }
 
     /// `MMC_RSP_BUSY`: the card may signal busy after answering (R1b).
     pub(crate) fn resp_busy(&self) -> bool {
-        self.flags() & b::MMC_RSP_BUSY != 0
+        self.flags() & bindings::MMC_RSP_BUSY != 0
     }
 
     /// The busy timeout the core allows for an R1b command, in milliseconds (0: not set).
@@ -252,18 +258,18 @@ impl Command {
 ///
 /// Wraps valid data for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct Data(Opaque<b::mmc_data>);
+pub(crate) struct Data(Opaque<bindings::mmc_data>);
 
 impl Data {
     /// # Safety
     ///
     /// `ptr` must be valid data for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut b::mmc_data) -> &'a Self {
+    unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_data) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_data` (safety requirements).
         unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> *mut b::mmc_data {
+    fn raw(&self) -> *mut bindings::mmc_data {
         self.0.get()
     }
 
@@ -302,12 +308,12 @@ impl Data {
 
     /// `MMC_DATA_WRITE`: host to card.
     pub(crate) fn is_write(&self) -> bool {
-        self.flags() & b::MMC_DATA_WRITE != 0
+        self.flags() & bindings::MMC_DATA_WRITE != 0
     }
 
     /// `MMC_DATA_READ`: card to host.
     pub(crate) fn is_read(&self) -> bool {
-        self.flags() & b::MMC_DATA_READ != 0
+        self.flags() & bindings::MMC_DATA_READ != 0
     }
 
     /// The data error, if any.
@@ -362,7 +368,7 @@ impl Data {
 /// `sg` points to `nents` valid, chained scatterlist entries for `'a`.
 #[derive(Clone, Copy)]
 pub(crate) struct SgList<'a> {
-    sg: *mut b::scatterlist,
+    sg: *mut bindings::scatterlist,
     nents: u32,
     _data: PhantomData<&'a Data>,
 }
@@ -379,7 +385,7 @@ impl SgList<'_> {
     }
 
     /// The first entry, valid (by the type invariant) for as long as the list is borrowed.
-    pub(crate) fn as_raw(&self) -> *mut b::scatterlist {
+    pub(crate) fn as_raw(&self) -> *mut bindings::scatterlist {
         self.sg
     }
 }

@@ -5,9 +5,12 @@
 
 use core::ptr::NonNull;
 
-use kernel::{device::Device, sync::aref::ARef};
+use kernel::{
+    device::Device,
+    sync::aref::ARef, //
+};
 
-use crate::bindings as b;
+use crate::bindings;
 
 /// Wakes the MMC core's SDIO interrupt work of a host (`sdio_signal_irq()`), from any context,
 /// a hard IRQ handler included. The core runs the functions' interrupt handlers in its work and
@@ -23,7 +26,7 @@ use crate::bindings as b;
 /// a reference to its class device, so the `struct mmc_host` stays allocated until it is
 /// dropped, and one to `parent` (dropped after the one to the host).
 pub(crate) struct SdioIrqSignal {
-    host: NonNull<b::mmc_host>,
+    host: NonNull<bindings::mmc_host>,
     _parent: ARef<Device>,
 }
 
@@ -39,10 +42,10 @@ impl SdioIrqSignal {
     /// # Safety
     ///
     /// `host` must be a valid host allocated with `mmc_alloc_host()` with `parent` as parent.
-    pub(super) unsafe fn new(host: NonNull<b::mmc_host>, parent: &Device) -> Self {
+    pub(super) unsafe fn new(host: NonNull<bindings::mmc_host>, parent: &Device) -> Self {
         // SAFETY: The host is valid (safety requirements) and its class device was initialised
         // by `mmc_alloc_host()`; the reference is dropped in `drop`.
-        unsafe { b::get_device(&raw mut (*host.as_ptr()).class_dev) };
+        unsafe { bindings::get_device(&raw mut (*host.as_ptr()).class_dev) };
         // INVARIANT: A reference to the class device and one to the parent are held.
         Self {
             host,
@@ -54,7 +57,7 @@ impl SdioIrqSignal {
     pub(crate) fn signal(&self) {
         // SAFETY: By the type invariant the host is allocated; its `sdio_irq_work` was set up by
         // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed.
-        unsafe { b::sdio_signal_irq(self.host.as_ptr()) };
+        unsafe { bindings::sdio_signal_irq(self.host.as_ptr()) };
     }
 }
 
@@ -66,8 +69,8 @@ impl Drop for SdioIrqSignal {
         // `mmc_free_host()` cancels it too. Then the reference taken in `new` is dropped; the
         // parent's, which a release of the host reads, goes after it (field drop).
         unsafe {
-            b::cancel_work_sync(&raw mut (*h).sdio_irq_work);
-            b::put_device(&raw mut (*h).class_dev);
+            bindings::cancel_work_sync(&raw mut (*h).sdio_irq_work);
+            bindings::put_device(&raw mut (*h).class_dev);
         }
     }
 }

@@ -34,6 +34,11 @@ KDIR=${KDIR:-$CACHE/kernel}
 ARCH=${ARCH:-arm}
 LLVM=${LLVM:-$LLVM_SUFFIX}
 MODDIR=${MODDIR:-$TOP}
+# One build at a time in a directory (make install, make check and a test may
+# run side by side): kbuild and the bindings share the directory's files.
+mkdir -p "$MODDIR/build"
+exec 9> "$MODDIR/build/.build-module.lock"
+flock 9
 if [ "$MODDIR" != "$TOP" ]; then
     # A copy of the sources (mtimes kept: kbuild rebuilds only what changed).
     mkdir -p "$MODDIR/bindings" "$MODDIR/mmc"
