@@ -225,3 +225,7 @@ impl Slots {
         self.change(slot, Slot::Cpu, Slot::Free);
     }
 }
+
+#[cfg(any(test, CONFIG_KUNIT))]
+#[path = "slots/tests.rs"]
+mod tests;

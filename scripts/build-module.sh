@@ -41,11 +41,16 @@ exec 9> "$MODDIR/build/.build-module.lock"
 flock 9
 if [ "$MODDIR" != "$TOP" ]; then
     # A copy of the sources (mtimes kept: kbuild rebuilds only what changed).
-    mkdir -p "$MODDIR/bindings" "$MODDIR/mmc"
-    rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/* "$MODDIR"/mmc/*
+    mkdir -p "$MODDIR/bindings"
+    rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/*
     cp -p "$TOP"/*.rs "$TOP/Kbuild" "$MODDIR/"
     cp -p "$TOP"/bindings/* "$MODDIR/bindings/"
-    cp -p "$TOP"/mmc/*.rs "$MODDIR/mmc/"
+    # The module directories: x/ next to x.rs (mmc/, slots/, ...).
+    for d in $(module_dirs); do
+        mkdir -p "$MODDIR/$d"
+        rm -f "$MODDIR/$d"/*.rs
+        cp -p "$TOP/$d"/*.rs "$MODDIR/$d/"
+    done
 fi
 GEN="$MODDIR/build/bindings"
 HDR="$TOP/bindings/mmc_helper.h"

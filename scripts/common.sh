@@ -76,3 +76,13 @@ kbuild_env() {
     fi
     export LIBCLANG_PATH
 }
+
+# The crate's module directories: x/ next to x.rs holding Rust files (mmc/, slots/, ...).
+module_dirs() {
+    local d
+    for d in "$TOP"/*/; do
+        d=$(basename "$d")
+        [ -f "$TOP/$d.rs" ] && compgen -G "$TOP/$d/*.rs" > /dev/null && echo "$d"
+    done
+    return 0
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (mmc/caps.rs, mmc/ios.rs) run in the guest when the
+# The KUnit tests of the MMC host layer (mmc/caps.rs, mmc/ios.rs) and of the driver's pure
+# logic (slots/tests.rs, also the host's cargo tests) run in the guest when the
 # module is loaded: every suite must report "ok", none "not ok", and at least the suites we
 # know of must have run (a module built without them would otherwise pass silently).
 . "$(dirname "$0")/../lib.sh"
@@ -9,10 +10,10 @@ wait_card
 dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ meson_mx_sdhc_rs_|# (meson_mx_sdhc_rs_[a-z_]+|Totals): pass' > /tmp/kunit || true
 cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
-for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios; do
+for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_slots; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
-say "KUnit suites of the MMC layer passed"
+say "KUnit suites of the MMC layer and of the driver's pure logic passed"
 G
 )
 # KUnit is built in but off by default (allnoconfig): enable it for this boot only.
