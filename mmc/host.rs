@@ -314,7 +314,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         Ok(Registration {
             host: this.host,
-            parent: this.parent,
+            _parent: PhantomData,
             _data: PhantomData,
         })
     }
@@ -343,11 +343,11 @@ unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 ///
 /// # Invariants
 ///
-/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and `parent` as its
-/// parent; its private area holds a pinned `T`; this object owns both.
+/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and a parent bound for
+/// `'a`; its private area holds a pinned `T`; this object owns both.
 pub(crate) struct Registration<'a, T: HostOps> {
     host: NonNull<bindings::mmc_host>,
-    parent: &'a Device<Bound>,
+    _parent: PhantomData<&'a Device<Bound>>,
     _data: PhantomData<T>,
 }
 
