@@ -304,9 +304,9 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     if data.host_cookie() != 0 || sg.len() != 1 {
         return false;
     }
-    // SAFETY: `dev` is bound; `sg` is the idle request's valid scatterlist of one entry, which
-    // nothing has mapped (its cookie is 0: neither `pre_req` nor the request path holds a
-    // mapping of it, and the core maps nothing of a host's requests).
+    // SAFETY: `dev` is bound; `sg` is the valid scatterlist of one entry of a request that is
+    // idle, so the request path holds no mapping of it, and whose cookie is 0, so no earlier
+    // `pre_map` does either (the core maps nothing of a host's requests).
     let count = unsafe { b::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
     match count {
         1 => {
