@@ -323,14 +323,14 @@ impl<'a> Bouncer<'a> {
         Ok(CopyBack::Done)
     }
 
-    /// `pre_req` for a request that will go direct: maps its data for the controller now, while
+    /// `pre_req` for a write that will go direct: maps its data for the controller now, while
     /// the controller moves the previous request (`sg_dma::pre_map`). Returns whether it did.
     pub(crate) fn pre_map(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };
-        logic::pre_map(data.sg_list().len(), data.len(), self.size(), force)
-            && sg_dma::pre_map(dev, mrq)
+        let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
+        logic::pre_map(sg_len, len, self.size(), force, write) && sg_dma::pre_map(dev, mrq)
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and

@@ -200,13 +200,18 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
 pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
 
 /// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries
-/// (bounce buffer `bounce` bytes, `force_bounce` as in [`data_path`]): only a single entry,
-/// which maps to a single DMA segment with or without an IOMMU, and only when [`data_path`]
-/// sends that segment direct, so that `request` decides the same from the same figures. A
-/// list of more entries is left to `request`: without an IOMMU it is bounced unmapped
-/// ([`segments_without_mapping`]); with one it must be mapped to count its segments.
-pub(crate) fn pre_map(sg_len: u32, len: u32, bounce: u32, force_bounce: bool) -> bool {
-    sg_len == 1 && data_path(1, len, bounce, force_bounce) == Ok(DataPath::Direct)
+/// (bounce buffer `bounce` bytes, `force_bounce` as in [`data_path`]): only a write, only a
+/// single entry, which maps to a single DMA segment with or without an IOMMU, and only when
+/// [`data_path`] sends that segment direct, so that `request` decides the same from the same
+/// figures. A list of more entries is left to `request`: without an IOMMU it is bounced
+/// unmapped ([`segments_without_mapping`]); with one it must be mapped to count its segments.
+///
+/// Reads are left to `request` too: a read mapped in `pre_req` stays mapped until `post_req`,
+/// which the core calls after it started the next request, so two reads into the same memory
+/// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
+/// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
+pub(crate) fn pre_map(sg_len: u32, len: u32, bounce: u32, force_bounce: bool, write: bool) -> bool {
+    write && sg_len == 1 && data_path(1, len, bounce, force_bounce) == Ok(DataPath::Direct)
 }
 
 /// What a request's `host_cookie` says `pre_req` did with it.

@@ -125,15 +125,17 @@ mod tests {
 
     #[test]
     fn pre_map_only_what_goes_direct() {
-        // One entry that goes direct: mapped in pre_req.
-        assert!(pre_map(1, 4 * KIB, 512 * KIB, false));
-        assert!(pre_map(1, 512 * KIB, 0, false));
+        // One entry of a write that goes direct: mapped in pre_req.
+        assert!(pre_map(1, 4 * KIB, 512 * KIB, false, true));
+        assert!(pre_map(1, 512 * KIB, 0, false, true));
+        // Never a read (two reads into the same memory would be mapped at once).
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, false, false));
         // The same decision as `request`: forced bounce, too long, more entries, no data.
-        assert!(!pre_map(1, 4 * KIB, 512 * KIB, true));
-        assert!(pre_map(1, 4 * KIB, 0, true));
-        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, false));
-        assert!(!pre_map(2, 8 * KIB, 512 * KIB, false));
-        assert!(!pre_map(0, 0, 512 * KIB, false));
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, true, true));
+        assert!(pre_map(1, 4 * KIB, 0, true, true));
+        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, false, true));
+        assert!(!pre_map(2, 8 * KIB, 512 * KIB, false, true));
+        assert!(!pre_map(0, 0, 512 * KIB, false, true));
         for (sg_len, len, bounce, force) in [
             (1, 4 * KIB, 512 * KIB, false),
             (1, 4 * KIB, 512 * KIB, true),
@@ -141,7 +143,7 @@ mod tests {
             (1, 1024 * KIB, 128 * KIB, false),
         ] {
             assert_eq!(
-                pre_map(sg_len, len, bounce, force),
+                pre_map(sg_len, len, bounce, force, true),
                 data_path(1, len, bounce, force) == Ok(DataPath::Direct),
                 "{sg_len} {len} {bounce} {force}"
             );
