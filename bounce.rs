@@ -172,6 +172,9 @@ impl<'a> Bouncer<'a> {
     /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
     /// to count its segments.
     fn segments(&self, dev: &Device<Bound>, mrq: &mut DmaRequest<'_>) -> Result<u32> {
+        if let Some(n) = mrq.pre_mapped_segments() {
+            return Ok(n);
+        }
         let sg_len = mrq.data().map_or(0, |d| d.sg_list().len());
         if let Some(n) = logic::segments_without_mapping(sg_len, self.merge_boundary) {
             return Ok(n);
@@ -252,8 +255,10 @@ impl<'a> Bouncer<'a> {
         };
         let len = mrq.data_len();
         if !mrq.data().is_some_and(|d| d.is_write()) {
-            // No dirty cache line may be written back over what the controller stores.
-            buf.to_device(len, DataDirection::FromDevice);
+            if !prepared {
+                // No dirty cache line may be written back over what the controller stores.
+                buf.to_device(len, DataDirection::FromDevice);
+            }
         } else if !prepared {
             let copied = mrq.copy_to_buffer(buf.cpu(), len);
             if copied != len {
@@ -318,9 +323,19 @@ impl<'a> Bouncer<'a> {
         Ok(CopyBack::Done)
     }
 
+    /// `pre_req` for a write that will go direct: maps its data for the controller now, while
+    /// the controller moves the previous request (`sg_dma::pre_map`). Returns whether it did.
+    pub(crate) fn pre_map(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
+        let Some(data) = mrq.data() else {
+            return false;
+        };
+        let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
+        logic::pre_map(sg_len, len, self.size(), force, write) && sg_dma::pre_map(dev, mrq)
+    }
+
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
-    /// copies a write's data into it now, while the controller moves the other. Returns
-    /// whether the request was prepared.
+    /// hands it over now, while the controller moves the other: a write's data is copied in
+    /// and cleaned, a read's range invalidated. Returns whether the request was prepared.
     pub(crate) fn prepare(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
@@ -347,6 +362,9 @@ impl<'a> Bouncer<'a> {
                 return false;
             }
             buf.to_device(len, DataDirection::ToDevice);
+        } else {
+            // As in `set_up_bounce`; the buffer stays untouched until the request starts.
+            buf.to_device(len, DataDirection::FromDevice);
         }
         data.set_host_cookie(token);
         self.slots.lock().prepared(slot, owner, token);

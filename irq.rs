@@ -230,8 +230,8 @@ impl Sdhc<'_> {
             });
         }
 
-        // Data that failed is unmapped too.
-        mrq.unmap();
+        // Data that failed is unmapped too; data `pre_req` mapped is unmapped by `post_req`.
+        mrq.end_transfer();
 
         // Unlike the C driver, nothing counts as transferred when the command itself failed:
         // after a response timeout the card never sent (or took) the data, and the MMC core

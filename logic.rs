@@ -193,6 +193,49 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
     }
 }
 
+/// The `host_cookie` of a request whose data `pre_req` mapped for the controller (the direct
+/// path, mapped and cleaned or invalidated off the transfer's path as
+/// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: a bounce buffer's
+/// tokens (`slots.rs`) are positive, and the MMC core's own value is 0.
+pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
+
+/// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries
+/// (bounce buffer `bounce` bytes, `force_bounce` as in [`data_path`]): only a write, only a
+/// single entry, which maps to a single DMA segment with or without an IOMMU, and only when
+/// [`data_path`] sends that segment direct, so that `request` decides the same from the same
+/// figures. A list of more entries is left to `request`: without an IOMMU it is bounced
+/// unmapped ([`segments_without_mapping`]); with one it must be mapped to count its segments.
+///
+/// Reads are left to `request` too: a read mapped in `pre_req` stays mapped until `post_req`,
+/// which the core calls after it started the next request, so two reads into the same memory
+/// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
+/// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
+pub(crate) fn pre_map(sg_len: u32, len: u32, bounce: u32, force_bounce: bool, write: bool) -> bool {
+    write && sg_len == 1 && data_path(1, len, bounce, force_bounce) == Ok(DataPath::Direct)
+}
+
+/// What a request's `host_cookie` says `pre_req` did with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cookie {
+    /// Nothing (0, or a value the driver did not write).
+    None,
+    /// Its data is mapped for the controller ([`COOKIE_PRE_MAPPED`]).
+    PreMapped,
+    /// It holds, or held, a bounce buffer with this token (`slots.rs`).
+    Bounce(i32),
+}
+
+impl Cookie {
+    /// Reads a `host_cookie`.
+    pub(crate) fn from_raw(cookie: i32) -> Self {
+        match cookie {
+            COOKIE_PRE_MAPPED => Cookie::PreMapped,
+            t if t > 0 => Cookie::Bounce(t),
+            _ => Cookie::None,
+        }
+    }
+}
+
 /// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
 /// or the data phase reported an error.
 pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {

@@ -13,7 +13,7 @@ use crate::{
     hw::CmdInfo,
     logic::{self, DeadlineInput},
     mmc::{IdleRequest, Request},
-    sg_dma::DmaRequest,
+    sg_dma::{self, DmaRequest},
 };
 
 /// A request ready to start.
@@ -67,18 +67,23 @@ impl SdhcHost<'_> {
 }
 
 impl Sdhc<'_> {
-    /// `pre_req`: with double buffering, gives a request that will be bounced its buffer now
-    /// (a write is copied while the previous request runs).
+    /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,
+    /// gives a request that will be bounced its buffer now (a write is copied in, a read's
+    /// range invalidated), while the previous request runs.
     pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
         let force = self.debugfs.force_bounce();
+        if self.bounce.pre_map(self.dev, mrq, force) {
+            return;
+        }
         if self.bounce.prepare(self.dev, mrq, force) {
             self.debugfs.stats().record_prepared();
         }
     }
 
-    /// `post_req`: with double buffering, copies a read out of its buffer while the next
-    /// request runs.
+    /// `post_req`: unmaps what `pre_req` mapped; with double buffering, copies a read out of
+    /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
+        sg_dma::unmap_pre_mapped(self.dev, mrq);
         if self.bounce.clean_up(self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }

@@ -7,6 +7,11 @@
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`], so the scatterlist is never unmapped after
 //! (or completed before) it is handed back: dropping a `DmaRequest` unmaps, then completes.
+//!
+//! A request that goes direct may be mapped in `pre_req` instead ([`pre_map`]): its
+//! `host_cookie` is then [`COOKIE_PRE_MAPPED`] until the mapping is undone, by `post_req`
+//! ([`unmap_pre_mapped`]) after a transfer, or by the request path if it bounces or fails the
+//! request instead. Either clears the cookie, so the mapping is undone exactly once.
 
 use core::ops::Deref;
 
@@ -18,6 +23,7 @@ use kernel::{
 
 use crate::{
     bindings as b,
+    logic::{Cookie, COOKIE_PRE_MAPPED},
     mmc::{Data, IdleRequest, Request},
 };
 
@@ -76,6 +82,20 @@ enum Mapping {
     Counted(DataDirection),
     /// Mapped for `dir` and synchronized for the device: the controller may use it.
     ForDevice(DataDirection),
+    /// Mapped for `dir` and synchronized for the device by `pre_req` ([`pre_map`]); the
+    /// request's cookie says so until it is unmapped.
+    PreMapped(DataDirection),
+}
+
+/// The data's transfer direction (`mmc_get_dma_dir()`).
+fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
+    data.map(|d| {
+        if d.is_write() {
+            DataDirection::ToDevice
+        } else {
+            DataDirection::FromDevice
+        }
+    })
 }
 
 /// Casts a device reference to the raw `struct device *`.
@@ -96,8 +116,10 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// # Invariants
 ///
 /// If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for the
-/// direction in `m`, with `DMA_ATTR_SKIP_CPU_SYNC`; with `Mapping::ForDevice` it has also been
-/// synchronized for the device since.
+/// direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
+/// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
+/// device since; with `Mapping::PreMapped` by [`pre_map`], and its cookie is
+/// [`COOKIE_PRE_MAPPED`].
 pub(crate) struct DmaRequest<'a> {
     mrq: Request,
     dev: &'a Device<Bound>,
@@ -105,25 +127,28 @@ pub(crate) struct DmaRequest<'a> {
 }
 
 impl<'a> DmaRequest<'a> {
-    /// Takes over `mrq`, whose data (if any) the device `dev` will move.
+    /// Takes over `mrq`, whose data (if any) the device `dev` will move; if `pre_req` mapped
+    /// it ([`pre_map`] on the same `dev`), the mapping comes with it.
     pub(crate) fn new(mrq: Request, dev: &'a Device<Bound>) -> Self {
-        // INVARIANT: Nothing is mapped yet.
-        Self {
-            mrq,
-            dev,
-            mapped: None,
-        }
+        let cookie = mrq.data().map_or(0, |d| d.host_cookie());
+        let pre_mapped = Cookie::from_raw(cookie) == Cookie::PreMapped;
+        let mapped = dma_dir(mrq.data())
+            .filter(|_| pre_mapped)
+            .map(Mapping::PreMapped);
+        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data; every
+        // unmapping clears it, and the core writes only 0 (a new or prepared-again request).
+        Self { mrq, dev, mapped }
     }
 
     /// The data's transfer direction (`mmc_get_dma_dir()`).
     fn dir(&self) -> Option<DataDirection> {
-        self.mrq.data().map(|d| {
-            if d.is_write() {
-                DataDirection::ToDevice
-            } else {
-                DataDirection::FromDevice
-            }
-        })
+        dma_dir(self.mrq.data())
+    }
+
+    /// The number of DMA segments `pre_req` found when it mapped the data (always 1, see
+    /// `logic::pre_map`), or `None` if it did not map it.
+    pub(crate) fn pre_mapped_segments(&self) -> Option<u32> {
+        matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
 
     /// DMA-maps the data scatterlist (`dma_map_sg()`) without CPU cache maintenance and returns
@@ -161,7 +186,8 @@ impl<'a> DmaRequest<'a> {
     /// Hands the mapped scatterlist to the device (`dma_sync_sg_for_device()`, once) and
     /// returns the DMA address of its first segment; `None` if it is not mapped.
     pub(crate) fn dma_for_device(&mut self) -> Option<u64> {
-        let (Mapping::Counted(dir) | Mapping::ForDevice(dir)) = self.mapped?;
+        let (Mapping::Counted(dir) | Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) =
+            self.mapped?;
         let sg = self.mrq.data()?.sg_list();
         if self.mapped == Some(Mapping::Counted(dir)) {
             // SAFETY: By the type invariant the scatterlist is mapped for `dir` on `dev` with
@@ -185,14 +211,18 @@ impl<'a> DmaRequest<'a> {
 
     /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`). After the device had it,
     /// the CPU caches are synchronized for the CPU; a mapping that only counted segments is
-    /// dropped without cache maintenance.
+    /// dropped without cache maintenance. A mapping made in `pre_req` is undone here too (the
+    /// request is bounced or failed, or timed out): its cookie is cleared for `post_req`.
     pub(crate) fn unmap(&mut self) {
         let (dir, attrs) = match self.mapped.take() {
             None => return,
             Some(Mapping::Counted(dir)) => (dir, SKIP_CPU_SYNC),
-            Some(Mapping::ForDevice(dir)) => (dir, 0),
+            Some(Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) => (dir, 0),
         };
         let Some(data) = self.mrq.data() else { return };
+        if Cookie::from_raw(data.host_cookie()) == Cookie::PreMapped {
+            data.set_host_cookie(0);
+        }
         let sg = data.sg_list();
         // SAFETY: By the type invariant the scatterlist was mapped for `dir` on `dev` with
         // `sg.len()` entries.
@@ -205,6 +235,18 @@ impl<'a> DmaRequest<'a> {
                 attrs,
             )
         };
+    }
+
+    /// The controller is done with the data: unmaps it, unless `pre_req` mapped it, which
+    /// `post_req` unmaps ([`unmap_pre_mapped`]) off the next request's path. A request the core
+    /// starts again before `post_req` (a retry) finds it still mapped.
+    pub(crate) fn end_transfer(&mut self) {
+        if let Some(Mapping::PreMapped(_)) = self.mapped {
+            // INVARIANT: No longer this object's; the cookie still says it is mapped.
+            self.mapped = None;
+        } else {
+            self.unmap();
+        }
     }
 
     /// Copies the first `len` bytes of the data scatterlist into `buf` (for a write through a
@@ -247,6 +289,59 @@ impl Drop for DmaRequest<'_> {
         // Unmapped before `mrq` is dropped, i.e. completed.
         self.unmap();
     }
+}
+
+/// `pre_req`: maps the data of `mrq`, a single scatterlist entry that will go direct
+/// (`logic::pre_map`), for the device `dev` with its cache maintenance (`dma_map_sg()`: a clean
+/// for a write, an invalidate for a read), and marks it [`COOKIE_PRE_MAPPED`]. Returns whether
+/// it did: not if the cookie is set already, or if the mapping gave other than one segment
+/// (then nothing stays mapped and `request` maps it itself).
+pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
+    let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
+        return false;
+    };
+    let sg = data.sg_list();
+    if data.host_cookie() != 0 || sg.len() != 1 {
+        return false;
+    }
+    // SAFETY: `dev` is bound; `sg` is the valid scatterlist of one entry of a request that is
+    // idle, so the request path holds no mapping of it, and whose cookie is 0, so no earlier
+    // `pre_map` does either (the core maps nothing of a host's requests).
+    let count = unsafe { b::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    match count {
+        1 => {
+            data.set_host_cookie(COOKIE_PRE_MAPPED);
+            true
+        }
+        0 => false,
+        _ => {
+            // SAFETY: Mapped just now for `dir` on `dev` with its one entry; the device never
+            // had it.
+            unsafe {
+                b::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), SKIP_CPU_SYNC)
+            };
+            false
+        }
+    }
+}
+
+/// `post_req`: unmaps the data of `mrq` if `pre_req` mapped it and the request path left it
+/// mapped (it went direct), synchronizing it for the CPU (the invalidate after a read), and
+/// clears the cookie. Returns whether it did.
+pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
+    let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
+        return false;
+    };
+    if Cookie::from_raw(data.host_cookie()) != Cookie::PreMapped {
+        return false;
+    }
+    let sg = data.sg_list();
+    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev` and
+    // nothing unmapped it since (every unmapping clears the cookie); the request is idle, so
+    // the controller is done with it.
+    unsafe { b::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    data.set_host_cookie(0);
+    true
 }
 
 /// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into

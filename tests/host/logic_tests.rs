@@ -124,6 +124,43 @@ mod tests {
     }
 
     #[test]
+    fn pre_map_only_what_goes_direct() {
+        // One entry of a write that goes direct: mapped in pre_req.
+        assert!(pre_map(1, 4 * KIB, 512 * KIB, false, true));
+        assert!(pre_map(1, 512 * KIB, 0, false, true));
+        // Never a read (two reads into the same memory would be mapped at once).
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, false, false));
+        // The same decision as `request`: forced bounce, too long, more entries, no data.
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, true, true));
+        assert!(pre_map(1, 4 * KIB, 0, true, true));
+        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, false, true));
+        assert!(!pre_map(2, 8 * KIB, 512 * KIB, false, true));
+        assert!(!pre_map(0, 0, 512 * KIB, false, true));
+        for (sg_len, len, bounce, force) in [
+            (1, 4 * KIB, 512 * KIB, false),
+            (1, 4 * KIB, 512 * KIB, true),
+            (1, 1024 * KIB, 4 * MIB, false),
+            (1, 1024 * KIB, 128 * KIB, false),
+        ] {
+            assert_eq!(
+                pre_map(sg_len, len, bounce, force, true),
+                data_path(1, len, bounce, force) == Ok(DataPath::Direct),
+                "{sg_len} {len} {bounce} {force}"
+            );
+        }
+    }
+
+    #[test]
+    fn cookie_kinds() {
+        assert_eq!(Cookie::from_raw(0), Cookie::None);
+        assert_eq!(Cookie::from_raw(COOKIE_PRE_MAPPED), Cookie::PreMapped);
+        assert_eq!(Cookie::from_raw(1), Cookie::Bounce(1));
+        assert_eq!(Cookie::from_raw(i32::MAX), Cookie::Bounce(i32::MAX));
+        assert_eq!(Cookie::from_raw(-2), Cookie::None);
+        assert_eq!(Cookie::from_raw(i32::MIN), Cookie::None);
+    }
+
+    #[test]
     fn path_decision() {
         assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
         assert_eq!(
