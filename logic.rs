@@ -715,3 +715,7 @@ impl fmt::Display for Stats {
         Ok(())
     }
 }
+
+#[cfg(any(test, CONFIG_KUNIT))]
+#[path = "logic/tests.rs"]
+mod tests;

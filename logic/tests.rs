@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tests of the driver's pure decisions: KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo
+//! test`s on the host. The tests of text (error messages, the statistics file, decimal
+//! formatting) need `std`'s strings and stay host tests.
+
+/// The suite.
+#[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
+mod suite {
+    use super::super::*;
+
+    const KIB: u32 = 1024;
+    const MIB: u32 = 1024 * 1024;
+
+    /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
+    type TestResult = Result<(), &'static str>;
+
+    /// `Ok`/`Some`, or the test fails.
+    trait ExpectOk<T> {
+        fn expect_ok(self) -> Result<T, &'static str>;
+    }
+
+    impl<T, E> ExpectOk<T> for Result<T, E> {
+        fn expect_ok(self) -> Result<T, &'static str> {
+            self.map_err(|_| "unexpected Err")
+        }
+    }
+
+    impl<T> ExpectOk<T> for Option<T> {
+        fn expect_ok(self) -> Result<T, &'static str> {
+            self.ok_or("unexpected None")
+        }
+    }
+
+    /// The C driver's limits.
+    fn c_limits() -> Limits {
+        Limits {
+            max_segs: 1,
+            max_req_size: 128 * KIB,
+            max_seg_size: 128 * KIB,
+            max_blk_size: 512,
+            max_blk_count: 0xffff,
+        }
+    }
+
+    /// The deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.
+    fn deadline(f: impl FnOnce(&mut DeadlineInput)) -> u32 {
+        let mut r = DeadlineInput {
+            bus_hz: 50_000_000,
+            bus_width: 8,
+            ..Default::default()
+        };
+        f(&mut r);
+        request_deadline_ms(&r)
+    }
+
+    #[test]
+    fn bounce_size_boundaries() -> TestResult {
+        for ok in [0, 4 * KIB, 8 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
+            assert_eq!(Params::new(ok, 64).expect_ok()?.bounce_size, ok);
+        }
+        for bad in [
+            1,
+            512,
+            2 * KIB,
+            4 * KIB - 1,
+            4 * KIB + 1,
+            3000,
+            12 * KIB,
+            8 * MIB,
+            u32::MAX,
+        ] {
+            assert_eq!(Params::new(bad, 64), Err(ParamError::BounceSize(bad)));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn max_segs_boundaries() -> TestResult {
+        for ok in [1, 2, 64, 255, 256] {
+            assert_eq!(Params::new(128 * KIB, ok).expect_ok()?.max_segs, ok);
+        }
+        for bad in [0, 257, 1000, u32::MAX] {
+            assert_eq!(Params::new(128 * KIB, bad), Err(ParamError::MaxSegs(bad)));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn defaults_are_valid() -> TestResult {
+        let p = Params::new(BOUNCE_DEFAULT, MAX_SEGS_DEFAULT).expect_ok()?;
+        assert_eq!(p.bounce_size, 524288);
+        assert_eq!(p.max_segs, 64);
+        Ok(())
+    }
+
+    #[test]
+    fn limits_without_buffer_are_the_c_drivers() -> TestResult {
+        let p = Params::new(0, 64).expect_ok()?;
+        assert_eq!(Limits::new(&p, 0), c_limits());
+        // Allocation failed: same.
+        let p = Params::new(128 * KIB, 64).expect_ok()?;
+        assert_eq!(Limits::new(&p, 0), c_limits());
+        Ok(())
+    }
+
+    #[test]
+    fn limits_with_buffer() -> TestResult {
+        let p = Params::new(128 * KIB, 64).expect_ok()?;
+        assert_eq!(
+            Limits::new(&p, 128 * KIB),
+            Limits {
+                max_segs: 64,
+                max_req_size: 128 * KIB,
+                max_seg_size: 128 * KIB,
+                max_blk_size: 512,
+                max_blk_count: 256,
+            }
+        );
+        let p = Params::new(4 * KIB, 1).expect_ok()?;
+        let l = Limits::new(&p, 4 * KIB);
+        assert_eq!(
+            (l.max_segs, l.max_req_size, l.max_blk_count),
+            (1, 4 * KIB, 8)
+        );
+        let p = Params::new(4 * MIB, 256).expect_ok()?;
+        let l = Limits::new(&p, 4 * MIB);
+        assert_eq!(
+            (l.max_segs, l.max_req_size, l.max_seg_size),
+            (256, 4 * MIB, 4 * MIB)
+        );
+        assert_eq!(l.max_blk_count, 8192);
+        assert!(l.max_blk_count <= MAX_BLK_COUNT_HW);
+        Ok(())
+    }
+
+    #[test]
+    fn pre_map_only_what_goes_direct() -> TestResult {
+        // One entry of a write that goes direct: mapped in pre_req.
+        assert!(pre_map(1, 4 * KIB, 512 * KIB, false, true));
+        assert!(pre_map(1, 512 * KIB, 0, false, true));
+        // Never a read (two reads into the same memory would be mapped at once).
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, false, false));
+        // The same decision as `request`: forced bounce, too long, more entries, no data.
+        assert!(!pre_map(1, 4 * KIB, 512 * KIB, true, true));
+        assert!(pre_map(1, 4 * KIB, 0, true, true));
+        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, false, true));
+        assert!(!pre_map(2, 8 * KIB, 512 * KIB, false, true));
+        assert!(!pre_map(0, 0, 512 * KIB, false, true));
+        for (sg_len, len, bounce, force) in [
+            (1, 4 * KIB, 512 * KIB, false),
+            (1, 4 * KIB, 512 * KIB, true),
+            (1, 1024 * KIB, 4 * MIB, false),
+            (1, 1024 * KIB, 128 * KIB, false),
+        ] {
+            assert_eq!(
+                pre_map(sg_len, len, bounce, force, true),
+                data_path(1, len, bounce, force) == Ok(DataPath::Direct)
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn cookie_kinds() -> TestResult {
+        assert_eq!(Cookie::from_raw(0), Cookie::None);
+        assert_eq!(Cookie::from_raw(COOKIE_PRE_MAPPED), Cookie::PreMapped);
+        assert_eq!(Cookie::from_raw(1), Cookie::Bounce(1));
+        assert_eq!(Cookie::from_raw(i32::MAX), Cookie::Bounce(i32::MAX));
+        assert_eq!(Cookie::from_raw(-2), Cookie::None);
+        assert_eq!(Cookie::from_raw(i32::MIN), Cookie::None);
+        Ok(())
+    }
+
+    #[test]
+    fn path_decision() -> TestResult {
+        assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
+        assert_eq!(
+            data_path(1, 512 * KIB, 128 * KIB, false),
+            Ok(DataPath::Direct)
+        );
+        // Never more than 512 KiB to one address: longer single segments are bounced.
+        assert_eq!(
+            data_path(1, 512 * KIB + 512, 4 * MIB, false),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(data_path(1, 4 * MIB, 4 * MIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(1, 4 * MIB, 128 * KIB, false),
+            Err(PathError::TooBig {
+                segments: 1,
+                len: 4 * MIB,
+                bounce: 128 * KIB
+            })
+        );
+        assert_eq!(
+            data_path(2, 4 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(
+            data_path(64, 128 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(data_path(64, 4 * KIB, 4 * KIB, false), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(64, 128 * KIB + 512, 128 * KIB, false),
+            Err(PathError::TooBig {
+                segments: 64,
+                len: 128 * KIB + 512,
+                bounce: 128 * KIB
+            })
+        );
+        assert_eq!(
+            data_path(2, 1024, 0, false),
+            Err(PathError::TooBig {
+                segments: 2,
+                len: 1024,
+                bounce: 0
+            })
+        );
+        assert_eq!(
+            data_path(0, 512, 128 * KIB, false),
+            Err(PathError::NoSegments)
+        );
+        // force_bounce: one segment is bounced when it fits, left direct when it does not.
+        assert_eq!(data_path(1, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(1, 128 * KIB, 128 * KIB, true),
+            Ok(DataPath::Bounce)
+        );
+        assert_eq!(
+            data_path(1, 128 * KIB + 512, 128 * KIB, true),
+            Ok(DataPath::Direct)
+        );
+        assert_eq!(data_path(1, 512, 0, true), Ok(DataPath::Direct));
+        assert_eq!(data_path(2, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
+        assert_eq!(
+            data_path(0, 512, 128 * KIB, true),
+            Err(PathError::NoSegments)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn segments_known_without_mapping() -> TestResult {
+        // No merging (dma-direct: merge boundary 0): more than one entry is that many segments.
+        assert_eq!(segments_without_mapping(2, 0), Some(2));
+        assert_eq!(segments_without_mapping(16, 0), Some(16));
+        assert_eq!(segments_without_mapping(256, 0), Some(256));
+        // One entry is always mapped: it may be used directly.
+        assert_eq!(segments_without_mapping(1, 0), None);
+        // No entries: mapped, so that the mapping reports the failure.
+        assert_eq!(segments_without_mapping(0, 0), None);
+        // An IOMMU may merge entries into fewer segments: map and count.
+        assert_eq!(segments_without_mapping(2, 0xfff), None);
+        assert_eq!(segments_without_mapping(64, usize::MAX), None);
+        // The known counts lead to the bounce buffer, or to an error without one.
+        let n = segments_without_mapping(16, 0).expect_ok()?;
+        assert_eq!(
+            data_path(n, 64 * KIB, 128 * KIB, false),
+            Ok(DataPath::Bounce)
+        );
+        assert!(matches!(
+            data_path(n, 64 * KIB, 0, false),
+            Err(PathError::TooBig { segments: 16, .. })
+        ));
+        Ok(())
+    }
+
+    #[test]
+    fn bytes_xfered_zero_on_any_error() -> TestResult {
+        assert_eq!(bytes_xfered(false, false, 4096), 4096);
+        assert_eq!(bytes_xfered(true, false, 4096), 0);
+        assert_eq!(bytes_xfered(false, true, 4096), 0);
+        assert_eq!(bytes_xfered(true, true, 4096), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn copy_back_rule() -> TestResult {
+        // Reads without errors: exactly bytes_xfered, also short ones.
+        assert_eq!(copy_back_len(true, false, false, 128 * KIB), 128 * KIB);
+        assert_eq!(copy_back_len(true, false, false, 512), 512);
+        assert_eq!(copy_back_len(true, false, false, 0), 0);
+        // Any error: nothing.
+        assert_eq!(copy_back_len(true, true, false, 4096), 0);
+        assert_eq!(copy_back_len(true, false, true, 4096), 0);
+        assert_eq!(copy_back_len(true, true, true, 4096), 0);
+        // Writes never copy back.
+        assert_eq!(copy_back_len(false, false, false, 4096), 0);
+        // Combined with bytes_xfered: an error means no copy.
+        for (c, d) in [(true, false), (false, true), (true, true)] {
+            assert_eq!(copy_back_len(true, c, d, bytes_xfered(c, d, 8192)), 0);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn histogram_buckets() -> TestResult {
+        assert_eq!(hist_bucket(0), 0);
+        assert_eq!(hist_bucket(1), 0);
+        assert_eq!(hist_bucket(512), 0);
+        assert_eq!(hist_bucket(513), 1);
+        assert_eq!(hist_bucket(4 * KIB), 3);
+        assert_eq!(hist_bucket(4 * KIB + 512), 4);
+        assert_eq!(hist_bucket(12 * KIB), 5);
+        assert_eq!(hist_bucket(128 * KIB), 8);
+        assert_eq!(hist_bucket(4 * MIB), HIST_BUCKETS - 1);
+        assert_eq!(hist_bound(HIST_BUCKETS - 1), 4 * MIB);
+        // Beyond the largest bucket (the hardware allows 32 MiB): the last one.
+        assert_eq!(hist_bucket(32 * MIB), HIST_BUCKETS - 1);
+        assert_eq!(hist_bucket(u32::MAX), HIST_BUCKETS - 1);
+        for i in 0..HIST_BUCKETS {
+            assert_eq!(hist_bucket(hist_bound(i)), i);
+        }
+        Ok(())
+    }
+
+    fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
+        Outcome {
+            len,
+            write,
+            bounced,
+            cmd_error: None,
+            data_error: None,
+            xfered: len,
+            copied_back: if bounced && !write { len } else { 0 },
+        }
+    }
+
+    #[test]
+    fn stats_count_requests() -> TestResult {
+        let mut s = Stats::new();
+        s.record(&ok(4 * KIB, false, false));
+        s.record(&ok(128 * KIB, false, true));
+        s.record(&ok(128 * KIB, true, true));
+        s.record(&ok(512, true, false));
+        s.record_command(None);
+        assert_eq!(s.commands, 5);
+        assert_eq!(s.data_requests, 4);
+        assert_eq!((s.direct, s.bounced), (2, 2));
+        assert_eq!(s.bytes_read, u64::from(132 * KIB));
+        assert_eq!(s.bytes_written, u64::from(128 * KIB + 512));
+        assert_eq!(s.copy_back_skipped, 0);
+        assert_eq!(s.sizes[hist_bucket(128 * KIB)], 2);
+        assert_eq!(s.sizes[0], 1);
+        assert_eq!(s.sizes.iter().sum::<u64>(), 4);
+        assert!(s.errors.iter().all(|&e| e == 0));
+        Ok(())
+    }
+
+    #[test]
+    fn stats_errors_and_copy_back() -> TestResult {
+        let mut s = Stats::new();
+        // A bounced read with a data CRC error: no bytes, copy-back skipped.
+        let mut o = ok(64 * KIB, false, true);
+        o.data_error = Some(ErrorKind::DataCrc);
+        o.xfered = bytes_xfered(false, true, o.len);
+        o.copied_back = copy_back_len(true, false, true, o.xfered);
+        assert!(o.copy_back_skipped());
+        s.record(&o);
+        // A bounced write with a data timeout: nothing to copy back, nothing skipped.
+        let mut w = ok(64 * KIB, true, true);
+        w.data_error = Some(ErrorKind::DataTimeout);
+        w.xfered = 0;
+        assert!(!w.copy_back_skipped());
+        s.record(&w);
+        // A direct read with a response timeout: no bounce buffer, nothing skipped.
+        let mut d = ok(4 * KIB, false, false);
+        d.cmd_error = Some(ErrorKind::CmdTimeout);
+        d.xfered = 0;
+        assert!(!d.copy_back_skipped());
+        s.record(&d);
+        // Both errors on one bounced read: each counted, one skip.
+        let mut b = ok(8 * KIB, false, true);
+        b.cmd_error = Some(ErrorKind::CmdCrc);
+        b.data_error = Some(ErrorKind::Fifo);
+        b.xfered = 0;
+        b.copied_back = 0;
+        s.record(&b);
+        s.record_command(Some(ErrorKind::CmdTimeout));
+        s.record_setup_error();
+        assert_eq!(s.copy_back_skipped, 2);
+        assert_eq!(s.bytes_read, 0);
+        assert_eq!(s.bytes_written, 0);
+        assert_eq!(s.error_count(ErrorKind::DataCrc), 1);
+        assert_eq!(s.error_count(ErrorKind::DataTimeout), 1);
+        assert_eq!(s.error_count(ErrorKind::CmdTimeout), 2);
+        assert_eq!(s.error_count(ErrorKind::CmdCrc), 1);
+        assert_eq!(s.error_count(ErrorKind::Fifo), 1);
+        assert_eq!(s.error_count(ErrorKind::Setup), 1);
+        assert_eq!(s.commands, 6);
+        assert_eq!(s.data_requests, 4);
+        // A short successful bounced read copies back what was transferred: not skipped.
+        let mut short = ok(8 * KIB, false, true);
+        short.xfered = 4 * KIB;
+        short.copied_back = 4 * KIB;
+        assert!(!short.copy_back_skipped());
+        Ok(())
+    }
+
+    #[test]
+    fn deadline_without_data_is_the_minimum() -> TestResult {
+        assert_eq!(deadline(|_| {}), DEADLINE_MIN_MS);
+        // Even at the identification clock.
+        assert_eq!(deadline(|r| r.bus_hz = 400_000), DEADLINE_MIN_MS);
+        // A stopped clock counts as 100 kHz, not as a division by zero.
+        assert_eq!(deadline(|r| r.bus_hz = 0), DEADLINE_MIN_MS);
+        Ok(())
+    }
+
+    #[test]
+    fn deadline_allows_the_data_timeout_for_every_block() -> TestResult {
+        // The emulated eMMC: TAAC 1 ms x 10 x R2W 16 = 160 ms per block written. Eight stalls
+        // of 150 ms in a 512 KiB write (1.2 s) stay within it; the old sizing (one timeout
+        // per request, floored at 1 s) did not allow them.
+        let emmc_write = deadline(|r| {
+            r.bus_hz = 94_444_445;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 160_000_000;
+        });
+        assert!(emmc_write >= 8 * 150 + 10);
+        // 1024 x 160 ms is over the ceiling: 30 s of card waits, plus the bus time.
+        assert!((MAX_CARD_WAIT_MS..MAX_CARD_WAIT_MS + 1000).contains(&emmc_write));
+        // Eight blocks at 10 ms each (an eMMC read): below the floor.
+        let small_read = deadline(|r| {
+            r.data_len = 4 * KIB;
+            r.blocks = 8;
+            r.data_timeout_ns = 10_000_000;
+        });
+        assert_eq!(small_read, DEADLINE_MIN_MS);
+        // 100 blocks of 100 ms (an SD read): 10 s of card waits, plus the rest.
+        let sd_read = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 50 * KIB;
+            r.blocks = 100;
+            r.data_timeout_ns = 100_000_000;
+        });
+        assert!(sd_read > 10_000 + DEADLINE_MARGIN_MS);
+        // Per-block clocks count per block too: 1000 clocks at 100 kHz = 10 ms a block.
+        let clks = deadline(|r| {
+            r.bus_hz = 100_000;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_clks = 1000;
+        });
+        assert!(clks >= 10_240);
+        Ok(())
+    }
+
+    #[test]
+    fn deadline_has_a_ceiling_that_still_allows_the_transfer() -> TestResult {
+        // A 1024-block SD write at 3 s per block would be 51 minutes.
+        let sd_write = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 3_000_000_000;
+        });
+        assert!(sd_write <= MAX_CARD_WAIT_MS + 1000);
+        // The same at 400 kHz on one line: 10.5 s of data on the bus come on top.
+        let slow = deadline(|r| {
+            r.bus_hz = 400_000;
+            r.bus_width = 1;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 3_000_000_000;
+        });
+        assert!(slow > MAX_CARD_WAIT_MS + 10_000);
+        // 4 MiB at 100 kHz on one line does not overflow.
+        let huge = deadline(|r| {
+            r.bus_hz = 100_000;
+            r.bus_width = 1;
+            r.data_len = 4 * MIB;
+            r.blocks = 8192;
+            r.data_timeout_ns = u32::MAX;
+            r.data_timeout_clks = u32::MAX;
+        });
+        assert!(huge > 300_000);
+        Ok(())
+    }
+
+    #[test]
+    fn deadline_busy_is_capped_at_the_controller_limit() -> TestResult {
+        let unset = deadline(|r| r.busy = true);
+        assert!(unset > MAX_BUSY_TIMEOUT_MS);
+        let capped = deadline(|r| {
+            r.busy = true;
+            r.busy_timeout_ms = 10 * MAX_BUSY_TIMEOUT_MS;
+        });
+        assert_eq!(capped, unset);
+        let long = deadline(|r| {
+            r.busy = true;
+            r.busy_timeout_ms = 20_000;
+        });
+        assert!(long < unset && long > 20_000);
+        // Busy waits and data timeouts share the ceiling.
+        let both = deadline(|r| {
+            r.busy = true;
+            r.data_len = 512 * KIB;
+            r.blocks = 1024;
+            r.data_timeout_ns = 160_000_000;
+        });
+        assert!(both < MAX_CARD_WAIT_MS + 1000);
+        Ok(())
+    }
+
+    #[test]
+    fn expiry_times_out_only_when_due() -> TestResult {
+        assert_eq!(expiry(0), Expiry::TimeOut);
+        assert_eq!(expiry(-1), Expiry::TimeOut);
+        assert_eq!(expiry(i64::MIN), Expiry::TimeOut);
+        // Early: the rest, rounded up, never less than 1 ms and never less than what is left.
+        assert_eq!(expiry(1), Expiry::Rearm(1));
+        for left in [
+            1_000_000i64,
+            1_000_001,
+            999_999,
+            40_000_000,
+            2_500_000_000,
+            31_000_000_000,
+        ] {
+            let Expiry::Rearm(ms) = expiry(left) else {
+                return Err("expiry before the deadline did not re-arm");
+            };
+            assert!(i64::from(ms) * 1_000_000 >= left);
+            assert!(
+                // ms * 1e6 <= left + left / 1000 + 1e6, without a 64-bit division.
+                i64::from(ms) * 1_000_000_000 <= left * 1001 + 1_000_000_000
+            );
+        }
+        // A rest beyond u32 units saturates instead of wrapping.
+        assert!(matches!(expiry(i64::MAX), Expiry::Rearm(ms) if ms > 4_000_000));
+        Ok(())
+    }
+
+    #[test]
+    fn deadline_of_sdio_data_stays_within_the_ceiling() -> TestResult {
+        // The core gives SDIO data 1 s per block (`mmc_set_data_timeout()`), no clocks. One
+        // block (a CMD53 in byte mode, or the card's first block): the floor is above it.
+        let one = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 512;
+            r.blocks = 1;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert_eq!(one, DEADLINE_MIN_MS);
+        // 20 blocks: 20 s of card waits, above the floor.
+        let twenty = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 20 * 512;
+            r.blocks = 20;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert!(twenty > 20_000 + DEADLINE_MARGIN_MS - 1);
+        assert!(twenty < 20_000 + 1000);
+        // The largest CMD53 (511 blocks of 512 bytes, 261632 bytes) would be 511 s: capped at
+        // the ceiling, with its time on a 4-bit bus at 50 MHz and at 400 kHz on top.
+        let fast = deadline(|r| {
+            r.bus_width = 4;
+            r.data_len = 511 * 512;
+            r.blocks = 511;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        assert!((MAX_CARD_WAIT_MS..MAX_CARD_WAIT_MS + 1000).contains(&fast));
+        let slow = deadline(|r| {
+            r.bus_hz = 400_000;
+            r.bus_width = 4;
+            r.data_len = 511 * 512;
+            r.blocks = 511;
+            r.data_timeout_ns = 1_000_000_000;
+        });
+        // 511 x (1024 + 64) clocks at 400 kHz: 1.39 s on the bus.
+        assert!(slow > fast + 1300 && slow < fast + 2500);
+        Ok(())
+    }
+
+    #[test]
+    fn irq_sources_split_the_sdio_interrupt_from_the_command() -> TestResult {
+        const DAT1: u32 = 1 << 10;
+        const ADDI_DAT1: u32 = 1 << 14;
+        const RESP_OK: u32 = 1 << 0;
+        const DMA_DONE: u32 = 1 << 11;
+        assert_eq!(DAT1_IRQS, DAT1 | ADDI_DAT1);
+        assert_eq!(CMD_IRQS & DAT1_IRQS, 0);
+        assert_eq!(CMD_IRQS | DAT1_IRQS, ALL_IRQS);
+        let none = IrqSources {
+            sdio: false,
+            cmd: false,
+        };
+        // Latched but not enabled, or enabled but not latched: nothing.
+        assert_eq!(IrqSources::new(0, ALL_IRQS), none);
+        assert_eq!(IrqSources::new(ALL_IRQS, 0), none);
+        assert_eq!(IrqSources::new(RESP_OK, DAT1), none);
+        // Either DAT1 bit alone is the card's; with a command's bit, both.
+        for bit in [DAT1, ADDI_DAT1] {
+            let both = IrqSources::new(ALL_IRQS, bit | DMA_DONE);
+            assert!(both.sdio && both.cmd);
+            let sdio = IrqSources::new(ALL_IRQS, bit);
+            assert!(sdio.sdio && !sdio.cmd);
+        }
+        // Bits above 14 (DAT1_IRQ_DELAY in ICTL) are no source.
+        assert_eq!(IrqSources::new(u32::MAX, !ALL_IRQS), none);
+        Ok(())
+    }
+
+    #[test]
+    fn ictl_enables_keep_dat1_as_the_sdio_interrupt_has_it() -> TestResult {
+        let cmd = (1 << 11) | (1 << 5) | (1 << 6) | (1 << 1);
+        assert_eq!(ictl_enables(cmd, false), cmd);
+        assert_eq!(ictl_enables(cmd, true), cmd | DAT1_IRQS);
+        // A command's enables never switch DAT1 on or off themselves, nor set the delay.
+        assert_eq!(ictl_enables(u32::MAX, false), CMD_IRQS);
+        assert_eq!(ictl_enables(u32::MAX, true), ALL_IRQS);
+        assert_eq!(ictl_enables(0, true), DAT1_IRQS);
+        Ok(())
+    }
+
+    #[test]
+    fn arming_early_is_a_fault_that_keeps_at_least_a_millisecond() -> TestResult {
+        assert_eq!(arm_after_ms(10_000, 0), 10_000);
+        assert_eq!(arm_after_ms(10_000, 9_000), 1_000);
+        assert_eq!(arm_after_ms(10_000, 10_000), 1);
+        assert_eq!(arm_after_ms(10_000, u32::MAX), 1);
+        Ok(())
+    }
+}
