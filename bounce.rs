@@ -18,19 +18,40 @@
 //! at the same time (the MMC core has at most one request in flight per host).
 
 use kernel::{
-    device::{Bound, Device},
-    dma::{attrs::DMA_ATTR_NO_WARN, Coherent, DataDirection},
+    device::{
+        Bound,
+        Device, //
+    },
+    dma::{
+        attrs::DMA_ATTR_NO_WARN,
+        Coherent,
+        DataDirection, //
+    },
     new_mutex,
     prelude::*,
-    sync::Mutex,
+    sync::Mutex, //
 };
 
 use crate::{
-    logic::{self, DataPath, PathError},
+    logic::{
+        self,
+        DataPath,
+        PathError, //
+    },
     mmc::IdleRequest,
     noncoherent::NoncoherentBuffer,
-    sg_dma::{self, CpuBuffer, DmaMapError, DmaRequest},
-    slots::{Post, Slots, Start, MAX_BUFFERS},
+    sg_dma::{
+        self,
+        CpuBuffer,
+        DmaMapError,
+        DmaRequest, //
+    },
+    slots::{
+        Post,
+        Slots,
+        Start,
+        MAX_BUFFERS, //
+    }, //
 };
 
 /// The memory of a bounce buffer.

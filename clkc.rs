@@ -16,19 +16,38 @@
 //! The four gates are consumed as one bulk set, in this order; the bus clock
 //! whose rate is set is `tx_clk_on`, as in the C driver.
 
-use core::ptr::{addr_of, addr_of_mut, null, null_mut, NonNull};
+use core::ptr::{
+    addr_of,
+    addr_of_mut,
+    null,
+    null_mut,
+    NonNull, //
+};
 
 use kernel::{
-    device::{Bound, Device},
-    error::{from_err_ptr, to_result},
-    io::{IoBackend, IoBase, MmioBackend},
+    device::{
+        Bound,
+        Device, //
+    },
+    error::{
+        from_err_ptr,
+        to_result, //
+    },
+    io::{
+        IoBackend,
+        IoBase,
+        MmioBackend, //
+    },
     prelude::*,
-    sync::Arc,
+    sync::Arc, //
 };
 
 use crate::{
     bindings as b,
-    regs::{self, Regs},
+    regs::{
+        self,
+        Regs, //
+    }, //
 };
 
 /// `CLKC` offset in the register window.

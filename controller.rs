@@ -6,24 +6,37 @@
 
 use kernel::{
     clk::Clk,
-    device::{Bound, Device},
+    device::{
+        Bound,
+        Device, //
+    },
     new_mutex,
     prelude::*,
-    sync::{atomic::Atomic, Arc, Mutex},
-    time::{Instant, Monotonic},
+    sync::{
+        atomic::Atomic,
+        Arc,
+        Mutex, //
+    },
+    time::{
+        Instant,
+        Monotonic, //
+    }, //
 };
 
 use crate::{
     bounce::Bouncer,
     clkc::Clkc,
     hw::Hw,
-    owned_queue::{Flags, OwnedQueue},
+    owned_queue::{
+        Flags,
+        OwnedQueue, //
+    },
     regs::Regs,
     sdio_irq::SdioIrqs,
     sg_dma::DmaRequest,
     soc::SocData,
     stats::HostDebugfs,
-    watchdog::Watchdog,
+    watchdog::Watchdog, //
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.

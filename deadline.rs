@@ -17,15 +17,28 @@
 use kernel::{
     io::Io,
     prelude::*,
-    time::{Delta, Instant, Monotonic},
+    time::{
+        Delta,
+        Instant,
+        Monotonic, //
+    }, //
 };
 
 use crate::{
-    controller::{InFlight, Sdhc},
-    irq::{DataResult, Errors},
-    logic::{self, ErrorKind},
+    controller::{
+        InFlight,
+        Sdhc, //
+    },
+    irq::{
+        DataResult,
+        Errors, //
+    },
+    logic::{
+        self,
+        ErrorKind, //
+    },
     regs,
-    watchdog::Expiry,
+    watchdog::Expiry, //
 };
 
 impl Expiry for Sdhc<'_> {

@@ -2,12 +2,22 @@
 
 //! The MMC host callbacks of the controller; each is implemented in the file named for it.
 
-use kernel::{io::Io, prelude::*};
+use kernel::{
+    io::Io,
+    prelude::*, //
+};
 
 use crate::{
     controller::SdhcHost,
-    mmc::{Host, HostOps, IdleRequest, Ios, Request, Tuning},
-    regs,
+    mmc::{
+        Host,
+        HostOps,
+        IdleRequest,
+        Ios,
+        Request,
+        Tuning, //
+    },
+    regs, //
 };
 
 #[vtable]

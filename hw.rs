@@ -4,22 +4,40 @@
 //! reading the response, waiting for the controller (`meson-mx-sdhc-mmc.c`).
 
 use kernel::{
-    device::{Bound, Device},
-    io::{poll::read_poll_timeout, Io},
+    device::{
+        Bound,
+        Device, //
+    },
+    io::{
+        poll::read_poll_timeout,
+        Io, //
+    },
     num::Bounded,
     prelude::*,
     time::{
-        delay::{fsleep, udelay},
-        Delta, Instant, Monotonic,
-    },
+        delay::{
+            fsleep,
+            udelay, //
+        },
+        Delta,
+        Instant,
+        Monotonic, //
+    }, //
 };
 
 use crate::{
-    logic::{ALL_IRQS, CMD_IRQS, MAX_BLK_SIZE},
+    logic::{
+        ALL_IRQS,
+        CMD_IRQS,
+        MAX_BLK_SIZE, //
+    },
     mmc,
-    regs::{self, Regs},
+    regs::{
+        self,
+        Regs, //
+    },
     sdio_irq::SdioIrqs,
-    soc::SocData,
+    soc::SocData, //
 };
 
 /// Between polls the thread sleeps (`usleep_range()`, as the C driver's regmap polls do); a

@@ -2,12 +2,24 @@
 
 //! Bus settings: power, clock and bus width (`meson_mx_sdhc_set_ios()`).
 
-use kernel::{io::Io, num::Bounded, prelude::*, sync::atomic::Relaxed};
+use kernel::{
+    io::Io,
+    num::Bounded,
+    prelude::*,
+    sync::atomic::Relaxed, //
+};
 
 use crate::{
-    controller::{BusState, SdhcHost},
-    mmc::{BusWidth, Ios, PowerMode},
-    regs,
+    controller::{
+        BusState,
+        SdhcHost, //
+    },
+    mmc::{
+        BusWidth,
+        Ios,
+        PowerMode, //
+    },
+    regs, //
 };
 
 impl SdhcHost<'_> {

@@ -5,21 +5,37 @@
 
 use kernel::{
     io::Io,
-    irq::{IrqReturn, ThreadedHandler, ThreadedIrqReturn},
+    irq::{
+        IrqReturn,
+        ThreadedHandler,
+        ThreadedIrqReturn, //
+    },
     num::Bounded,
     prelude::*,
     sync::{
-        atomic::{Acquire, Relaxed, Release},
-        Arc,
-    },
+        atomic::{
+            Acquire,
+            Relaxed,
+            Release, //
+        },
+        Arc, //
+    }, //
 };
 
 use crate::{
-    controller::{InFlight, Sdhc},
-    logic::{self, ErrorKind, IrqSources, Outcome},
+    controller::{
+        InFlight,
+        Sdhc, //
+    },
+    logic::{
+        self,
+        ErrorKind,
+        IrqSources,
+        Outcome, //
+    },
     mmc::Request,
     regs,
-    sg_dma::DmaRequest,
+    sg_dma::DmaRequest, //
 };
 
 /// The IRQ handlers' view of the controller.

@@ -11,14 +11,20 @@
 use core::ptr::NonNull;
 
 use kernel::{
-    device::{Bound, Device},
+    device::{
+        Bound,
+        Device, //
+    },
     dma::DataDirection,
-    prelude::*,
+    prelude::*, //
 };
 
 use crate::{
     bindings as b,
-    sg_dma::{raw_dev, CpuBuffer},
+    sg_dma::{
+        raw_dev,
+        CpuBuffer, //
+    }, //
 };
 
 /// `size` bytes of cached memory mapped for `dev` in both directions.

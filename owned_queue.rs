@@ -9,9 +9,16 @@
 //! may need memory, for it to run. Written in the crate's shape (a `Deref` to
 //! [`workqueue::Queue`]) so that it can become `kernel::workqueue::OwnedQueue`.
 
-use core::{ops::Deref, ptr::NonNull};
+use core::{
+    ops::Deref,
+    ptr::NonNull, //
+};
 
-use kernel::{bindings, prelude::*, workqueue};
+use kernel::{
+    bindings,
+    prelude::*,
+    workqueue, //
+};
 
 /// Flags of a workqueue (`enum wq_flags`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

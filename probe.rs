@@ -5,26 +5,64 @@
 
 use kernel::{
     clk::Clk,
-    device::{Bound, Core, Device},
-    irq::{self, ThreadedRegistration},
-    new_mutex, of, platform,
+    device::{
+        Bound,
+        Core,
+        Device, //
+    },
+    irq::{
+        self,
+        ThreadedRegistration, //
+    },
+    new_mutex,
+    of,
+    platform,
     prelude::*,
-    sync::{atomic::Atomic, Arc},
+    sync::{
+        atomic::Atomic,
+        Arc, //
+    }, //
 };
 
 use crate::{
-    bounce::{BounceBuffer, Bouncer},
+    bounce::{
+        BounceBuffer,
+        Bouncer, //
+    },
     clkc::Clkc,
-    controller::{self, EnabledClk, Sdhc, SdhcHost},
+    controller::{
+        self,
+        EnabledClk,
+        Sdhc,
+        SdhcHost, //
+    },
     hw,
     irq::IrqHandler,
-    logic::{Limits, Params},
-    mmc::{Cap, HostConfig, Registration, UnregisteredHost},
-    regs::{Regs, REGS_SIZE},
+    logic::{
+        Limits,
+        Params, //
+    },
+    mmc::{
+        Cap,
+        HostConfig,
+        Registration,
+        UnregisteredHost, //
+    },
+    regs::{
+        Regs,
+        REGS_SIZE, //
+    },
     sdio_irq::SdioIrqs,
     sg_dma,
-    soc::{SocData, MESON8, MESON8M2},
-    stats::{HostDebugfs, LimitsInfo},
+    soc::{
+        SocData,
+        MESON8,
+        MESON8M2, //
+    },
+    stats::{
+        HostDebugfs,
+        LimitsInfo, //
+    }, //
 };
 
 /// Longest busy wait the controller does in hardware, in milliseconds.

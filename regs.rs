@@ -6,7 +6,10 @@
 //! Only the fields the driver uses are given names; unnamed bits are kept as
 //! they are by the `with_*` setters.
 
-use kernel::{io::register, num::Bounded};
+use kernel::{
+    io::register,
+    num::Bounded, //
+};
 
 use crate::regwin::RegWindow;
 

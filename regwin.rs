@@ -22,10 +22,22 @@ use core::ffi::c_void;
 
 use kernel::{
     bindings,
-    device::{Bound, Device},
-    io::{resource::Resource, IoBase, Mmio, MmioBackend, MmioRaw, PhysAddr, Region, ResourceSize},
+    device::{
+        Bound,
+        Device, //
+    },
+    io::{
+        resource::Resource,
+        IoBase,
+        Mmio,
+        MmioBackend,
+        MmioRaw,
+        PhysAddr,
+        Region,
+        ResourceSize, //
+    },
     prelude::*,
-    str::CString,
+    str::CString, //
 };
 
 /// A busy region of the I/O memory tree, requested at its root (`request_mem_region()`) and

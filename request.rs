@@ -4,16 +4,35 @@
 
 use kernel::{
     prelude::*,
-    sync::atomic::{Relaxed, Release},
-    time::{Delta, Instant},
+    sync::atomic::{
+        Relaxed,
+        Release, //
+    },
+    time::{
+        Delta,
+        Instant, //
+    }, //
 };
 
 use crate::{
-    controller::{InFlight, Sdhc, SdhcHost},
+    controller::{
+        InFlight,
+        Sdhc,
+        SdhcHost, //
+    },
     hw::CmdInfo,
-    logic::{self, DeadlineInput},
-    mmc::{IdleRequest, Request},
-    sg_dma::{self, DmaRequest},
+    logic::{
+        self,
+        DeadlineInput, //
+    },
+    mmc::{
+        IdleRequest,
+        Request, //
+    },
+    sg_dma::{
+        self,
+        DmaRequest, //
+    }, //
 };
 
 /// A request ready to start.

@@ -19,12 +19,24 @@
 //! DAT1 latched while a command's bit holds the line high raises no edge. So after clearing a
 //! command's bits the driver looks at DAT1 itself ([`SdioIrqs::end_cmd`]).
 
-use kernel::{io::Io, new_spinlock_irq, prelude::*, sync::SpinLockIrq};
+use kernel::{
+    io::Io,
+    new_spinlock_irq,
+    prelude::*,
+    sync::SpinLockIrq, //
+};
 
 use crate::{
-    logic::{ictl_enables, CMD_IRQS, DAT1_IRQS},
+    logic::{
+        ictl_enables,
+        CMD_IRQS,
+        DAT1_IRQS, //
+    },
     mmc::SdioIrqSignal,
-    regs::{self, Regs},
+    regs::{
+        self,
+        Regs, //
+    }, //
 };
 
 /// The state of the SDIO card interrupt.

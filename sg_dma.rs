@@ -16,15 +16,28 @@
 use core::ops::Deref;
 
 use kernel::{
-    device::{Bound, Device},
-    dma::{Coherent, DataDirection},
-    prelude::*,
+    device::{
+        Bound,
+        Device, //
+    },
+    dma::{
+        Coherent,
+        DataDirection, //
+    },
+    prelude::*, //
 };
 
 use crate::{
     bindings as b,
-    logic::{Cookie, COOKIE_PRE_MAPPED},
-    mmc::{Data, IdleRequest, Request},
+    logic::{
+        Cookie,
+        COOKIE_PRE_MAPPED, //
+    },
+    mmc::{
+        Data,
+        IdleRequest,
+        Request, //
+    }, //
 };
 
 /// Why [`DmaRequest::map_count`] failed.

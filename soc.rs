@@ -3,15 +3,24 @@
 //! What differs between the SoC generations (`struct meson_mx_sdhc_data`).
 
 use kernel::{
-    device::{Bound, Device},
-    io::{poll::read_poll_timeout, Io},
+    device::{
+        Bound,
+        Device, //
+    },
+    io::{
+        poll::read_poll_timeout,
+        Io, //
+    },
     prelude::*,
-    time::Delta,
+    time::Delta, //
 };
 
 use crate::{
     hw::CmdInfo,
-    regs::{self, Regs},
+    regs::{
+        self,
+        Regs, //
+    }, //
 };
 
 /// As `hw::WAIT_CMD_READY_SLEEP`: long enough for `fsleep()` to sleep, not spin.

@@ -14,16 +14,25 @@
 
 use core::fmt;
 use kernel::{
-    debugfs::{Dir, File},
+    debugfs::{
+        Dir,
+        File, //
+    },
     new_mutex,
     prelude::*,
-    sync::{Mutex, MutexGuard},
-    uaccess::UserSliceReader,
+    sync::{
+        Mutex,
+        MutexGuard, //
+    },
+    uaccess::UserSliceReader, //
 };
 
 use crate::{
-    logic::{Limits, Stats},
-    test_knobs::TestKnobs,
+    logic::{
+        Limits,
+        Stats, //
+    },
+    test_knobs::TestKnobs, //
 };
 
 kernel::sync::global_lock! {

@@ -19,8 +19,14 @@
 use kernel::prelude::*;
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 use kernel::{
-    debugfs::{Dir, File},
-    sync::atomic::{Atomic, Relaxed},
+    debugfs::{
+        Dir,
+        File, //
+    },
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    }, //
 };
 
 /// The knobs' files and values.

@@ -2,9 +2,17 @@
 
 //! RX clock phase tuning (`meson_mx_sdhc_execute_tuning()`).
 
-use kernel::{io::Io, prelude::*, sync::atomic::Relaxed};
+use kernel::{
+    io::Io,
+    prelude::*,
+    sync::atomic::Relaxed, //
+};
 
-use crate::{controller::SdhcHost, mmc::Tuning, regs};
+use crate::{
+    controller::SdhcHost,
+    mmc::Tuning,
+    regs, //
+};
 
 /// Tuning commands that must all succeed at one RX phase.
 const NUM_TUNING_TRIES: u32 = 10;

@@ -15,11 +15,17 @@ use kernel::{
     container_of,
     prelude::*,
     sync::Arc,
-    time::{msecs_to_jiffies, Delta},
-    types::Opaque,
+    time::{
+        msecs_to_jiffies,
+        Delta, //
+    },
+    types::Opaque, //
 };
 
-use crate::{bindings as b, owned_queue::OwnedQueue};
+use crate::{
+    bindings as b,
+    owned_queue::OwnedQueue, //
+};
 
 /// What a [`Watchdog`] calls when it fires.
 pub(crate) trait Expiry: Send + Sync {

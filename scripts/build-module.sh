@@ -159,6 +159,11 @@ check)
     mapfile -t files < <(rust_sources)
     rustfmt --check --edition 2021 "${cfg[@]}" "${files[@]}" || die "rustfmt: sources are not formatted"
     log "rustfmt clean"
+    all=("$TOP"/*.rs "$TOP"/bindings/mod.rs)
+    for d in $(module_dirs); do all+=("$TOP/$d"/*.rs); done
+    RUSTFMT_CONFIG=${cfg[1]:-} "$TOP/scripts/vertical-imports" --check "${all[@]}" ||
+        die "imports are not in the kernel's vertical style"
+    log "imports vertical"
     gen_bindings
     # Force the crate to be recompiled under clippy.
     rm -f "$MODDIR/meson_mx_sdhc_rs.o"
