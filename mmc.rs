@@ -28,6 +28,64 @@
 //! No DMA or bounce-buffer policy lives here: [`Data::sg_list`] hands out the scatterlist for
 //! the driver's DMA layer, valid as long as the request is borrowed.
 //!
+//! # Examples
+//!
+//! A host with no card slot wired up, whose every command fails, and what a probe does with
+//! it:
+//!
+//! ```
+//! use kernel::{
+//!     device::{
+//!         Bound,
+//!         Device, //
+//!     },
+//!     mmc::{
+//!         Cap,
+//!         Host,
+//!         HostConfig,
+//!         HostOps,
+//!         Ios,
+//!         Request,
+//!         UnregisteredHost, //
+//!     },
+//!     prelude::*, //
+//! };
+//!
+//! struct NoSlot;
+//!
+//! #[vtable]
+//! impl HostOps for NoSlot {
+//!     fn request(_host: &Host<Self>, mrq: Request) {
+//!         mrq.cmd().set_error(ENOMEDIUM);
+//!         // Dropping `mrq` completes it.
+//!     }
+//!
+//!     fn set_ios(_host: &Host<Self>, _ios: &Ios) {}
+//! }
+//!
+//! fn probe(dev: &Device<Bound>) -> Result {
+//!     let mut host = UnregisteredHost::new(dev, Ok::<_, Error>(NoSlot))?;
+//!     host.configure(&HostConfig {
+//!         f_min: 400_000,
+//!         f_max: 50_000_000,
+//!         max_req_size: 512 * 128,
+//!         max_seg_size: 512 * 128,
+//!         max_segs: 1,
+//!         max_blk_count: 128,
+//!         max_blk_size: 512,
+//!         max_busy_timeout: 0,
+//!         max_current_180: 0,
+//!         max_current_330: 0,
+//!         caps: Cap::FourBitData.into(),
+//!     });
+//!     host.of_parse()?;
+//!     // SAFETY: The registration is dropped at the end of this function, before `dev` is
+//!     // unbound; a driver keeps it in its bound driver data, which is dropped on unbind.
+//!     let _registration = unsafe { host.register() }?;
+//!     Ok(())
+//! }
+//! ```
+//!
 //! This is the only place, with the clock provider in `clkc.rs` and the scatterlist DMA helpers
 //! in `sg_dma.rs`, that touches the C API directly. It is shaped like a kernel-crate abstraction
 //! and covers more of `struct mmc_host_ops` than this driver uses; the rest is for the next
