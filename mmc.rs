@@ -79,8 +79,8 @@
 //!         caps: Cap::FourBitData.into(),
 //!     });
 //!     host.of_parse()?;
-//!     // SAFETY: The registration is dropped at the end of this function, before `dev` is
-//!     // unbound; a driver keeps it in its bound driver data, which is dropped on unbind.
+//!     // A driver keeps the registration in its bound driver data, dropped on unbind.
+//!     // SAFETY: Dropped at the end of this function, while `dev` is still bound.
 //!     let _registration = unsafe { host.register() }?;
 //!     Ok(())
 //! }
