@@ -718,4 +718,4 @@ impl fmt::Display for Stats {
 
 #[cfg(any(test, CONFIG_KUNIT))]
 #[path = "logic/tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -6,7 +6,7 @@
 
 /// The suite.
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
-mod suite {
+pub(crate) mod suite {
     use super::super::*;
 
     const KIB: u32 = 1024;
@@ -316,7 +316,8 @@ mod suite {
         Ok(())
     }
 
-    fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
+    /// A request of `len` bytes that succeeded (also used by the host's tests of text).
+    pub(crate) fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
         Outcome {
             len,
             write,

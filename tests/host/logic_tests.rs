@@ -15,7 +15,7 @@ mod logic;
 
 #[cfg(test)]
 mod tests {
-    use super::logic::*;
+    use super::logic::{tests::suite::ok, *};
     use std::string::ToString;
 
     const KIB: u32 = 1024;
@@ -34,19 +34,6 @@ mod tests {
         assert!(m.contains("1 to 256"), "{m}");
         // Both wrong: bounce_size is reported first.
         assert_eq!(Params::new(3000, 0), Err(ParamError::BounceSize(3000)));
-    }
-
-    /// A request of `len` bytes that succeeded.
-    fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
-        Outcome {
-            len,
-            write,
-            bounced,
-            cmd_error: None,
-            data_error: None,
-            xfered: len,
-            copied_back: if bounced && !write { len } else { 0 },
-        }
     }
 
     #[test]
