@@ -18,10 +18,11 @@
 //!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
 //!   the host); `stats.rs` the debugfs files.
 //!
-//! The C API is reached only through binding layers, which own every `unsafe` of the driver
-//! but the "never forgotten" registration contracts (the kernel crate's pattern) in probe,
-//! module init and the host data: `mmc.rs` (the MMC host API, shaped like a kernel-crate
-//! abstraction), `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
+//! The C API is reached through kernel-crate abstractions that Linux 7.3 lacks, kept in
+//! `rust/kernel/` as in the kernel tree (`kernel::mmc`, the MMC host API), and through the
+//! driver's binding layers, which own every other `unsafe` of the driver but the "never
+//! forgotten" registration contracts (the kernel crate's pattern) in probe, module init and
+//! the host data: `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
 //! of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable
 //! delayed work), `owned_queue.rs` (a workqueue the driver allocates) and `regwin.rs` (the
 //! register window, which `IoMem` cannot map).
@@ -38,7 +39,6 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
-mod mmc;
 mod noncoherent;
 mod owned_queue;
 mod probe;
@@ -53,6 +53,15 @@ mod stats;
 mod test_knobs;
 mod tuning;
 mod watchdog;
+
+/// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
+/// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
+#[path = "rust/kernel"]
+mod kernel_ext {
+    pub(crate) mod mmc;
+}
+
+use kernel_ext::mmc;
 
 use logic::Params;
 

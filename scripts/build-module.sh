@@ -45,7 +45,10 @@ if [ "$MODDIR" != "$TOP" ]; then
     rm -f "$MODDIR"/*.rs "$MODDIR"/bindings/*
     cp -p "$TOP"/*.rs "$TOP/Kbuild" "$MODDIR/"
     cp -p "$TOP"/bindings/* "$MODDIR/bindings/"
-    # The module directories: x/ next to x.rs (mmc/, slots/, ...).
+    # The kernel crate's new modules, as in the kernel tree.
+    rm -rf "$MODDIR/rust"
+    cp -a "$TOP/rust" "$MODDIR/rust"
+    # The module directories: x/ next to x.rs (slots/, logic/).
     for d in $(module_dirs); do
         mkdir -p "$MODDIR/$d"
         rm -f "$MODDIR/$d"/*.rs
@@ -57,7 +60,7 @@ HDR="$TOP/bindings/mmc_helper.h"
 OUT="$GEN/mmc_generated.rs"
 
 # Our Rust sources: rustfmt follows the crate root's `mod` items to every
-# module file, mmc/*.rs and bindings/mod.rs included (not into the generated
+# module file, rust/kernel/ and bindings/mod.rs included (not into the generated
 # file, which is include!()d).  Top-level files that are not modules are checked too.
 rust_sources() {
     local f
@@ -161,6 +164,7 @@ check)
     log "rustfmt clean"
     all=("$TOP"/*.rs "$TOP"/bindings/mod.rs)
     for d in $(module_dirs); do all+=("$TOP/$d"/*.rs); done
+    mapfile -t -O "${#all[@]}" all < <(find "$TOP/rust" -name '*.rs' | sort)
     RUSTFMT_CONFIG=${cfg[1]:-} "$TOP/scripts/vertical-imports" --check "${all[@]}" ||
         die "imports are not in the kernel's vertical style"
     log "imports vertical"

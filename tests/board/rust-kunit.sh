@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (mmc/caps.rs, mmc/ios.rs) and of the driver's pure
+# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, rust/kernel/mmc/ios.rs) and of the driver's pure
 # logic (logic/tests.rs, slots/tests.rs, also the host's cargo tests) run in the guest when the
 # module is loaded: every suite must report "ok", none "not ok", and at least the suites we
 # know of must have run (a module built without them would otherwise pass silently).
