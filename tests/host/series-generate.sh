@@ -4,7 +4,8 @@
 #
 #   1. without a git identity and without --author, the generator stops and
 #      says how to give one; without --base-commit it stops too;
-#   2. with a test identity and base: "[RFC PATCH n/2]" subjects, the test
+#   2. with a test identity and base: "[RFC PATCH n/N]" subjects (a cover
+#      letter, the kernel crate's new modules, kernel::mmc, the driver), the test
 #      identity as author, no trailer (no Signed-off-by, no Assisted-by: the
 #      sender adds their own), a base-commit: line in the cover letter, Cc:
 #      lines from get_maintainer.pl naming linux-mmc and rust-for-linux on
@@ -39,10 +40,14 @@ echo "no base: stops; a tag name instead of a hash: stops"
 # 2. The series.
 "$TOP/scripts/make-series" --author "$ME" --base-commit "$BASE" --out "$T/s" >/dev/null
 mapfile -t P < <(ls "$T"/s/*.patch)
-[ ${#P[@]} = 3 ] || fail "expected a cover letter and 2 patches, got: ${P[*]}"
+N=$((${#P[@]} - 1))
+[ "$N" -ge 2 ] || fail "expected a cover letter and at least 2 patches, got: ${P[*]}"
+case "$(basename "${P[-1]}")" in *-mmc-meson-mx-sdhc-*) ;; *) fail "the driver is not the last patch" ;; esac
+k=0
 for p in "${P[@]}"; do
     n=$(basename "$p")
-    grep -qE '^Subject: \[RFC PATCH [0-2]/2\] ' "$p" || fail "$n: subject is not [RFC PATCH n/2]"
+    grep -qE "^Subject: \[RFC PATCH $k/$N\] " "$p" || fail "$n: subject is not [RFC PATCH $k/$N]"
+    k=$((k + 1))
     grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
     if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
         fail "$n: has a trailer"
