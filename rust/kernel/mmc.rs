@@ -89,9 +89,10 @@
 //! This is the only place, with the clock provider in `clkc.rs` and the scatterlist DMA helpers
 //! in `sg_dma.rs`, that touches the C API directly. It is shaped like a kernel-crate abstraction
 //! and covers more of `struct mmc_host_ops` than this driver uses; the rest is for the next
-//! driver, hence `dead_code` is allowed here.
+//! driver, hence `dead_code` is allowed here, and `unused_imports` for the types that are
+//! exported so that users can name them.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 mod caps;
 mod host;
@@ -120,7 +121,9 @@ pub(crate) use request::{
     Command,
     Data,
     IdleRequest,
-    Request, //
+    Request,
+    RequestView,
+    SgList, //
 };
 pub(crate) use sdio::SdioIrqSignal;
 
