@@ -58,6 +58,10 @@ mod watchdog;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 #[path = "rust/kernel"]
 mod kernel_ext {
+    pub(crate) mod clk {
+        #[cfg(CONFIG_COMMON_CLK)]
+        pub(crate) mod provider;
+    }
     pub(crate) mod mmc;
 }
 
