@@ -112,8 +112,9 @@ use crate::bindings;
 /// # Invariants
 ///
 /// `offset` is 4-byte aligned and the 4 bytes at `offset` lie inside the mapping of `io`, which
-/// stays mapped as long as `io` is not dropped (the [`IoBase`] view of a `&M` is valid while
-/// `M` is borrowed, and an [`Arc`] keeps `M` borrowable).
+/// stays mapped as long as `io` is not dropped: the [`IoBase`] view of a `&M` is valid while
+/// `M` is borrowed, and the [`Arc`] keeps `M` alive and shared (never unique, so never borrowed
+/// mutably), so a shared borrow of it could last as long as `io` is held.
 pub(crate) struct Reg<M> {
     io: Arc<M>,
     offset: usize,
@@ -347,8 +348,14 @@ where
             },
         };
 
+        const {
+            assert!(core::mem::offset_of!(bindings::clk_mux, hw) == 0);
+            assert!(core::mem::offset_of!(bindings::clk_divider, hw) == 0);
+            assert!(core::mem::offset_of!(bindings::clk_gate, hw) == 0);
+        };
         let raw = KBox::into_raw(KBox::new(c, GFP_KERNEL)?);
-        // All the basic clock structures start with their `struct clk_hw`.
+        // CAST: All the basic clock structures start with their `struct clk_hw` (asserted
+        // above), and so does the `#[repr(C)]` union of them.
         let hw = raw.cast::<bindings::clk_hw>();
         // SAFETY: `hw` is the `struct clk_hw` of the clock structure `raw` (just allocated, not
         // registered), the structure `ops` expects, whose register address is valid for as long
