@@ -18,13 +18,14 @@
 //!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
 //!   the host); `stats.rs` the debugfs files.
 //!
-//! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API)
-//! and through the driver's binding layers, which own every other `unsafe` of the driver but
-//! the "never forgotten" registration contracts (the kernel crate's pattern) in probe, module
-//! init and the host data: `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping
-//! and copies of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a
-//! re-armable delayed work), `owned_queue.rs` (a workqueue the driver allocates) and
-//! `regwin.rs` (the register window, which `IoMem` cannot map).
+//! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API;
+//! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
+//! from), and through the driver's binding layers, which own every other `unsafe` of the
+//! driver but the "never forgotten" registration contracts (the kernel crate's pattern) in
+//! probe, module init and the host data: `sg_dma.rs` (DMA mapping and copies of a
+//! scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable delayed
+//! work), `owned_queue.rs` (a workqueue the driver allocates) and `regwin.rs` (the register
+//! window, which `IoMem` cannot map).
 
 use kernel::prelude::*;
 
@@ -57,6 +58,10 @@ mod watchdog;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 #[path = "rust/kernel"]
 mod kernel_ext {
+    pub(crate) mod clk {
+        #[cfg(CONFIG_COMMON_CLK)]
+        pub(crate) mod provider;
+    }
     pub(crate) mod mmc;
 }
 

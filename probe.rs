@@ -189,9 +189,7 @@ fn new_sdhc<'bound>(
     let pclk = enable_pclk(dev)?;
     hw::init_hw(&regs, &soc);
 
-    // SAFETY: The clock tree goes into the controller, which the bound device's data owns
-    // until unbind; it is never forgotten.
-    let clkc = unsafe { Clkc::register(dev, regs.clone()) }
+    let clkc = Clkc::register(dev, regs.clone())
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
 
     let (params, bounce) = bounce_buffer(dev);

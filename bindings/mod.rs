@@ -7,10 +7,10 @@
 //! restricted to `include/linux/mmc/` and `include/linux/clk-provider.h`.
 //! Every other type (`struct device`, `struct scatterlist`, ...) comes from
 //! `kernel::bindings`, which is re-exported here so that this module is the
-//! single place `kernel::mmc` and `clkc.rs` take raw C items from. Items defined
+//! single place `kernel::mmc` and `kernel::clk::provider` take raw C items from. Items defined
 //! by the generated file take precedence over the glob re-export.
 //!
-//! Nothing outside `kernel::mmc` and `clkc.rs` uses this module.
+//! Nothing outside `kernel::mmc` and `kernel::clk::provider` uses this module.
 
 #![allow(
     clippy::all,

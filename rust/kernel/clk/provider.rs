@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Clock providers: the basic mux, divider and gate clocks over an MMIO register.
+//!
+//! The crate's [`Clk`] is the consumer side of the common clock framework only; a driver whose
+//! device contains its own clock tree (a mux, a divider, gates in a clock control register)
+//! cannot describe it. This module registers the framework's basic clock types (`struct
+//! clk_mux`, `struct clk_divider`, `struct clk_gate` with their generic ops) as a [`Hw`], which
+//! unregisters the clock when dropped, and hands out consumer [`Clk`]s of it
+//! (`clk_hw_get_clk()`). It also adds `clk_round_rate()` to [`Clk`] ([`RoundRate`]), which the
+//! crate's consumer API lacks.
+//!
+//! A registered clock refers to its register for as long as it is registered, which is as long
+//! as its [`Hw`] lives, or forever if the [`Hw`] is forgotten. So it does not borrow the
+//! mapping: a [`Reg`] holds an [`Arc`] of the owner of the mapping, which keeps it mapped. The
+//! clock framework copies everything else it is given at registration (names, parent
+//! descriptions); a divider's table is copied into the [`Hw`]. A parent that is a registered
+//! clock is referred to by its (unique) name, not by its `struct clk_hw`, so that a parent
+//! dropped before its children leaves them orphaned, not pointing at freed memory.
+//!
+//! The clocks are registered for the device's device tree node (`of_clk_hw_register()`), not
+//! for the device: registered by device, the clock core would pin the driver's module for every
+//! consumer reference, the driver's own included. Inputs of the node are found through its
+//! `clock-names` ([`Parent::Input`]).
+//!
+//! C header: [`include/linux/clk-provider.h`](srctree/include/linux/clk-provider.h)
+//!
+//! # Examples
+//!
+//! A gate at bit 3 of the register at offset 0x10 of a mapping, fed by the node's clock
+//! `"core"`:
+//!
+//! ```
+//! use kernel::{
+//!     clk::{
+//!         provider::{
+//!             Basic,
+//!             Hw,
+//!             Init,
+//!             Parent,
+//!             Reg, //
+//!         },
+//!         Clk, //
+//!     },
+//!     device::Device,
+//!     io::{
+//!         IoBase,
+//!         MmioBackend, //
+//!     },
+//!     prelude::*,
+//!     sync::Arc, //
+//! };
+//!
+//! fn gate<M>(dev: &Device, io: Arc<M>) -> Result<(Hw<M>, Clk)>
+//! where
+//!     for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+//! {
+//!     let reg = Reg::new(io, 0x10)?;
+//!     let init = Init {
+//!         name: c"example-gate",
+//!         parents: &[Parent::Input(c"core")],
+//!         set_rate_parent: true,
+//!     };
+//!     let hw = Hw::register(dev, &reg, &init, Basic::Gate { bit: 3 })?;
+//!     let clk = hw.clk(c"gate")?;
+//!     clk.prepare_enable()?;
+//!     Ok((hw, clk))
+//! }
+//! ```
+
+use core::{
+    mem::ManuallyDrop,
+    ptr::{
+        null,
+        null_mut,
+        NonNull, //
+    }, //
+};
+
+use kernel::{
+    clk::{
+        Clk,
+        Hertz, //
+    },
+    device::{
+        property::FwNode,
+        Device, //
+    },
+    error::{
+        from_err_ptr,
+        to_result, //
+    },
+    ffi::c_ulong,
+    io::{
+        IoBackend,
+        IoBase,
+        MmioBackend, //
+    },
+    prelude::*,
+    ptr::KnownSize,
+    str::CString,
+    sync::{
+        aref::ARef,
+        Arc, //
+    }, //
+};
+
+use crate::bindings;
+
+/// A 32-bit register of an MMIO mapping, for basic clocks.
+///
+/// # Invariants
+///
+/// `offset` is 4-byte aligned and the 4 bytes at `offset` lie inside the mapping of `io`, which
+/// stays mapped as long as `io` is not dropped: the [`IoBase`] view of a `&M` is valid while
+/// `M` is borrowed, and the [`Arc`] keeps `M` alive and shared (never unique, so never borrowed
+/// mutably), so a shared borrow of it could last as long as `io` is held.
+pub(crate) struct Reg<M> {
+    io: Arc<M>,
+    offset: usize,
+}
+
+impl<M> Reg<M>
+where
+    for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+{
+    /// The 32-bit register at `offset` in the mapping of `io`; `EINVAL` if it is not inside it
+    /// or not aligned.
+    pub(crate) fn new(io: Arc<M>, offset: usize) -> Result<Self> {
+        let ptr = MmioBackend::as_ptr((&*io).as_view());
+        let end = offset.checked_add(4).ok_or(EINVAL)?;
+        if offset % 4 != 0 || ptr.addr() % 4 != 0 || end > KnownSize::size(ptr) {
+            return Err(EINVAL);
+        }
+        // INVARIANT: Checked above.
+        Ok(Self { io, offset })
+    }
+
+    /// The register's address, for the C clock structures.
+    fn addr(&self) -> *mut c_void {
+        MmioBackend::as_ptr((&*self.io).as_view())
+            .cast::<u8>()
+            .wrapping_add(self.offset)
+            .cast()
+    }
+}
+
+/// A parent of a clock being registered.
+#[derive(Clone, Copy)]
+pub(crate) enum Parent<'p> {
+    /// An input of the device's device tree node, by its `clock-names` entry.
+    Input(&'p CStr),
+    /// A registered clock, by its name (see [`Hw::name`]).
+    Clock(&'p CStr),
+}
+
+/// The type of a basic clock and where its field lies in the register.
+pub(crate) enum Basic<'t> {
+    /// A mux (`struct clk_mux`): the parent index is `(reg >> shift) & mask`.
+    Mux {
+        /// Position of the field.
+        shift: u8,
+        /// Mask of the field, shifted to bit 0.
+        mask: u32,
+    },
+    /// A divider (`struct clk_divider`) of `width` bits at `shift`, whose values are given by
+    /// `table`.
+    Divider {
+        /// Position of the field.
+        shift: u8,
+        /// Width of the field, in bits (1 to 30).
+        width: u8,
+        /// The values of the field and the divisors they select, as `(value, divisor)`
+        /// (divisors not zero).
+        table: &'t [(u32, u32)],
+    },
+    /// A gate (`struct clk_gate`): setting bit `bit` enables the clock.
+    Gate {
+        /// The enable bit.
+        bit: u8,
+    },
+}
+
+/// What the clock framework needs besides the type: name, parents and flags.
+pub(crate) struct Init<'a> {
+    /// The clock's name, unique among all clocks.
+    pub(crate) name: &'a CStr,
+    /// The parents; for a mux in the order of the field's values.
+    pub(crate) parents: &'a [Parent<'a>],
+    /// Whether a rate change is passed on to the parent (`CLK_SET_RATE_PARENT`).
+    pub(crate) set_rate_parent: bool,
+}
+
+/// The C structure of a basic clock; all of them start with their `struct clk_hw`.
+#[repr(C)]
+union BasicClk {
+    mux: ManuallyDrop<bindings::clk_mux>,
+    divider: ManuallyDrop<bindings::clk_divider>,
+    gate: ManuallyDrop<bindings::clk_gate>,
+}
+
+/// A registered basic clock, unregistered when dropped (`clk_hw_unregister()`).
+///
+/// # Invariants
+///
+/// - `raw` comes from `KBox::into_raw` and holds the clock structure whose `struct clk_hw` is
+///   `hw`; it is registered with the clock framework for the node `_node` until `drop`.
+/// - The structure's register address is that of `_reg`, whose mapping lives as long as `self`;
+///   a divider's `table` points into `_table`, terminated by a zero divisor.
+pub(crate) struct Hw<M> {
+    raw: NonNull<BasicClk>,
+    hw: NonNull<bindings::clk_hw>,
+    name: CString,
+    _table: KVec<bindings::clk_div_table>,
+    _node: ARef<FwNode>,
+    _reg: Reg<M>,
+}
+
+// SAFETY: The clock framework serializes the operations on a registered clock itself; `Hw`
+// only passes its pointers to it, and its other fields are `Send` if `M` is.
+unsafe impl<M: Send + Sync> Send for Hw<M> {}
+// SAFETY: See `Send`; no method of `Hw` mutates it through `&self`.
+unsafe impl<M: Send + Sync> Sync for Hw<M> {}
+
+impl<M> Hw<M>
+where
+    for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+{
+    /// Registers a basic clock of type `basic` over `reg` for the device tree node of `dev`;
+    /// `EINVAL` if `dev` has no device tree node or the field does not fit in 32 bits.
+    pub(crate) fn register(
+        dev: &Device,
+        reg: &Reg<M>,
+        init: &Init<'_>,
+        basic: Basic<'_>,
+    ) -> Result<Self> {
+        let node = dev.fwnode().filter(|n| n.is_of_node()).ok_or(EINVAL)?;
+        let node = ARef::from(node);
+        // CAST: `FwNode` is a transparent wrapper of `struct fwnode_handle`, which an OF node
+        // embeds as its `fwnode` (`is_of_node()` above).
+        let of_node = core::ptr::from_ref::<FwNode>(&*node)
+            .cast::<u8>()
+            .cast_mut()
+            .wrapping_sub(core::mem::offset_of!(bindings::device_node, fwnode))
+            .cast::<bindings::device_node>();
+
+        let addr = reg.addr();
+        let mut table = KVec::new();
+        let (c, ops) = match basic {
+            Basic::Mux { shift, mask } => {
+                if shift >= 32 || mask == 0 {
+                    return Err(EINVAL);
+                }
+                let mux = bindings::clk_mux {
+                    reg: addr,
+                    mask,
+                    shift,
+                    ..Default::default()
+                };
+                (
+                    BasicClk {
+                        mux: ManuallyDrop::new(mux),
+                    },
+                    &raw const bindings::clk_mux_ops,
+                )
+            }
+            Basic::Divider {
+                shift,
+                width,
+                table: t,
+            } => {
+                if !(1..=30).contains(&width) || u32::from(shift) + u32::from(width) > 32 {
+                    return Err(EINVAL);
+                }
+                table.reserve(t.len() + 1, GFP_KERNEL)?;
+                for &(val, div) in t {
+                    if div == 0 {
+                        return Err(EINVAL);
+                    }
+                    table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
+                }
+                table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
+                let divider = bindings::clk_divider {
+                    reg: addr,
+                    shift,
+                    width,
+                    table: table.as_ptr(),
+                    ..Default::default()
+                };
+                (
+                    BasicClk {
+                        divider: ManuallyDrop::new(divider),
+                    },
+                    &raw const bindings::clk_divider_ops,
+                )
+            }
+            Basic::Gate { bit } => {
+                if bit >= 32 {
+                    return Err(EINVAL);
+                }
+                let gate = bindings::clk_gate {
+                    reg: addr,
+                    bit_idx: bit,
+                    ..Default::default()
+                };
+                (
+                    BasicClk {
+                        gate: ManuallyDrop::new(gate),
+                    },
+                    &raw const bindings::clk_gate_ops,
+                )
+            }
+        };
+
+        let mut parents = KVec::with_capacity(init.parents.len(), GFP_KERNEL)?;
+        for p in init.parents {
+            parents.push(
+                match p {
+                    Parent::Input(n) => bindings::clk_parent_data {
+                        fw_name: n.as_char_ptr(),
+                        index: -1,
+                        ..Default::default()
+                    },
+                    // Not `.hw`: the framework may look a parent up again later (after its
+                    // parent was unregistered, for one), and the name is copied, the
+                    // `clk_hw` is not.
+                    Parent::Clock(n) => bindings::clk_parent_data {
+                        name: n.as_char_ptr(),
+                        index: -1,
+                        ..Default::default()
+                    },
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        let name = init.name.to_cstring()?;
+        let raw_init = bindings::clk_init_data {
+            name: name.as_char_ptr(),
+            ops,
+            parent_names: null(),
+            parent_data: parents.as_ptr(),
+            parent_hws: null_mut(),
+            num_parents: u8::try_from(parents.len())?,
+            flags: if init.set_rate_parent {
+                bindings::CLK_SET_RATE_PARENT
+            } else {
+                0
+            },
+        };
+
+        const {
+            assert!(core::mem::offset_of!(bindings::clk_mux, hw) == 0);
+            assert!(core::mem::offset_of!(bindings::clk_divider, hw) == 0);
+            assert!(core::mem::offset_of!(bindings::clk_gate, hw) == 0);
+        };
+        let raw = KBox::into_raw(KBox::new(c, GFP_KERNEL)?);
+        // CAST: All the basic clock structures start with their `struct clk_hw` (asserted
+        // above), and so does the `#[repr(C)]` union of them.
+        let hw = raw.cast::<bindings::clk_hw>();
+        // SAFETY: `hw` is the `struct clk_hw` of the clock structure `raw` (just allocated, not
+        // registered), the structure `ops` expects, whose register address is valid for as long
+        // as `reg`'s mapping (type invariant of `Reg`). `raw_init`, the name and the parent data
+        // only need to live during `of_clk_hw_register()`, which copies them and clears
+        // `hw->init`. `of_node` is the node `node` holds a reference to.
+        let ret = unsafe {
+            (*hw).init = &raw_init;
+            to_result(bindings::of_clk_hw_register(of_node, hw))
+        };
+        if let Err(e) = ret {
+            // SAFETY: `raw` came from `KBox::into_raw` above and is not registered.
+            drop(unsafe { KBox::from_raw(raw) });
+            return Err(e);
+        }
+        // INVARIANT: `raw` is registered, its register is `reg`'s (kept by the clone of the
+        // `Arc`), its table `table`'s, its node `node`.
+        Ok(Self {
+            // SAFETY: `KBox::into_raw` does not return NULL.
+            raw: unsafe { NonNull::new_unchecked(raw) },
+            // SAFETY: As above, `hw` is `raw`.
+            hw: unsafe { NonNull::new_unchecked(hw) },
+            name,
+            _table: table,
+            _node: node,
+            _reg: Reg {
+                io: reg.io.clone(),
+                offset: reg.offset,
+            },
+        })
+    }
+}
+
+impl<M> Hw<M> {
+    /// The clock's name, for [`Parent::Clock`].
+    pub(crate) fn name(&self) -> &CStr {
+        &self.name
+    }
+
+    /// A consumer reference of the clock (`clk_hw_get_clk()`), with connection id `con_id`.
+    ///
+    /// The [`Clk`] may outlive `self`: the framework then fails its operations.
+    pub(crate) fn clk(&self, con_id: &CStr) -> Result<Clk> {
+        // SAFETY: By the type invariant `hw` is registered; `con_id` is copied.
+        let clk = from_err_ptr(unsafe {
+            bindings::clk_hw_get_clk(self.hw.as_ptr(), con_id.as_char_ptr())
+        })?;
+        // SAFETY: `clk` is a reference of a clock, which the `Clk` puts when dropped.
+        Ok(unsafe { clk_from_raw(clk) })
+    }
+}
+
+impl<M> Drop for Hw<M> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant `hw` is registered. The framework keeps the clock core
+        // for the consumer references still held, but no longer uses `hw` and the structure
+        // around it.
+        unsafe { bindings::clk_hw_unregister(self.hw.as_ptr()) };
+        // SAFETY: By the type invariant `raw` came from `KBox::into_raw`; nothing refers to it
+        // any more.
+        drop(unsafe { KBox::from_raw(self.raw.as_ptr()) });
+        // The table, the node reference and the register's mapping go after this.
+    }
+}
+
+/// `Clk::from_raw()`: the crate's [`Clk`] has no constructor from a `struct clk` pointer.
+///
+/// # Safety
+///
+/// `clk` must be a valid `struct clk` reference, owned by the caller, or NULL.
+unsafe fn clk_from_raw(clk: *mut bindings::clk) -> Clk {
+    // SAFETY: `Clk` is a `#[repr(transparent)]` wrapper of a `struct clk` pointer whose
+    // invariant the caller guarantees; it puts the reference when dropped.
+    unsafe { core::mem::transmute::<*mut bindings::clk, Clk>(clk) }
+}
+
+/// `clk_round_rate()`, which the crate's [`Clk`] lacks.
+pub(crate) trait RoundRate {
+    /// The rate the clock would get if [`Clk::set_rate`] were called with `rate`, or the
+    /// framework's error (`clk_round_rate()`).
+    fn round_rate(&self, rate: Hertz) -> Result<Hertz>;
+}
+
+impl RoundRate for Clk {
+    fn round_rate(&self, rate: Hertz) -> Result<Hertz> {
+        // SAFETY: By the type invariant of `Clk`, `as_raw()` is a valid argument.
+        let r = unsafe { bindings::clk_round_rate(self.as_raw(), rate.as_hz()) };
+        match c_ulong::try_from(r) {
+            Ok(hz) => Ok(Hertz(hz)),
+            Err(_) => Err(i32::try_from(r).map_or(EINVAL, Error::from_errno)),
+        }
+    }
+}
