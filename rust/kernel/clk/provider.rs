@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Clock providers: the basic mux, divider and gate clocks over an MMIO register.
+//! Basic clock providers: mux, divider and gate clocks over an MMIO register.
 //!
 //! The crate's [`Clk`] is the consumer side of the common clock framework only; a driver whose
 //! device contains its own clock tree (a mux, a divider, gates in a clock control register)
