@@ -18,13 +18,14 @@
 //!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
 //!   the host); `stats.rs` the debugfs files.
 //!
-//! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API)
-//! and through the driver's binding layers, which own every other `unsafe` of the driver but
-//! the "never forgotten" registration contracts (the kernel crate's pattern) in probe, module
-//! init and the host data: `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping
-//! and copies of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a
-//! re-armable delayed work), `owned_queue.rs` (a workqueue the driver allocates) and
-//! `regwin.rs` (the register window, which `IoMem` cannot map).
+//! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API;
+//! `kernel::workqueue::owned` and `kernel::workqueue::delayed`, a workqueue the driver
+//! allocates and a re-armable delayed work) and through the driver's binding layers, which own
+//! every other `unsafe` of the driver but the "never forgotten" registration contracts (the
+//! kernel crate's pattern) in probe, module init and the host data: `clkc.rs` (the
+//! controller's clock tree), `sg_dma.rs` (DMA mapping and copies of a scatterlist),
+//! `noncoherent.rs` (cached DMA memory) and `regwin.rs` (the register window, which `IoMem`
+//! cannot map).
 
 use kernel::prelude::*;
 
@@ -39,7 +40,6 @@ mod ios;
 mod irq;
 mod logic;
 mod noncoherent;
-mod owned_queue;
 mod probe;
 mod regs;
 mod regwin;
@@ -51,12 +51,16 @@ mod soc;
 mod stats;
 mod test_knobs;
 mod tuning;
-mod watchdog;
 
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 #[path = "rust/kernel"]
 mod kernel_ext {
+    pub(crate) mod workqueue {
+        pub(crate) mod owned;
+        // After `owned`, which it uses (the series adds them in this order).
+        pub(crate) mod delayed;
+    }
     pub(crate) mod mmc;
 }
 
