@@ -27,16 +27,18 @@ use crate::{
     bounce::Bouncer,
     clkc::Clkc,
     hw::Hw,
-    owned_queue::{
-        Flags,
-        OwnedQueue, //
+    kernel_ext::workqueue::{
+        delayed::OwnedDelayedWork,
+        owned::{
+            Flags,
+            OwnedQueue, //
+        }, //
     },
     regs::Regs,
     sdio_irq::SdioIrqs,
     sg_dma::DmaRequest,
     soc::SocData,
-    stats::HostDebugfs,
-    watchdog::Watchdog, //
+    stats::HostDebugfs, //
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.
@@ -138,13 +140,13 @@ pub(crate) struct BusState {
 
 /// The driver data of the MMC host (in its private area).
 ///
-/// The watchdog is the first field: dropping the data cancels it (and waits for a running
-/// expiry) before anything else goes.
+/// Dropping the data cancels the watchdog (and waits for a running expiry) before anything
+/// else goes.
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdhcHost<'a> {
-    /// The software deadline of the request in flight (see `deadline.rs`).
+    /// The software deadline of the request in flight, calling `Sdhc::run` (see `deadline.rs`).
     #[pin]
-    pub(crate) watchdog: Watchdog<Sdhc<'a>>,
+    pub(crate) watchdog: OwnedDelayedWork<Sdhc<'a>>,
     pub(crate) sdhc: Arc<Sdhc<'a>>,
     #[pin]
     pub(crate) bus: Mutex<BusState>,
@@ -157,8 +159,8 @@ impl<'a> SdhcHost<'a> {
     ) -> impl PinInit<Self, Error> + 'a {
         // SAFETY: The watchdog is a field of the MMC host's driver data, which the host's
         // `Registration` drops on unbind (its own never-forgotten contract) or the
-        // `UnregisteredHost` drops on a failed probe.
-        let watchdog = unsafe { Watchdog::new(sdhc.clone(), queue) };
+        // `UnregisteredHost` drops on a failed probe, while `'a` lasts.
+        let watchdog = unsafe { OwnedDelayedWork::new(sdhc.clone(), queue) };
         try_pin_init!(Self {
             watchdog <- watchdog,
             sdhc,
@@ -193,8 +195,10 @@ impl<'a> SdhcHost<'a> {
 #[pinned_drop]
 impl PinnedDrop for SdhcHost<'_> {
     fn drop(self: Pin<&mut Self>) {
-        // The host is removed (or was never added) and is freed next: nothing may signal it
-        // any more. The signal waits for the core's SDIO work when dropped.
+        // The host is removed (or was never added): no request arms the watchdog any more.
+        self.watchdog.cancel();
+        // The host is freed next: nothing may signal it any more. The signal waits for the
+        // core's SDIO work when dropped.
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);

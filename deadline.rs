@@ -33,26 +33,28 @@ use crate::{
         DataResult,
         Errors, //
     },
+    kernel_ext::workqueue::delayed::{
+        OwnedDelayedWork,
+        Target, //
+    },
     logic::{
         self,
         ErrorKind, //
     },
-    regs,
-    watchdog::Expiry, //
+    regs, //
 };
 
-impl Expiry for Sdhc<'_> {
-    fn expired(&self) -> Option<Delta> {
+/// The watchdog fired: the deadline passed, or the watchdog fired early.
+impl Target for Sdhc<'_> {
+    fn run(&self, watchdog: &OwnedDelayedWork<Self>) {
         match self.take_expired() {
-            Due::TimedOut(f) => {
-                self.time_out(f);
-                None
-            }
+            Due::TimedOut(f) => self.time_out(f),
             Due::Later(ms) => {
                 self.debugfs.stats().record_deadline_rearm();
-                Some(Delta::from_millis(i64::from(ms)))
+                // Unless a later request armed the watchdog meanwhile: its own deadline stands.
+                watchdog.arm_if_idle(Delta::from_millis(i64::from(ms)));
             }
-            Due::Idle => None,
+            Due::Idle => {}
         }
     }
 }

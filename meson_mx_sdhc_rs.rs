@@ -20,12 +20,12 @@
 //!
 //! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
-//! from), and through the driver's binding layers, which own every other `unsafe` of the
-//! driver but the "never forgotten" registration contracts (the kernel crate's pattern) in
-//! probe, module init and the host data: `sg_dma.rs` (DMA mapping and copies of a
-//! scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable delayed
-//! work), `owned_queue.rs` (a workqueue the driver allocates) and `regwin.rs` (the register
-//! window, which `IoMem` cannot map).
+//! from; `kernel::workqueue::owned` and `kernel::workqueue::delayed`, a workqueue the driver
+//! allocates and a re-armable delayed work) and through the driver's binding layers, which own
+//! every other `unsafe` of the driver but the "never forgotten" registration contracts (the
+//! kernel crate's pattern) in probe, module init and the host data: `sg_dma.rs` (DMA mapping
+//! and copies of a scatterlist), `noncoherent.rs` (cached DMA memory) and `regwin.rs` (the
+//! register window, which `IoMem` cannot map).
 
 use kernel::prelude::*;
 
@@ -40,7 +40,6 @@ mod ios;
 mod irq;
 mod logic;
 mod noncoherent;
-mod owned_queue;
 mod probe;
 mod regs;
 mod regwin;
@@ -52,7 +51,6 @@ mod soc;
 mod stats;
 mod test_knobs;
 mod tuning;
-mod watchdog;
 
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
@@ -61,6 +59,11 @@ mod kernel_ext {
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
         pub(crate) mod provider;
+    }
+    pub(crate) mod workqueue {
+        pub(crate) mod owned;
+        // After `owned`, which it uses (the series adds them in this order).
+        pub(crate) mod delayed;
     }
     pub(crate) mod mmc;
 }
