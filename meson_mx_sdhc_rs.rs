@@ -19,13 +19,13 @@
 //!   the host); `stats.rs` the debugfs files.
 //!
 //! The C API is reached through kernel-crate abstractions that Linux 7.3 lacks, kept in
-//! `rust/kernel/` as in the kernel tree (`kernel::mmc`, the MMC host API), and through the
-//! driver's binding layers, which own every other `unsafe` of the driver but the "never
-//! forgotten" registration contracts (the kernel crate's pattern) in probe, module init and
-//! the host data: `clkc.rs` (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies
-//! of a scatterlist), `noncoherent.rs` (cached DMA memory), `watchdog.rs` (a re-armable
-//! delayed work), `owned_queue.rs` (a workqueue the driver allocates) and `regwin.rs` (the
-//! register window, which `IoMem` cannot map).
+//! `rust/kernel/` as in the kernel tree (`kernel::mmc`, the MMC host API;
+//! `kernel::dma::noncoherent`, cached DMA memory), and through the driver's binding layers,
+//! which own every other `unsafe` of the driver but the "never forgotten" registration
+//! contracts (the kernel crate's pattern) in probe, module init and the host data: `clkc.rs`
+//! (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies of a scatterlist),
+//! `watchdog.rs` (a re-armable delayed work), `owned_queue.rs` (a workqueue the driver
+//! allocates) and `regwin.rs` (the register window, which `IoMem` cannot map).
 
 use kernel::prelude::*;
 
@@ -39,7 +39,6 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
-mod noncoherent;
 mod owned_queue;
 mod probe;
 mod regs;
@@ -58,6 +57,9 @@ mod watchdog;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 #[path = "rust/kernel"]
 mod kernel_ext {
+    pub(crate) mod dma {
+        pub(crate) mod noncoherent;
+    }
     pub(crate) mod mmc;
 }
 
