@@ -20,12 +20,12 @@
 //!
 //! The C API is reached through kernel-crate abstractions that Linux 7.3 lacks, kept in
 //! `rust/kernel/` as in the kernel tree (`kernel::mmc`, the MMC host API;
-//! `kernel::dma::noncoherent`, cached DMA memory), and through the driver's binding layers,
-//! which own every other `unsafe` of the driver but the "never forgotten" registration
-//! contracts (the kernel crate's pattern) in probe, module init and the host data: `clkc.rs`
-//! (the controller's clock tree), `sg_dma.rs` (DMA mapping and copies of a scatterlist),
-//! `watchdog.rs` (a re-armable delayed work), `owned_queue.rs` (a workqueue the driver
-//! allocates) and `regwin.rs` (the register window, which `IoMem` cannot map).
+//! `kernel::dma::noncoherent`, cached DMA memory; `kernel::io::window`, the register window,
+//! which `IoMem` cannot map), and through the driver's binding layers, which own every other
+//! `unsafe` of the driver but the "never forgotten" registration contracts (the kernel crate's
+//! pattern) in probe, module init and the host data: `clkc.rs` (the controller's clock tree),
+//! `sg_dma.rs` (DMA mapping and copies of a scatterlist), `watchdog.rs` (a re-armable delayed
+//! work) and `owned_queue.rs` (a workqueue the driver allocates).
 
 use kernel::prelude::*;
 
@@ -42,7 +42,6 @@ mod logic;
 mod owned_queue;
 mod probe;
 mod regs;
-mod regwin;
 mod request;
 mod sdio_irq;
 mod sg_dma;
@@ -59,6 +58,9 @@ mod watchdog;
 mod kernel_ext {
     pub(crate) mod dma {
         pub(crate) mod noncoherent;
+    }
+    pub(crate) mod io {
+        pub(crate) mod window;
     }
     pub(crate) mod mmc;
 }
