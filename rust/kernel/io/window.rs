@@ -101,13 +101,13 @@ impl<'a, const SIZE: usize> IoWindow<'a, SIZE> {
     /// Requests all of `resource`, a memory resource of `dev`, under the device's name and maps
     /// it.
     ///
-    /// Returns `EINVAL` if the resource is shorter than `SIZE` bytes (or its 32-bit words are),
-    /// empty or not 4-byte aligned, `EBUSY` if any part of it is busy, `ENOMEM` if it cannot be
+    /// Returns `EINVAL` if the resource is not I/O memory, is empty, not 4-byte aligned or
+    /// shorter than `SIZE` bytes (or its 32-bit words are), `EBUSY` if any part of it is busy, `ENOMEM` if it cannot be
     /// mapped.
     pub(crate) fn request_and_map(dev: &'a Device<Bound>, resource: &Resource) -> Result<Self> {
         let size: usize = resource.size().try_into()?;
         let words = size & !3;
-        if size == 0 || words < SIZE {
+        if !resource.flags().contains(Flags::IORESOURCE_MEM) || size == 0 || words < SIZE {
             return Err(EINVAL);
         }
         let start = resource.start();
