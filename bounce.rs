@@ -33,13 +33,13 @@ use kernel::{
 };
 
 use crate::{
+    kernel_ext::dma::noncoherent::NoncoherentPages,
     logic::{
         self,
         DataPath,
         PathError, //
     },
     mmc::IdleRequest,
-    noncoherent::NoncoherentBuffer,
     sg_dma::{
         self,
         CpuBuffer,
@@ -60,7 +60,7 @@ enum Memory<'a> {
     /// cache maintenance.
     Coherent(Coherent<[u8]>),
     /// Cached, with streaming syncs around every transfer (as sdhci's bounce buffer).
-    Cached(NoncoherentBuffer<'a>),
+    Cached(NoncoherentPages<'a>),
 }
 
 /// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
@@ -74,7 +74,12 @@ impl<'a> BounceBuffer<'a> {
     pub(crate) fn new(dev: &'a Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
         let mem = if cached {
-            Memory::Cached(NoncoherentBuffer::new(dev, len)?)
+            Memory::Cached(NoncoherentPages::alloc(
+                dev,
+                len,
+                DataDirection::Bidirectional,
+                GFP_KERNEL | __GFP_NOWARN,
+            )?)
         } else {
             Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
                 dev,
@@ -113,17 +118,23 @@ impl<'a> BounceBuffer<'a> {
         }
     }
 
-    /// Hands the first `len` bytes to the controller for a transfer in `dir`.
-    fn to_device(&self, len: u32, dir: DataDirection) {
-        if let Memory::Cached(n) = &self.mem {
-            n.for_device(len as usize, dir);
+    /// Hands the first `len` bytes to the controller for a transfer in `dir`; `EINVAL` if the
+    /// buffer is shorter.
+    fn to_device(&self, len: u32, dir: DataDirection) -> Result {
+        match &self.mem {
+            Memory::Cached(n) => n.sync_for_device(0, usize::try_from(len)?, dir),
+            Memory::Coherent(_) => Ok(()),
         }
     }
 
-    /// Takes the first `len` bytes back from the controller after a read.
-    fn to_cpu(&self, len: u32) {
-        if let Memory::Cached(n) = &self.mem {
-            n.for_cpu(len as usize, DataDirection::FromDevice);
+    /// Takes the first `len` bytes back from the controller after a read; `EINVAL` if the
+    /// buffer is shorter.
+    fn to_cpu(&self, len: u32) -> Result {
+        match &self.mem {
+            Memory::Cached(n) => {
+                n.sync_for_cpu(0, usize::try_from(len)?, DataDirection::FromDevice)
+            }
+            Memory::Coherent(_) => Ok(()),
         }
     }
 }
@@ -275,12 +286,12 @@ impl<'a> Bouncer<'a> {
             return Err(EIO);
         };
         let len = mrq.data_len();
-        if !mrq.data().is_some_and(|d| d.is_write()) {
-            if !prepared {
-                // No dirty cache line may be written back over what the controller stores.
-                buf.to_device(len, DataDirection::FromDevice);
-            }
-        } else if !prepared {
+        let synced = if prepared {
+            Ok(())
+        } else if !mrq.data().is_some_and(|d| d.is_write()) {
+            // No dirty cache line may be written back over what the controller stores.
+            buf.to_device(len, DataDirection::FromDevice)
+        } else {
             let copied = mrq.copy_to_buffer(buf.cpu(), len);
             if copied != len {
                 dev_err!(
@@ -292,7 +303,12 @@ impl<'a> Bouncer<'a> {
                 self.release(slot);
                 return Err(EIO);
             }
-            buf.to_device(len, DataDirection::ToDevice);
+            buf.to_device(len, DataDirection::ToDevice)
+        };
+        if let Err(e) = synced {
+            dev_err!(dev, "cannot hand {} bytes of the bounce buffer over\n", len);
+            self.release(slot);
+            return Err(e);
         }
         Ok(DataSetup {
             dma_addr: buf.dma_address(),
@@ -327,9 +343,9 @@ impl<'a> Bouncer<'a> {
                 return Ok(CopyBack::Deferred);
             }
         }
-        let copied = self.buf(slot).map_or(0, |buf| {
-            buf.to_cpu(len);
-            mrq.copy_from_buffer(buf.cpu(), len)
+        let copied = self.buf(slot).map_or(0, |buf| match buf.to_cpu(len) {
+            Ok(()) => mrq.copy_from_buffer(buf.cpu(), len),
+            Err(_) => 0,
         });
         self.release(slot);
         if copied != len {
@@ -382,10 +398,16 @@ impl<'a> Bouncer<'a> {
                 self.slots.lock().free(slot);
                 return false;
             }
-            buf.to_device(len, DataDirection::ToDevice);
+        }
+        let dir = if data.is_write() {
+            DataDirection::ToDevice
         } else {
             // As in `set_up_bounce`; the buffer stays untouched until the request starts.
-            buf.to_device(len, DataDirection::FromDevice);
+            DataDirection::FromDevice
+        };
+        if buf.to_device(len, dir).is_err() {
+            self.slots.lock().free(slot);
+            return false;
         }
         data.set_host_cookie(token);
         self.slots.lock().prepared(slot, owner, token);
@@ -404,9 +426,9 @@ impl<'a> Bouncer<'a> {
         let Post::CopyOut { slot, len } = post else {
             return false;
         };
-        let copied = self.buf(slot).map_or(0, |buf| {
-            buf.to_cpu(len);
-            sg_dma::copy_buffer_to_idle(buf.cpu(), mrq, len)
+        let copied = self.buf(slot).map_or(0, |buf| match buf.to_cpu(len) {
+            Ok(()) => sg_dma::copy_buffer_to_idle(buf.cpu(), mrq, len),
+            Err(_) => 0,
         });
         self.slots.lock().free(slot);
         if copied != len {

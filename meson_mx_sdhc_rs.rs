@@ -19,13 +19,13 @@
 //!   the host); `stats.rs` the debugfs files.
 //!
 //! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API;
-//! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
-//! from; `kernel::workqueue::owned` and `kernel::workqueue::delayed`, a workqueue the driver
-//! allocates and a re-armable delayed work) and through the driver's binding layers, which own
-//! every other `unsafe` of the driver but the "never forgotten" registration contracts (the
-//! kernel crate's pattern) in probe, module init and the host data: `sg_dma.rs` (DMA mapping
-//! and copies of a scatterlist), `noncoherent.rs` (cached DMA memory) and `regwin.rs` (the
-//! register window, which `IoMem` cannot map).
+//! `kernel::io::window`, the register window, which `IoMem` cannot map;
+//! `kernel::dma::noncoherent`, cached DMA memory; `kernel::clk::provider`, the basic clocks
+//! `clkc.rs` builds the controller's clock tree from; `kernel::workqueue::owned` and
+//! `kernel::workqueue::delayed`, a workqueue the driver allocates and a re-armable delayed
+//! work) and through `sg_dma.rs` (DMA mapping and copies of a scatterlist), which own every
+//! `unsafe` of the driver but the "never forgotten" registration contracts (the kernel crate's
+//! pattern) in probe, module init and the host data.
 
 use kernel::prelude::*;
 
@@ -39,10 +39,8 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
-mod noncoherent;
 mod probe;
 mod regs;
-mod regwin;
 mod request;
 mod sdio_irq;
 mod sg_dma;
@@ -56,6 +54,12 @@ mod tuning;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 #[path = "rust/kernel"]
 mod kernel_ext {
+    pub(crate) mod io {
+        pub(crate) mod window;
+    }
+    pub(crate) mod dma {
+        pub(crate) mod noncoherent;
+    }
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
         pub(crate) mod provider;

@@ -142,13 +142,13 @@ fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option
         .ok()
 }
 
-/// The register window, mapped.
+/// The register window, requested and mapped.
 fn map_regs<'bound>(pdev: &'bound platform::Device<Core<'_>>) -> Result<Arc<Regs<'bound>>> {
     let dev: &'bound Device<Bound> = pdev.as_ref();
     let res = pdev
         .resource_by_index(0)
         .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
-    let regs = Regs::map(dev, res).map_err(|e| {
+    let regs = Regs::request_and_map(dev, res).map_err(|e| {
         if e == EINVAL {
             // `resource_size_t` is 64 bits with LPAE: no 64-bit formatting on 32-bit ARM.
             #[allow(clippy::useless_conversion)]

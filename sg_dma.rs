@@ -29,6 +29,7 @@ use kernel::{
 
 use crate::{
     bindings as b,
+    kernel_ext::dma::noncoherent::NoncoherentPages,
     logic::{
         Cookie,
         COOKIE_PRE_MAPPED, //
@@ -81,6 +82,17 @@ unsafe impl CpuBuffer for Coherent<[u8]> {
 
     fn size(&self) -> usize {
         Coherent::size(self)
+    }
+}
+
+// SAFETY: Non-coherent DMA pages are valid for `size()` bytes at `as_mut_ptr()` while they live.
+unsafe impl CpuBuffer for NoncoherentPages<'_> {
+    fn cpu_ptr(&self) -> *mut u8 {
+        self.as_mut_ptr()
+    }
+
+    fn size(&self) -> usize {
+        NoncoherentPages::size(self)
     }
 }
 
