@@ -102,7 +102,7 @@ pub(crate) trait Target: Send + Sync + Sized {
 ///
 /// # Invariants
 ///
-/// `dwork` was initialised with [`Self::run`] as its function; it is only queued on `queue` and
+/// `dwork` was initialised with `Self::run` as its function; it is only queued on `queue` and
 /// is idle once `drop` returns.
 #[pin_data(PinnedDrop)]
 pub(crate) struct OwnedDelayedWork<T: Target> {
