@@ -102,8 +102,8 @@ impl<'a, const SIZE: usize> IoWindow<'a, SIZE> {
     /// it.
     ///
     /// Returns `EINVAL` if the resource is not I/O memory, is empty, not 4-byte aligned or
-    /// shorter than `SIZE` bytes (or its 32-bit words are), `EBUSY` if any part of it is busy, `ENOMEM` if it cannot be
-    /// mapped.
+    /// shorter than `SIZE` bytes (or its 32-bit words are), `EBUSY` if any part of it is busy,
+    /// `ENOMEM` if it cannot be mapped.
     pub(crate) fn request_and_map(dev: &'a Device<Bound>, resource: &Resource) -> Result<Self> {
         let size: usize = resource.size().try_into()?;
         let words = size & !3;
