@@ -43,7 +43,6 @@ mod probe;
 mod regs;
 mod request;
 mod sdio_irq;
-mod sg_dma;
 mod slots;
 mod soc;
 mod stats;

@@ -95,6 +95,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod caps;
+mod dma;
 mod host;
 mod ios;
 mod request;
@@ -103,6 +104,16 @@ mod sdio;
 pub(crate) use caps::{
     Cap,
     Caps, //
+};
+pub(crate) use dma::{
+    copy_buffer_to_idle,
+    copy_idle_to_buffer,
+    dma_merge_boundary,
+    pre_map,
+    unmap_pre_mapped,
+    CpuBuffer,
+    DmaMapError,
+    DmaRequest, //
 };
 pub(crate) use host::{
     Host,

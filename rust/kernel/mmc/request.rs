@@ -347,7 +347,7 @@ impl Data {
         unsafe { (*self.raw()).host_cookie = v };
     }
 
-    /// The data's scatterlist, for the driver's DMA layer.
+    /// The data's scatterlist: its length, and its DMA mapping and copies ([`super::DmaRequest`]).
     pub(crate) fn sg_list(&self) -> SgList<'_> {
         // SAFETY: By the type invariant the data is valid.
         let (sg, nents) = unsafe { ((*self.raw()).sg, (*self.raw()).sg_len) };
@@ -384,8 +384,9 @@ impl SgList<'_> {
         self.nents == 0
     }
 
-    /// The first entry, valid (by the type invariant) for as long as the list is borrowed.
-    pub(crate) fn as_raw(&self) -> *mut bindings::scatterlist {
+    /// The first entry, valid (by the type invariant) for as long as the list is borrowed; for
+    /// the DMA mapping of [`super::dma`].
+    pub(super) fn as_raw(&self) -> *mut bindings::scatterlist {
         self.sg
     }
 }
