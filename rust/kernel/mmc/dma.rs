@@ -38,7 +38,6 @@ use kernel::{
     prelude::*, //
 };
 
-// The kernel crate's `dma::noncoherent` (`crate::dma::noncoherent` in the kernel crate).
 use super::super::dma::noncoherent::NoncoherentPages;
 
 use super::{
