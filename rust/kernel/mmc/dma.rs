@@ -51,7 +51,7 @@ use crate::bindings;
 /// The `host_cookie` of a request whose data [`pre_map`] mapped for the device (the direct
 /// path, mapped and cleaned off the transfer's path as
 /// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: the MMC core's own
-/// value is 0, and a driver's are positive.
+/// value is 0, and a driver's are positive ([`Data::set_host_cookie`] ignores negative ones).
 const COOKIE_PRE_MAPPED: i32 = -1;
 
 /// Whether the cookie of `data` says [`pre_map`] mapped it.
@@ -166,8 +166,8 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for the
 /// direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
 /// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
-/// device since; with `Mapping::PreMapped` by [`pre_map`], and its cookie is
-/// `COOKIE_PRE_MAPPED`.
+/// device since; with `Mapping::PreMapped` by [`pre_map`], and `unmap_pre_mapped` will not
+/// unmap it while this object holds it (the request is not idle).
 pub(crate) struct DmaRequest<'a> {
     mrq: Request,
     dev: &'a Device<Bound>,
@@ -182,8 +182,9 @@ impl<'a> DmaRequest<'a> {
         let mapped = dma_dir(mrq.data())
             .filter(|_| pre_mapped)
             .map(Mapping::PreMapped);
-        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data; every
-        // unmapping clears it, and the core writes only 0 (a new or prepared-again request).
+        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data (the
+        // driver cannot: `set_host_cookie` ignores negative values); every unmapping clears it,
+        // and the core writes only 0 (a new or prepared-again request).
         Self { mrq, dev, mapped }
     }
 
@@ -357,7 +358,7 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     let count = unsafe { bindings::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
     match count {
         1 => {
-            data.set_host_cookie(COOKIE_PRE_MAPPED);
+            data.write_host_cookie(COOKIE_PRE_MAPPED);
             true
         }
         0 => false,
@@ -389,9 +390,10 @@ pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
         return false;
     }
     let sg = data.sg_list();
-    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev` and
-    // nothing unmapped it since (every unmapping clears the cookie); the request is idle, so
-    // the controller is done with it.
+    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev`
+    // (only it writes that value: `set_host_cookie` ignores negative ones) and nothing unmapped
+    // it since (every unmapping clears the cookie); the request is idle, so the controller is
+    // done with it.
     unsafe { bindings::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
     data.set_host_cookie(0);
     true
