@@ -8,7 +8,7 @@
 //! DMA segment is transferred in place ("direct"); one of more segments goes through a bounce
 //! buffer ("bounced"): DMA-coherent memory, or cached memory with streaming syncs
 //! (`bounce_cached`). A buffer is never accessed through Rust references: the scatterlist
-//! copies of `sg_dma.rs` take its raw address.
+//! copies of `kernel::mmc` take its raw address.
 //!
 //! With one buffer the driver copies into it only before starting a command and out of it
 //! only after the command completed and the controller was quiesced. With two
@@ -39,12 +39,12 @@ use crate::{
         DataPath,
         PathError, //
     },
-    mmc::IdleRequest,
-    sg_dma::{
+    mmc::{
         self,
         CpuBuffer,
         DmaMapError,
-        DmaRequest, //
+        DmaRequest,
+        IdleRequest, //
     },
     slots::{
         Post,
@@ -361,13 +361,13 @@ impl<'a> Bouncer<'a> {
     }
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`sg_dma::pre_map`). Returns whether it did.
+    /// the controller moves the previous request (`mmc::pre_map`). Returns whether it did.
     pub(crate) fn pre_map(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };
         let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
-        logic::pre_map(sg_len, len, self.size(), force, write) && sg_dma::pre_map(dev, mrq)
+        logic::pre_map(sg_len, len, self.size(), force, write) && mmc::pre_map(dev, mrq)
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
@@ -392,7 +392,7 @@ impl<'a> Bouncer<'a> {
             return false;
         };
         if data.is_write() {
-            let copied = sg_dma::copy_idle_to_buffer(mrq, buf.cpu(), len);
+            let copied = mmc::copy_idle_to_buffer(mrq, buf.cpu(), len);
             if copied != len {
                 dev_dbg!(dev, "pre_req copied {} of {} bytes\n", copied, len);
                 self.slots.lock().free(slot);
@@ -427,7 +427,7 @@ impl<'a> Bouncer<'a> {
             return false;
         };
         let copied = self.buf(slot).map_or(0, |buf| match buf.to_cpu(len) {
-            Ok(()) => sg_dma::copy_buffer_to_idle(buf.cpu(), mrq, len),
+            Ok(()) => mmc::copy_buffer_to_idle(buf.cpu(), mrq, len),
             Err(_) => 0,
         });
         self.slots.lock().free(slot);

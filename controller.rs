@@ -34,9 +34,9 @@ use crate::{
             OwnedQueue, //
         }, //
     },
+    mmc::DmaRequest,
     regs::Regs,
     sdio_irq::SdioIrqs,
-    sg_dma::DmaRequest,
     soc::SocData,
     stats::HostDebugfs, //
 };

@@ -33,9 +33,11 @@ use crate::{
         IrqSources,
         Outcome, //
     },
-    mmc::Request,
-    regs,
-    sg_dma::DmaRequest, //
+    mmc::{
+        DmaRequest,
+        Request, //
+    },
+    regs, //
 };
 
 /// The IRQ handlers' view of the controller.

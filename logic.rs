@@ -193,12 +193,6 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
     }
 }
 
-/// The `host_cookie` of a request whose data `pre_req` mapped for the controller (the direct
-/// path, mapped and cleaned or invalidated off the transfer's path as
-/// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: a bounce buffer's
-/// tokens (`slots.rs`) are positive, and the MMC core's own value is 0.
-pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
-
 /// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries
 /// (bounce buffer `bounce` bytes, `force_bounce` as in [`data_path`]): only a write, only a
 /// single entry, which maps to a single DMA segment with or without an IOMMU, and only when
@@ -212,28 +206,6 @@ pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
 /// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
 pub(crate) fn pre_map(sg_len: u32, len: u32, bounce: u32, force_bounce: bool, write: bool) -> bool {
     write && sg_len == 1 && data_path(1, len, bounce, force_bounce) == Ok(DataPath::Direct)
-}
-
-/// What a request's `host_cookie` says `pre_req` did with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Cookie {
-    /// Nothing (0, or a value the driver did not write).
-    None,
-    /// Its data is mapped for the controller ([`COOKIE_PRE_MAPPED`]).
-    PreMapped,
-    /// It holds, or held, a bounce buffer with this token (`slots.rs`).
-    Bounce(i32),
-}
-
-impl Cookie {
-    /// Reads a `host_cookie`.
-    pub(crate) fn from_raw(cookie: i32) -> Self {
-        match cookie {
-            COOKIE_PRE_MAPPED => Cookie::PreMapped,
-            t if t > 0 => Cookie::Bounce(t),
-            _ => Cookie::None,
-        }
-    }
 }
 
 /// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command

@@ -18,14 +18,14 @@
 //!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
 //!   the host); `stats.rs` the debugfs files.
 //!
-//! The C API is reached through kernel-crate abstractions (`kernel::mmc`, the MMC host API;
-//! `kernel::io::window`, the register window, which `IoMem` cannot map;
-//! `kernel::dma::noncoherent`, cached DMA memory; `kernel::clk::provider`, the basic clocks
-//! `clkc.rs` builds the controller's clock tree from; `kernel::workqueue::owned` and
-//! `kernel::workqueue::delayed`, a workqueue the driver allocates and a re-armable delayed
-//! work) and through `sg_dma.rs` (DMA mapping and copies of a scatterlist), which own every
-//! `unsafe` of the driver but the "never forgotten" registration contracts (the kernel crate's
-//! pattern) in probe, module init and the host data.
+//! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
+//! API with the DMA mapping and copies of a request's scatterlist; `kernel::io::window`, the
+//! register window, which `IoMem` cannot map; `kernel::dma::noncoherent`, cached DMA memory;
+//! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree from;
+//! `kernel::workqueue::owned` and `kernel::workqueue::delayed`, a workqueue the driver
+//! allocates and a re-armable delayed work), which own every `unsafe` of the driver but the
+//! "never forgotten" registration contracts (the kernel crate's pattern) in probe, module init
+//! and the host data.
 
 use kernel::prelude::*;
 
@@ -43,7 +43,6 @@ mod probe;
 mod regs;
 mod request;
 mod sdio_irq;
-mod sg_dma;
 mod slots;
 mod soc;
 mod stats;

@@ -43,6 +43,7 @@ use crate::{
         Params, //
     },
     mmc::{
+        self,
         Cap,
         HostConfig,
         Registration,
@@ -53,7 +54,6 @@ use crate::{
         REGS_SIZE, //
     },
     sdio_irq::SdioIrqs,
-    sg_dma,
     soc::{
         SocData,
         MESON8,
@@ -199,7 +199,7 @@ fn new_sdhc<'bound>(
     let bounce_buffers = usize::from(bounce.is_some()) + usize::from(second.is_some());
     let limits = Limits::new(&params, bounce_size);
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
-    let merge_boundary = sg_dma::dma_merge_boundary(dev);
+    let merge_boundary = mmc::dma_merge_boundary(dev);
     let info = LimitsInfo {
         limits,
         bounce_size,

@@ -26,12 +26,10 @@ use crate::{
         DeadlineInput, //
     },
     mmc::{
+        self,
+        DmaRequest,
         IdleRequest,
         Request, //
-    },
-    sg_dma::{
-        self,
-        DmaRequest, //
     }, //
 };
 
@@ -102,7 +100,7 @@ impl Sdhc<'_> {
     /// `post_req`: unmaps what `pre_req` mapped; with double buffering, copies a read out of
     /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
-        sg_dma::unmap_pre_mapped(self.dev, mrq);
+        mmc::unmap_pre_mapped(self.dev, mrq);
         if self.bounce.clean_up(self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }

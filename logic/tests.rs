@@ -162,17 +162,6 @@ pub(crate) mod suite {
     }
 
     #[test]
-    fn cookie_kinds() -> TestResult {
-        assert_eq!(Cookie::from_raw(0), Cookie::None);
-        assert_eq!(Cookie::from_raw(COOKIE_PRE_MAPPED), Cookie::PreMapped);
-        assert_eq!(Cookie::from_raw(1), Cookie::Bounce(1));
-        assert_eq!(Cookie::from_raw(i32::MAX), Cookie::Bounce(i32::MAX));
-        assert_eq!(Cookie::from_raw(-2), Cookie::None);
-        assert_eq!(Cookie::from_raw(i32::MIN), Cookie::None);
-        Ok(())
-    }
-
-    #[test]
     fn path_decision() -> TestResult {
         assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
         assert_eq!(

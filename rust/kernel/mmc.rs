@@ -24,9 +24,15 @@
 //!   interrupt (signalled with an [`SdioIrqSignal`], acknowledged by `ack_sdio_irq`) and the
 //!   core's polling; registration gives the device the segment limit the block queue of a
 //!   memory card would set.
+//! - Data moved with one DMA address per transfer: a [`DmaRequest`] takes over the [`Request`]
+//!   and maps its scatterlist ([`DmaRequest::map_count`] gives the number of DMA segments,
+//!   [`DmaRequest::dma_for_device`] the address); dropping it unmaps, then completes.
+//!   [`pre_map`] maps a request of one scatterlist entry in `pre_req` already,
+//!   [`unmap_pre_mapped`] undoes that in `post_req`; the CPU copies between a scatterlist and a
+//!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped.
 //!
-//! No DMA or bounce-buffer policy lives here: [`Data::sg_list`] hands out the scatterlist for
-//! the driver's DMA layer, valid as long as the request is borrowed.
+//! No bounce-buffer policy lives here: the driver decides which requests go through a buffer
+//! it allocates, and when to copy.
 //!
 //! # Examples
 //!
@@ -86,15 +92,16 @@
 //! }
 //! ```
 //!
-//! This is the only place, with the clock provider in `clkc.rs` and the scatterlist DMA helpers
-//! in `sg_dma.rs`, that touches the C API directly. It is shaped like a kernel-crate abstraction
-//! and covers more of `struct mmc_host_ops` than this driver uses; the rest is for the next
-//! driver, hence `dead_code` is allowed here, and `unused_imports` for the types that are
-//! exported so that users can name them.
+//! Out of tree this layer is built as part of this driver's module, with the other kernel-crate
+//! abstractions under `rust/kernel/`. It is shaped like a kernel-crate abstraction and covers
+//! more of `struct mmc_host_ops` than this driver uses; the rest is for the next driver, hence
+//! `dead_code` is allowed here, and `unused_imports` for the types that are exported so that
+//! users can name them.
 
 #![allow(dead_code, unused_imports)]
 
 mod caps;
+mod dma;
 mod host;
 mod ios;
 mod request;
@@ -103,6 +110,16 @@ mod sdio;
 pub(crate) use caps::{
     Cap,
     Caps, //
+};
+pub(crate) use dma::{
+    copy_buffer_to_idle,
+    copy_idle_to_buffer,
+    dma_merge_boundary,
+    pre_map,
+    unmap_pre_mapped,
+    CpuBuffer,
+    DmaMapError,
+    DmaRequest, //
 };
 pub(crate) use host::{
     Host,

@@ -341,13 +341,23 @@ impl Data {
         unsafe { (*self.raw()).host_cookie }
     }
 
-    /// Sets the driver's cookie; the core never interprets it.
+    /// Sets the driver's cookie, which the core never interprets: 0 (nothing kept) or a
+    /// positive value of the driver's. Negative values are ignored: they belong to the layer,
+    /// which marks data that [`pre_map`](super::pre_map) mapped with one, so that only the
+    /// layer can say that data is mapped.
     pub(crate) fn set_host_cookie(&self, v: i32) {
+        if v >= 0 {
+            self.write_host_cookie(v);
+        }
+    }
+
+    /// Sets the cookie to any value, the layer's negative ones included.
+    pub(super) fn write_host_cookie(&self, v: i32) {
         // SAFETY: By the type invariant the data is valid; the field belongs to the host driver.
         unsafe { (*self.raw()).host_cookie = v };
     }
 
-    /// The data's scatterlist, for the driver's DMA layer.
+    /// The data's scatterlist: its length, and its DMA mapping and copies ([`super::DmaRequest`]).
     pub(crate) fn sg_list(&self) -> SgList<'_> {
         // SAFETY: By the type invariant the data is valid.
         let (sg, nents) = unsafe { ((*self.raw()).sg, (*self.raw()).sg_len) };
@@ -384,8 +394,9 @@ impl SgList<'_> {
         self.nents == 0
     }
 
-    /// The first entry, valid (by the type invariant) for as long as the list is borrowed.
-    pub(crate) fn as_raw(&self) -> *mut bindings::scatterlist {
+    /// The first entry, valid (by the type invariant) for as long as the list is borrowed; for
+    /// the DMA mapping of [`super::dma`].
+    pub(super) fn as_raw(&self) -> *mut bindings::scatterlist {
         self.sg
     }
 }

@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! DMA helpers for a request's scatterlist that are not MMC API: the streaming mapping of the
-//! scatterlist and its lifetime, and CPU copies between the scatterlist and a coherent buffer
-//! (`sg_copy_to_buffer()`/`sg_copy_from_buffer()`). The bounce policy that uses them is in
-//! `bounce.rs`.
+//! Streaming DMA of a request's scatterlist.
+//!
+//! A host controller that moves a request's data with one DMA address per transfer maps the
+//! scatterlist of [`Data`] itself: it needs the number of DMA segments the mapping produced
+//! (one goes direct, more through a bounce buffer the driver owns), a mapping made off the
+//! request's path in `pre_req`, and CPU copies between the scatterlist and its bounce buffer.
+//! The kernel crate has a scatterlist type for memory it allocates, not for the borrowed
+//! scatterlist of an MMC request, whose mapping must end before the request is completed.
+//!
+//! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`], so the scatterlist is never unmapped after
 //! (or completed before) it is handed back: dropping a `DmaRequest` unmaps, then completes.
 //!
 //! A request that goes direct may be mapped in `pre_req` instead ([`pre_map`]): its
-//! `host_cookie` is then [`COOKIE_PRE_MAPPED`] until the mapping is undone, by `post_req`
+//! `host_cookie` is then `COOKIE_PRE_MAPPED` (-1) until the mapping is undone, by `post_req`
 //! ([`unmap_pre_mapped`]) after a transfer, or by the request path if it bounces or fails the
-//! request instead. Either clears the cookie, so the mapping is undone exactly once.
+//! request instead. Either clears the cookie, so the mapping is undone exactly once. A driver
+//! that uses [`pre_map`] keeps its own `host_cookie` values positive (0 is the core's).
+//!
+//! The CPU copies ([`DmaRequest::copy_to_buffer`] and the like, `sg_copy_to_buffer()` and
+//! `sg_copy_from_buffer()`) take the bounce buffer as a [`CpuBuffer`], a DMA allocation the
+//! device is not using at the time, accessed through its raw address only.
 
 use core::ops::Deref;
 
@@ -27,19 +38,26 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::{
-    bindings as b,
-    kernel_ext::dma::noncoherent::NoncoherentPages,
-    logic::{
-        Cookie,
-        COOKIE_PRE_MAPPED, //
-    },
-    mmc::{
-        Data,
-        IdleRequest,
-        Request, //
-    }, //
+use super::super::dma::noncoherent::NoncoherentPages;
+
+use super::{
+    Data,
+    IdleRequest,
+    Request, //
 };
+
+use crate::bindings;
+
+/// The `host_cookie` of a request whose data [`pre_map`] mapped for the device (the direct
+/// path, mapped and cleaned off the transfer's path as
+/// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: the MMC core's own
+/// value is 0, and a driver's are positive ([`Data::set_host_cookie`] ignores negative ones).
+const COOKIE_PRE_MAPPED: i32 = -1;
+
+/// Whether the cookie of `data` says [`pre_map`] mapped it.
+fn is_pre_mapped(data: &Data) -> bool {
+    data.host_cookie() == COOKIE_PRE_MAPPED
+}
 
 /// Why [`DmaRequest::map_count`] failed.
 #[derive(Clone, Copy, Debug)]
@@ -61,7 +79,8 @@ impl From<DmaMapError> for Error {
     }
 }
 
-/// Memory the CPU copies a scatterlist into or out of (a bounce buffer).
+/// Memory the CPU copies a scatterlist into or out of (a bounce buffer). Implemented here for
+/// the kernel crate's DMA allocations, so that a driver never needs an `unsafe impl`.
 ///
 /// # Safety
 ///
@@ -97,7 +116,7 @@ unsafe impl CpuBuffer for NoncoherentPages<'_> {
 }
 
 /// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
-const SKIP_CPU_SYNC: c_ulong = b::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
 /// The DMA mapping of a request's scatterlist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,17 +142,21 @@ fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
     })
 }
 
-/// Casts a device reference to the raw `struct device *`.
-pub(crate) fn raw_dev(dev: &Device<Bound>) -> *mut b::device {
-    // CAST: `Device<Bound>` is a `#[repr(transparent)]` wrapper of `struct device`.
-    core::ptr::from_ref(dev).cast::<b::device>().cast_mut()
+/// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
+/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
+fn raw_dev(dev: &Device<Bound>) -> *mut bindings::device {
+    // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
+    // zero-sized marker), which itself is a transparent wrapper of `struct device`.
+    core::ptr::from_ref(dev)
+        .cast::<bindings::device>()
+        .cast_mut()
 }
 
 /// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges
 /// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
 pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
     // SAFETY: `dev` is a valid, bound device.
-    unsafe { b::dma_get_merge_boundary(raw_dev(dev)) }
+    unsafe { bindings::dma_get_merge_boundary(raw_dev(dev)) }
 }
 
 /// An in-flight request and the DMA state of its data.
@@ -143,8 +166,8 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for the
 /// direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
 /// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
-/// device since; with `Mapping::PreMapped` by [`pre_map`], and its cookie is
-/// [`COOKIE_PRE_MAPPED`].
+/// device since; with `Mapping::PreMapped` by [`pre_map`], and `unmap_pre_mapped` will not
+/// unmap it while this object holds it (the request is not idle).
 pub(crate) struct DmaRequest<'a> {
     mrq: Request,
     dev: &'a Device<Bound>,
@@ -155,13 +178,13 @@ impl<'a> DmaRequest<'a> {
     /// Takes over `mrq`, whose data (if any) the device `dev` will move; if `pre_req` mapped
     /// it ([`pre_map`] on the same `dev`), the mapping comes with it.
     pub(crate) fn new(mrq: Request, dev: &'a Device<Bound>) -> Self {
-        let cookie = mrq.data().map_or(0, |d| d.host_cookie());
-        let pre_mapped = Cookie::from_raw(cookie) == Cookie::PreMapped;
+        let pre_mapped = mrq.data().is_some_and(is_pre_mapped);
         let mapped = dma_dir(mrq.data())
             .filter(|_| pre_mapped)
             .map(Mapping::PreMapped);
-        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data; every
-        // unmapping clears it, and the core writes only 0 (a new or prepared-again request).
+        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data (the
+        // driver cannot: `set_host_cookie` ignores negative values); every unmapping clears it,
+        // and the core writes only 0 (a new or prepared-again request).
         Self { mrq, dev, mapped }
     }
 
@@ -170,8 +193,8 @@ impl<'a> DmaRequest<'a> {
         dma_dir(self.mrq.data())
     }
 
-    /// The number of DMA segments `pre_req` found when it mapped the data (always 1, see
-    /// `logic::pre_map`), or `None` if it did not map it.
+    /// The number of DMA segments `pre_req` found when it mapped the data (always 1: [`pre_map`]
+    /// maps only a single segment), or `None` if it did not map it.
     pub(crate) fn pre_mapped_segments(&self) -> Option<u32> {
         matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
@@ -192,7 +215,7 @@ impl<'a> DmaRequest<'a> {
         // SAFETY: `dev` is bound; `sg` is the request's valid scatterlist of `nents` entries
         // (it lives as long as `mrq`, which we own), not mapped yet.
         let count = unsafe {
-            b::dma_map_sg_attrs(
+            bindings::dma_map_sg_attrs(
                 raw_dev(self.dev),
                 sg.as_raw(),
                 nents,
@@ -218,7 +241,7 @@ impl<'a> DmaRequest<'a> {
             // SAFETY: By the type invariant the scatterlist is mapped for `dir` on `dev` with
             // `sg.len()` entries.
             unsafe {
-                b::__dma_sync_sg_for_device(
+                bindings::__dma_sync_sg_for_device(
                     raw_dev(self.dev),
                     sg.as_raw(),
                     sg.len() as c_int,
@@ -229,7 +252,7 @@ impl<'a> DmaRequest<'a> {
             self.mapped = Some(Mapping::ForDevice(dir));
         }
         // SAFETY: The scatterlist is mapped, so its first entry has a DMA address.
-        let addr = unsafe { b::sg_dma_address(sg.as_raw()) };
+        let addr = unsafe { bindings::sg_dma_address(sg.as_raw()) };
         #[allow(clippy::useless_conversion)]
         Some(u64::from(addr))
     }
@@ -245,14 +268,14 @@ impl<'a> DmaRequest<'a> {
             Some(Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) => (dir, 0),
         };
         let Some(data) = self.mrq.data() else { return };
-        if Cookie::from_raw(data.host_cookie()) == Cookie::PreMapped {
+        if is_pre_mapped(data) {
             data.set_host_cookie(0);
         }
         let sg = data.sg_list();
         // SAFETY: By the type invariant the scatterlist was mapped for `dir` on `dev` with
         // `sg.len()` entries.
         unsafe {
-            b::dma_unmap_sg_attrs(
+            bindings::dma_unmap_sg_attrs(
                 raw_dev(self.dev),
                 sg.as_raw(),
                 sg.len() as c_int,
@@ -316,9 +339,9 @@ impl Drop for DmaRequest<'_> {
     }
 }
 
-/// `pre_req`: maps the data of `mrq`, a single scatterlist entry that will go direct
-/// (`logic::pre_map`), for the device `dev` with its cache maintenance (`dma_map_sg()`: a clean
-/// for a write, an invalidate for a read), and marks it [`COOKIE_PRE_MAPPED`]. Returns whether
+/// `pre_req`: maps the data of `mrq`, a single scatterlist entry that the driver will send
+/// direct, for the device `dev` with its cache maintenance (`dma_map_sg()`: a clean
+/// for a write, an invalidate for a read), and marks it `COOKIE_PRE_MAPPED`. Returns whether
 /// it did: not if the cookie is set already, or if the mapping gave other than one segment
 /// (then nothing stays mapped and `request` maps it itself).
 pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
@@ -332,10 +355,10 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     // SAFETY: `dev` is bound; `sg` is the valid scatterlist of one entry of a request that is
     // idle, so the request path holds no mapping of it, and whose cookie is 0, so no earlier
     // `pre_map` does either (the core maps nothing of a host's requests).
-    let count = unsafe { b::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    let count = unsafe { bindings::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
     match count {
         1 => {
-            data.set_host_cookie(COOKIE_PRE_MAPPED);
+            data.write_host_cookie(COOKIE_PRE_MAPPED);
             true
         }
         0 => false,
@@ -343,7 +366,13 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
             // SAFETY: Mapped just now for `dir` on `dev` with its one entry; the device never
             // had it.
             unsafe {
-                b::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), SKIP_CPU_SYNC)
+                bindings::dma_unmap_sg_attrs(
+                    raw_dev(dev),
+                    sg.as_raw(),
+                    1,
+                    dir.into(),
+                    SKIP_CPU_SYNC,
+                )
             };
             false
         }
@@ -357,14 +386,15 @@ pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;
     };
-    if Cookie::from_raw(data.host_cookie()) != Cookie::PreMapped {
+    if !is_pre_mapped(data) {
         return false;
     }
     let sg = data.sg_list();
-    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev` and
-    // nothing unmapped it since (every unmapping clears the cookie); the request is idle, so
-    // the controller is done with it.
-    unsafe { b::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev`
+    // (only it writes that value: `set_host_cookie` ignores negative ones) and nothing unmapped
+    // it since (every unmapping clears the cookie); the request is idle, so the controller is
+    // done with it.
+    unsafe { bindings::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
     data.set_host_cookie(0);
     true
 }
@@ -396,7 +426,8 @@ unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
     // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
     // the CPU's; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes
     // (`CpuBuffer`).
-    let n = unsafe { b::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
+    let n =
+        unsafe { bindings::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
     u32::try_from(n).unwrap_or(0)
 }
 
@@ -412,7 +443,7 @@ unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
     // the CPU's; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
     // (`CpuBuffer`).
     let n = unsafe {
-        b::sg_copy_from_buffer(
+        bindings::sg_copy_from_buffer(
             sg.as_raw(),
             sg.len(),
             buf.cpu_ptr().cast_const().cast(),
