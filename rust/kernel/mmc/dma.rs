@@ -48,6 +48,8 @@ use super::{
 
 use crate::bindings;
 
+use super::host::raw_dev;
+
 /// The `host_cookie` of a request whose data [`pre_map`] mapped for the device (the direct
 /// path, mapped and cleaned off the transfer's path as
 /// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: the MMC core's own
@@ -140,16 +142,6 @@ fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
             DataDirection::FromDevice
         }
     })
-}
-
-/// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
-/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
-fn raw_dev(dev: &Device<Bound>) -> *mut bindings::device {
-    // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
-    // zero-sized marker), which itself is a transparent wrapper of `struct device`.
-    core::ptr::from_ref(dev)
-        .cast::<bindings::device>()
-        .cast_mut()
 }
 
 /// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges

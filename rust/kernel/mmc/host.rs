@@ -140,9 +140,12 @@ pub(crate) struct HostConfig {
     pub(crate) caps: Caps,
 }
 
-/// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
-/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
-fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut bindings::device {
+/// `dev.as_raw()`, which is private to the kernel crate: this layer is built outside it.
+/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call, in every
+/// file of the layer.)
+pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
+    dev: &Device<Ctx>,
+) -> *mut bindings::device {
     // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
     // zero-sized marker), which itself is a transparent wrapper of `struct device`.
     core::ptr::from_ref(dev)

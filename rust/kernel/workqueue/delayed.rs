@@ -90,10 +90,8 @@ pub(crate) trait Target: Send + Sync + Sized {
 /// let requests = Arc::pin_init(pin_init!(Requests { in_flight <- new_mutex!(0) }), GFP_KERNEL)?;
 /// let queue = Arc::new(OwnedQueue::new(c"deadlines", Flags::MEM_RECLAIM, 1)?, GFP_KERNEL)?;
 /// // SAFETY: `Requests` borrows nothing.
-/// let deadline = KBox::pin_init(
-///     unsafe { OwnedDelayedWork::new(requests.clone(), queue) },
-///     GFP_KERNEL,
-/// )?;
+/// let work = unsafe { OwnedDelayedWork::new(requests.clone(), queue) };
+/// let deadline = KBox::pin_init(work, GFP_KERNEL)?;
 /// *requests.in_flight.lock() += 1;
 /// deadline.arm(Delta::from_millis(100));
 /// // Dropping `deadline` cancels it.
