@@ -27,13 +27,6 @@ use crate::{
     bounce::Bouncer,
     clkc::Clkc,
     hw::Hw,
-    kernel_ext::workqueue::{
-        delayed::OwnedDelayedWork,
-        owned::{
-            Flags,
-            OwnedQueue, //
-        }, //
-    },
     mmc::DmaRequest,
     regs::Regs,
     sdio_irq::SdioIrqs,
@@ -117,18 +110,6 @@ impl<'a> Sdhc<'a> {
     }
 }
 
-/// The workqueue of the hosts' deadlines: it may have to complete a request (and so free
-/// memory) when the system is short of it, so it has a rescuer (`WQ_MEM_RECLAIM`); one work
-/// item at a time is all a host needs.
-pub(crate) fn deadline_queue() -> Result<Arc<OwnedQueue>> {
-    let queue = OwnedQueue::new(
-        c"meson_mx_sdhc_rs_deadline",
-        Flags::UNBOUND | Flags::MEM_RECLAIM,
-        1,
-    )?;
-    Ok(Arc::new(queue, GFP_KERNEL)?)
-}
-
 /// The bus state `set_ios` leaves for `request` (both serialized by the MMC core).
 pub(crate) struct BusState {
     /// Why the last `set_ios` failed; requests fail with it until one succeeds
@@ -140,29 +121,18 @@ pub(crate) struct BusState {
 
 /// The driver data of the MMC host (in its private area).
 ///
-/// Dropping the data cancels the watchdog (and waits for a running expiry) before anything
-/// else goes.
+/// The host's timer is the software deadline of the request in flight (see `deadline.rs`);
+/// the host cancels it before it drops this data.
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdhcHost<'a> {
-    /// The software deadline of the request in flight, calling `Sdhc::run` (see `deadline.rs`).
-    #[pin]
-    pub(crate) watchdog: OwnedDelayedWork<Sdhc<'a>>,
     pub(crate) sdhc: Arc<Sdhc<'a>>,
     #[pin]
     pub(crate) bus: Mutex<BusState>,
 }
 
 impl<'a> SdhcHost<'a> {
-    pub(crate) fn new(
-        sdhc: Arc<Sdhc<'a>>,
-        queue: Arc<OwnedQueue>,
-    ) -> impl PinInit<Self, Error> + 'a {
-        // SAFETY: The watchdog is a field of the MMC host's driver data, which the host's
-        // `Registration` drops on unbind (its own never-forgotten contract) or the
-        // `UnregisteredHost` drops on a failed probe, while `'a` lasts.
-        let watchdog = unsafe { OwnedDelayedWork::new(sdhc.clone(), queue) };
+    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>) -> impl PinInit<Self, Error> + 'a {
         try_pin_init!(Self {
-            watchdog <- watchdog,
             sdhc,
             bus <- new_mutex!(
                 BusState {
@@ -195,10 +165,9 @@ impl<'a> SdhcHost<'a> {
 #[pinned_drop]
 impl PinnedDrop for SdhcHost<'_> {
     fn drop(self: Pin<&mut Self>) {
-        // The host is removed (or was never added): no request arms the watchdog any more.
-        self.watchdog.cancel();
-        // The host is freed next: nothing may signal it any more. The signal waits for the
-        // core's SDIO work when dropped.
+        // The host is removed (or was never added) and its timer cancelled; it is freed next:
+        // nothing may signal it any more. The signal waits for the core's SDIO work when
+        // dropped.
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);

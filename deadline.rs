@@ -6,7 +6,7 @@
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
 //! the interrupt controller missed is lost for good. `request` computes the instant the
 //! request is due (`logic::request_deadline_ms`: the card's data timeout for every block) and
-//! arms the host's watchdog for it. When the watchdog fires and the request in flight is past
+//! arms the host's timer (the watchdog) for it. When the watchdog fires and the request in flight is past
 //! that instant, the controller is quiesced (reset, then a bounded wait for its DMA engine,
 //! `Sdhc::quiesce`) and the request completes with `ETIMEDOUT`, which the core retries. A
 //! watchdog that fires before the request in flight is due (the timer wheel's granularity,
@@ -27,32 +27,31 @@ use kernel::{
 use crate::{
     controller::{
         InFlight,
-        Sdhc, //
+        Sdhc,
+        SdhcHost, //
     },
     irq::{
         DataResult,
         Errors, //
     },
-    kernel_ext::workqueue::delayed::{
-        OwnedDelayedWork,
-        Target, //
-    },
     logic::{
         self,
         ErrorKind, //
     },
+    mmc::Host,
     regs, //
 };
 
-/// The watchdog fired: the deadline passed, or the watchdog fired early.
-impl Target for Sdhc<'_> {
-    fn run(&self, watchdog: &OwnedDelayedWork<Self>) {
-        match self.take_expired() {
-            Due::TimedOut(f) => self.time_out(f),
+impl SdhcHost<'_> {
+    /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
+    pub(crate) fn deadline_expired(host: &Host<Self>) {
+        let sdhc = &host.data().sdhc;
+        match sdhc.take_expired() {
+            Due::TimedOut(f) => sdhc.time_out(f),
             Due::Later(ms) => {
-                self.debugfs.stats().record_deadline_rearm();
+                sdhc.debugfs.stats().record_deadline_rearm();
                 // Unless a later request armed the watchdog meanwhile: its own deadline stands.
-                watchdog.arm_if_idle(Delta::from_millis(i64::from(ms)));
+                host.arm_timer_if_idle(Delta::from_millis(i64::from(ms)));
             }
             Due::Idle => {}
         }

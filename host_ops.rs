@@ -23,7 +23,7 @@ use crate::{
 #[vtable]
 impl HostOps for SdhcHost<'_> {
     fn request(host: &Host<Self>, mrq: Request) {
-        host.data().start_request(mrq);
+        SdhcHost::start_request(host, mrq);
     }
 
     fn pre_req(host: &Host<Self>, mrq: &IdleRequest) {
@@ -54,5 +54,9 @@ impl HostOps for SdhcHost<'_> {
     fn ack_sdio_irq(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, true);
+    }
+
+    fn timer_expired(host: &Host<Self>) {
+        SdhcHost::deadline_expired(host);
     }
 }

@@ -19,13 +19,12 @@
 //!   the host); `stats.rs` the debugfs files.
 //!
 //! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
-//! API with the DMA mapping and copies of a request's scatterlist; `kernel::io::window`, the
+//! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
+//! platform driver that registers the host and its interrupt; `kernel::io::window`, the
 //! register window, which `IoMem` cannot map; `kernel::dma::noncoherent`, cached DMA memory;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree from;
-//! `kernel::workqueue::owned` and `kernel::workqueue::delayed`, a workqueue the driver
-//! allocates and a re-armable delayed work), which own every `unsafe` of the driver but the
-//! "never forgotten" registration contracts (the kernel crate's pattern) in probe, module init
-//! and the host data.
+//! `kernel::workqueue::owned` and `kernel::workqueue::delayed`, which the host's timer runs
+//! on), which own every `unsafe` of the driver.
 
 use kernel::prelude::*;
 
@@ -116,9 +115,9 @@ impl kernel::fmt::Display for ParamMsg {
 #[pin_data]
 struct SdhcModule {
     #[pin]
-    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::SdhcDriver>>,
-    /// The debugfs directory; dropped after the driver is unregistered (field order).
-    _debugfs: stats::Root,
+    _driver: kernel::driver::Registration<
+        kernel::platform::Adapter<mmc::platform::Adapter<probe::SdhcDriver>>,
+    >,
 }
 
 impl kernel::InPlaceModule for SdhcModule {
@@ -132,13 +131,11 @@ impl kernel::InPlaceModule for SdhcModule {
                 pr_err!("{}\n", ParamMsg(e));
                 EINVAL
             })?;
-            let debugfs = stats::Root::new(<Self as kernel::ModuleMetadata>::NAME);
             Ok(try_pin_init!(Self {
                 _driver <- kernel::driver::Registration::new(
                     <Self as kernel::ModuleMetadata>::NAME,
                     module,
                 ),
-                _debugfs: debugfs,
             }))
         })
     }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The platform driver: OF match table, probe and the bound device's data (whose drop order
-//! is the remove path).
+//! The driver: OF match table and probe, which `kernel::mmc::platform` registers.
 
 use kernel::{
     clk::Clk,
@@ -10,10 +9,7 @@ use kernel::{
         Core,
         Device, //
     },
-    irq::{
-        self,
-        ThreadedRegistration, //
-    },
+    irq,
     new_mutex,
     of,
     platform,
@@ -31,7 +27,6 @@ use crate::{
     },
     clkc::Clkc,
     controller::{
-        self,
         EnabledClk,
         Sdhc,
         SdhcHost, //
@@ -44,9 +39,9 @@ use crate::{
     },
     mmc::{
         self,
+        platform::Probe,
         Cap,
         HostConfig,
-        Registration,
         UnregisteredHost, //
     },
     regs::{
@@ -68,26 +63,12 @@ use crate::{
 /// Longest busy wait the controller does in hardware, in milliseconds.
 const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
 
-/// Everything a bound device owns.
-///
-/// Fields drop in declaration order, which is the remove path: the MMC host is removed first
-/// (no more requests or callbacks; its driver data switches the gate clocks off), then the IRQ
-/// is freed, then the last reference to the controller goes and with it the clocks and the
-/// register mapping.
-#[pin_data]
-pub(crate) struct SdhcData<'bound> {
-    mmc: Registration<'bound, SdhcHost<'bound>>,
-    #[pin]
-    irq: ThreadedRegistration<'bound, IrqHandler<'bound>>,
-    sdhc: Arc<Sdhc<'bound>>,
-}
-
-/// The platform driver.
+/// The MMC host controller driver.
 pub(crate) struct SdhcDriver;
 
 kernel::of_device_table!(
     OF_TABLE,
-    <SdhcDriver as platform::Driver>::IdInfo,
+    <SdhcDriver as mmc::platform::Driver>::IdInfo,
     [
         (of::DeviceId::new(c"amlogic,meson8-sdhc"), MESON8),
         (of::DeviceId::new(c"amlogic,meson8b-sdhc"), MESON8),
@@ -223,7 +204,7 @@ fn new_sdhc<'bound>(
             bus_hz: Atomic::new(0),
             bus_width: Atomic::new(1),
             sdio <- SdioIrqs::new(),
-            debugfs <- HostDebugfs::new(dev.name(), info),
+            debugfs <- HostDebugfs::new(info),
         }),
         GFP_KERNEL,
     )?;
@@ -236,9 +217,9 @@ fn new_host<'bound>(
     sdhc: &Arc<Sdhc<'bound>>,
     limits: &Limits,
 ) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
-    let queue = controller::deadline_queue()
-        .map_err(|e| probe_err(dev, "failed to allocate the deadline workqueue", e))?;
-    let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone(), queue))?;
+    let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
+        .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
+    HostDebugfs::add_files(&mut host)?;
 
     // Get regulators and the supported OCR mask.
     host.regulator_get_supply()
@@ -290,41 +271,32 @@ fn new_host<'bound>(
     Ok(host)
 }
 
-impl platform::Driver for SdhcDriver {
+impl mmc::platform::Driver for SdhcDriver {
     type IdInfo = SocData;
-    type Data<'bound> = SdhcData<'bound>;
+    type Host<'bound> = SdhcHost<'bound>;
+    type Irq<'bound> = IrqHandler<'bound>;
+    /// The last reference to the controller, with the clocks and the register mapping.
+    type Data<'bound> = Arc<Sdhc<'bound>>;
     const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
 
     fn probe<'bound>(
         pdev: &'bound platform::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
-    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
-        pin_init::pin_init_scope(move || {
-            let dev: &'bound Device<Bound> = pdev.as_ref();
-            let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
-            let (sdhc, limits) = new_sdhc(pdev, soc)?;
-            let host = new_host(dev, &sdhc, &limits)?;
-            let irq = pdev
-                .irq_by_index(0)
-                .map_err(|e| probe_err(dev, "missing interrupt", e))?;
-
-            // SAFETY: The registration becomes a field of the driver data, which the driver
-            // core drops when the device is unbound; it is never leaked.
-            let irq = unsafe {
-                ThreadedRegistration::new(
-                    irq,
-                    irq::Flags::ONESHOT,
-                    c"meson-mx-sdhc-rs",
-                    Ok::<_, Error>(IrqHandler(sdhc.clone())),
-                )
-            };
-
-            Ok(try_pin_init!(SdhcData {
-                irq <- irq,
-                // SAFETY: As for the IRQ: a field of the driver data, dropped on unbind.
-                mmc: unsafe { host.register() }?,
-                sdhc,
-            }))
+    ) -> Result<Probe<'bound, Self>> {
+        let dev: &'bound Device<Bound> = pdev.as_ref();
+        let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
+        let (sdhc, limits) = new_sdhc(pdev, soc)?;
+        let host = new_host(dev, &sdhc, &limits)?;
+        let irq = pdev
+            .irq_by_index(0)
+            .map_err(|e| probe_err(dev, "missing interrupt", e))?;
+        Ok(Probe {
+            host,
+            irq,
+            irq_flags: irq::Flags::ONESHOT,
+            irq_name: c"meson-mx-sdhc-rs",
+            irq_handler: IrqHandler(sdhc.clone()),
+            data: sdhc,
         })
     }
 }

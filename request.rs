@@ -28,6 +28,7 @@ use crate::{
     mmc::{
         self,
         DmaRequest,
+        Host,
         IdleRequest,
         Request, //
     }, //
@@ -44,9 +45,9 @@ struct Prepared {
 impl SdhcHost<'_> {
     /// The `request` callback: sets up the data and starts the command, or fails the request
     /// with the last `set_ios` error or the setup error.
-    pub(crate) fn start_request(&self, mrq: Request) {
-        let sdhc = &self.sdhc;
-        let set_ios_error = self.bus.lock().set_ios_error;
+    pub(crate) fn start_request(host: &Host<Self>, mrq: Request) {
+        let sdhc = &host.data().sdhc;
+        let set_ios_error = host.data().bus.lock().set_ios_error;
         let mut mrq = DmaRequest::new(mrq, sdhc.dev);
         let prepared = match set_ios_error {
             Some(e) => Err(e),
@@ -67,7 +68,7 @@ impl SdhcHost<'_> {
                 // Armed before the request can complete; an expiry that finds a later request
                 // in flight, or this one before it is due, arms again for the rest (see
                 // `deadline.rs`).
-                self.watchdog.arm(Delta::from_millis(i64::from(arm_after)));
+                host.arm_timer(Delta::from_millis(i64::from(arm_after)));
                 *cur = Some(InFlight {
                     mrq,
                     slot,

@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's debugfs files, one directory per host:
+//! The driver's debugfs files, in the host's directory (`/sys/kernel/debug/mmcN/`, which the
+//! MMC core creates when the host is added and removes with it):
 //!
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/stats`: the counters of
-//!   [`logic::Stats`](crate::logic::Stats), one `name: value` per line; writing anything to
-//!   the file resets them.
-//! - `/sys/kernel/debug/meson-mx-sdhc-rs/<device>/limits`: the queue limits the host was
-//!   registered with and the bounce buffer size.
+//! - `stats`: the counters of [`logic::Stats`](crate::logic::Stats), one `name: value` per
+//!   line; writing anything to the file resets them.
+//! - `limits`: the queue limits the host was registered with and the bounce buffer size.
 //! - with `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`, the knobs of [`TestKnobs`] for tests.
 //!
-//! The files own their data; the driver reaches them through [`HostDebugfs`].
+//! The data lives in the controller ([`HostDebugfs`]); `kernel::mmc` shows it in the files.
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
 
 use core::fmt;
 use kernel::{
     debugfs::{
-        Dir,
-        File, //
+        Reader,
+        Writer, //
     },
     new_mutex,
     prelude::*,
@@ -28,50 +27,14 @@ use kernel::{
 };
 
 use crate::{
+    controller::SdhcHost,
     logic::{
         Limits,
         Stats, //
     },
+    mmc::UnregisteredHost,
     test_knobs::TestKnobs, //
 };
-
-kernel::sync::global_lock! {
-    // SAFETY: `Root::new` initialises the lock in module init, before the driver is
-    // registered and therefore before any `probe()` (the only other user) runs.
-    unsafe(uninit) static ROOT: Mutex<Option<Dir>> = None;
-}
-
-/// Owns the module's debugfs directory, shared by the hosts; a field of the module after the
-/// driver registration, so it is set before any `probe()` and cleared after the last remove.
-///
-/// The kernel crate has no per-module data a driver can reach from `probe()` yet; like
-/// nova-core, the directory lives in a global, here behind a global lock.
-pub(crate) struct Root;
-
-impl Root {
-    /// Creates the directory `name` at the debugfs root. Call once, in module init, before
-    /// registering the driver.
-    pub(crate) fn new(name: &CStr) -> Self {
-        // SAFETY: Called once, from module init, before any other use of `ROOT`.
-        unsafe { ROOT.init() };
-        *ROOT.lock() = Some(Dir::new(name));
-        Self
-    }
-}
-
-impl Drop for Root {
-    fn drop(&mut self) {
-        *ROOT.lock() = None;
-    }
-}
-
-/// The debugfs directory of the host `dev_name`, in the module's directory.
-fn host_dir(dev_name: &CStr) -> Dir {
-    match ROOT.lock().as_ref() {
-        Some(root) => root.subdir(dev_name),
-        None => Dir::new(dev_name),
-    }
-}
 
 /// What the `limits` file shows.
 pub(crate) struct LimitsInfo {
@@ -87,15 +50,32 @@ pub(crate) struct LimitsInfo {
     pub(crate) dma_merge_boundary: usize,
 }
 
-fn show_stats(stats: &Mutex<Stats>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    // Copy, so that the lock is not held while the text is written.
-    let s = *stats.lock();
-    fmt::Display::fmt(&s, f)
+/// The counters, as the `stats` file shows them; writing resets them.
+#[pin_data]
+pub(crate) struct StatsFile {
+    #[pin]
+    stats: Mutex<Stats>,
 }
 
-fn reset_stats(stats: &Mutex<Stats>, _input: &mut UserSliceReader) -> Result {
-    *stats.lock() = Stats::new();
-    Ok(())
+impl Writer for StatsFile {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Copy, so that the lock is not held while the text is written.
+        let s = *self.stats.lock();
+        fmt::Display::fmt(&s, f)
+    }
+}
+
+impl Reader for StatsFile {
+    fn read_from_slice(&self, _input: &mut UserSliceReader) -> Result {
+        *self.stats.lock() = Stats::new();
+        Ok(())
+    }
+}
+
+impl Writer for LimitsInfo {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        show_limits(self, f)
+    }
 }
 
 fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -118,41 +98,37 @@ fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(f, "max_blk_count: {}", l.limits.max_blk_count)
 }
 
-/// The debugfs files of one host and the data they own.
+/// What the debugfs files of one host show.
 #[pin_data]
 pub(crate) struct HostDebugfs {
     #[pin]
-    stats: File<Mutex<Stats>>,
-    #[pin]
-    knobs: TestKnobs,
-    #[pin]
-    _limits: File<LimitsInfo>,
-    _dir: Dir,
+    pub(crate) stats: StatsFile,
+    pub(crate) knobs: TestKnobs,
+    pub(crate) limits: LimitsInfo,
 }
 
 impl HostDebugfs {
-    /// Zeroed counters, the knobs at their defaults, and the files of the host `dev_name`.
-    pub(crate) fn new<'a>(
-        dev_name: &'a CStr,
-        limits: LimitsInfo,
-    ) -> impl PinInit<Self, Error> + 'a {
-        let dir = host_dir(dev_name);
-        try_pin_init!(Self {
-            stats <- dir.read_write_callback_file(
-                c"stats",
-                new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
-                &show_stats,
-                &reset_stats,
-            ),
-            knobs <- TestKnobs::new(&dir),
-            _limits <- dir.read_callback_file(c"limits", limits, &show_limits),
-            _dir: dir,
-        }? Error)
+    /// Zeroed counters, the knobs at their defaults, and the limits of the host.
+    pub(crate) fn new(limits: LimitsInfo) -> impl PinInit<Self> {
+        pin_init!(Self {
+            stats <- pin_init!(StatsFile {
+                stats <- new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
+            }),
+            knobs: TestKnobs::new(),
+            limits,
+        })
+    }
+
+    /// Names the files in the debugfs directory of `host`.
+    pub(crate) fn add_files(host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+        host.debugfs_rw_file(c"stats", |h| &h.sdhc.debugfs.stats)?;
+        host.debugfs_file(c"limits", |h| &h.sdhc.debugfs.limits)?;
+        TestKnobs::add_files(host)
     }
 
     /// The counters, locked.
     pub(crate) fn stats(&self) -> MutexGuard<'_, Stats> {
-        self.stats.lock()
+        self.stats.stats.lock()
     }
 
     /// Whether single-segment requests are to be bounced too.

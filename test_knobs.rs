@@ -18,44 +18,47 @@
 
 use kernel::prelude::*;
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
-use kernel::{
-    debugfs::{
-        Dir,
-        File, //
-    },
-    sync::atomic::{
-        Atomic,
-        Relaxed, //
-    }, //
+use kernel::sync::atomic::{
+    Atomic,
+    Relaxed, //
 };
 
-/// The knobs' files and values.
+use crate::{
+    controller::SdhcHost,
+    mmc::UnregisteredHost, //
+};
+
+/// The knobs' values, shown and set in the host's debugfs directory.
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
-#[pin_data]
 pub(crate) struct TestKnobs {
-    #[pin]
-    force_bounce: File<Atomic<u32>>,
-    #[pin]
-    quiesce_on_error: File<Atomic<u32>>,
-    #[pin]
-    reset_drain_us: File<Atomic<u32>>,
-    #[pin]
-    watchdog_early_ms: File<Atomic<u32>>,
+    force_bounce: Atomic<u32>,
+    quiesce_on_error: Atomic<u32>,
+    reset_drain_us: Atomic<u32>,
+    watchdog_early_ms: Atomic<u32>,
 }
 
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 impl TestKnobs {
-    /// The knobs at their defaults, as files in `dir`.
-    pub(crate) fn new(dir: &Dir) -> impl PinInit<Self, Error> + '_ {
-        try_pin_init!(Self {
-            force_bounce <- dir.read_write_file(c"force_bounce", Atomic::new(0u32)),
-            quiesce_on_error <- dir.read_write_file(c"quiesce_on_error", Atomic::new(1u32)),
-            reset_drain_us <- dir.read_write_file(
-                c"reset_drain_us",
-                Atomic::new(crate::hw::RESET_DRAIN_US),
-            ),
-            watchdog_early_ms <- dir.read_write_file(c"watchdog_early_ms", Atomic::new(0u32)),
-        }? Error)
+    /// The knobs at their defaults.
+    pub(crate) fn new() -> Self {
+        Self {
+            force_bounce: Atomic::new(0),
+            quiesce_on_error: Atomic::new(1),
+            reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
+            watchdog_early_ms: Atomic::new(0),
+        }
+    }
+
+    /// Names the knobs' files in the debugfs directory of `host`.
+    pub(crate) fn add_files(host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+        host.debugfs_rw_file(c"force_bounce", |h| &h.sdhc.debugfs.knobs.force_bounce)?;
+        host.debugfs_rw_file(c"quiesce_on_error", |h| {
+            &h.sdhc.debugfs.knobs.quiesce_on_error
+        })?;
+        host.debugfs_rw_file(c"reset_drain_us", |h| &h.sdhc.debugfs.knobs.reset_drain_us)?;
+        host.debugfs_rw_file(c"watchdog_early_ms", |h| {
+            &h.sdhc.debugfs.knobs.watchdog_early_ms
+        })
     }
 
     /// Whether single-segment requests are to be bounced too.
@@ -85,9 +88,14 @@ pub(crate) struct TestKnobs;
 
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 impl TestKnobs {
-    /// The defaults; no file.
-    pub(crate) fn new(_dir: &kernel::debugfs::Dir) -> impl PinInit<Self, Error> + '_ {
-        Ok::<_, Error>(Self)
+    /// The defaults.
+    pub(crate) fn new() -> Self {
+        Self
+    }
+
+    /// No file.
+    pub(crate) fn add_files(_host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+        Ok(())
     }
 
     /// Requests that map to one segment go direct.

@@ -31,6 +31,18 @@
 //!   [`unmap_pre_mapped`] undoes that in `post_req`; the CPU copies between a scatterlist and a
 //!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped.
 //!
+//! - A host with a software deadline implements [`HostOps::timer_expired`]: the host then has
+//!   a timer ([`Host::arm_timer`]) on a `WQ_MEM_RECLAIM` workqueue of its own, cancelled before
+//!   the driver data goes.
+//! - [`UnregisteredHost::debugfs_file`] names a file in the host's debugfs directory
+//!   (`/sys/kernel/debug/mmcN/`) that shows data reached from the driver data; the core removes
+//!   it with the host.
+//! - A host on the platform bus with one interrupt is registered by [`platform::Adapter`]: the
+//!   driver's [`platform::Driver::probe`] returns the configured host and describes the
+//!   interrupt, and the adapter keeps both registrations in the bound device's data, which the
+//!   bus drops on unbind, so the driver keeps the "never forgotten" promise of
+//!   [`UnregisteredHost::register`] without `unsafe`.
+//!
 //! No bounce-buffer policy lives here: the driver decides which requests go through a buffer
 //! it allocates, and when to copy.
 //!
@@ -101,11 +113,14 @@
 #![allow(dead_code, unused_imports)]
 
 mod caps;
+mod debugfs;
 mod dma;
 mod host;
 mod ios;
+pub(crate) mod platform;
 mod request;
 mod sdio;
+mod timer;
 
 pub(crate) use caps::{
     Cap,

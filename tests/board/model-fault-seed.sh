@@ -16,7 +16,7 @@ cat > "$T/host.sh" <<HOST
 HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
-D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+D=$(rs_debugfs)
 fio --name=mix --filename=$DEV --direct=1 --rw=randrw --bs=4k --size=2m \
     --randseed=7 --output-format=terse >/dev/null 2>&1 || say "fio saw I/O errors"
 fio --name=big --filename=$DEV --direct=1 --rw=write --bs=128k --offset=4m --size=4m \

@@ -15,7 +15,7 @@ SECS=${CONC_SECONDS:-180}
 g=$(guest t <<'G'
 set -e
 t0=$(cut -d' ' -f1 /proc/uptime)
-D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+D=$(rs_debugfs)
 engines=$(fio --enghelp 2>&1 | tr -s ' \t' '\n' | grep -xE 'libaio|io_uring' | sort -u | tr '\n' ' ')
 say "fio engines available: $engines"
 case "$engines" in *libaio*) ;; *) fail "fio has no libaio engine" ;; esac

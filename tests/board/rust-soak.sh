@@ -54,7 +54,7 @@ HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
-D=/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)
+D=$(rs_debugfs)
 # name rw bs offset size rate-divisor [fio options]: disjoint regions
 cat > /tmp/jobs <<J
 seq512 write 512 0m 2m 1

@@ -107,7 +107,7 @@ host_sync() {
 
 # rs_debugfs: the Rust driver's debugfs directory of the SDHC (stats, limits,
 # force_bounce)
-rs_debugfs() { echo "/sys/kernel/debug/meson-mx-sdhc-rs/$(sdhc_dev)"; }
+rs_debugfs() { echo "/sys/kernel/debug/$(sdhc_host)"; }
 
 # keep_data write|verify: 8 MiB at the start of the card with crc32c verify
 # headers, written and read back, or only verified (data that must survive

@@ -23,6 +23,14 @@ use kernel::{
 };
 
 use super::{
+    debugfs::{
+        create_files,
+        PendingFile, //
+    },
+    timer::{
+        new_timer,
+        Timer, //
+    },
     Cap,
     Caps,
     IdleRequest,
@@ -112,6 +120,15 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+
+    /// The host's timer, armed with [`Host::arm_timer`], fired. Runs on the timer's own
+    /// workqueue, in process context, concurrently with every other callback and with the
+    /// driver's interrupt handlers; the host may be being removed (`mmc_remove_host()`), but
+    /// its data is valid: the host cancels the timer before dropping it. Implementing this
+    /// gives the host its timer (and its workqueue).
+    fn timer_expired(_host: &Host<Self>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// Limits and capabilities of a host, written to `struct mmc_host` before registration.
@@ -153,14 +170,24 @@ pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
         .cast_mut()
 }
 
-/// The private area of `host`, where the driver data `T` lives.
+/// What a host's private area holds: the driver data and the host's timer.
+///
+/// Fields drop in declaration order: the timer is cancelled before the data goes.
+#[pin_data]
+pub(super) struct Private<T: HostOps> {
+    pub(super) timer: Option<Timer<T>>,
+    #[pin]
+    data: T,
+}
+
+/// The private area of `host`.
 ///
 /// # Safety
 ///
-/// `host` must be a valid host allocated with room for a `T` in its private area.
-unsafe fn priv_ptr<T>(host: *mut bindings::mmc_host) -> *mut T {
+/// `host` must be a valid host allocated with room for a `Private<T>` in its private area.
+unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut Private<T> {
     // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
-    unsafe { &raw mut (*host).private }.cast::<T>()
+    unsafe { &raw mut (*host).private }.cast::<Private<T>>()
 }
 
 /// An allocated host with its driver data initialised, not registered yet.
@@ -172,10 +199,12 @@ unsafe fn priv_ptr<T>(host: *mut bindings::mmc_host) -> *mut T {
 /// # Invariants
 ///
 /// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
-/// object and not added; its private area holds an initialised, pinned `T`.
+/// object and not added; its private area holds an initialised, pinned `Private<T>`.
 pub(crate) struct UnregisteredHost<'a, T: HostOps> {
     host: NonNull<bindings::mmc_host>,
     parent: &'a Device<Bound>,
+    /// The debugfs files to create when the host is added.
+    pub(super) files: KVec<PendingFile>,
     _data: PhantomData<T>,
 }
 
@@ -183,21 +212,25 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// Allocates a host whose parent is `dev` (`mmc_alloc_host()`) and initialises the driver
     /// data `data` in its private area, where it stays pinned until the host is freed.
     pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
-        let extra = c_int::try_from(size_of::<T>())?;
+        let extra = c_int::try_from(size_of::<Private<T>>())?;
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
         // parent without taking a reference; the returned object borrows `dev` for `'a`, and
         // frees the host (which reads the parent) on drop, within `'a`.
         let host =
             NonNull::new(unsafe { bindings::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
-        // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
+        // SAFETY: `host` was allocated with `size_of::<Private<T>>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
-        let aligned = slot.cast::<u8>().align_offset(align_of::<T>()) == 0;
-        // SAFETY: `slot` is valid for writes of a `T` and aligned when `aligned`; the host is not
-        // shared, so the data never moves before it is dropped in place.
-        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, data) });
+        let aligned = slot.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
+        // SAFETY: The host keeps the timer in its private area and drops it first (field order)
+        // when it drops its data, before it is freed.
+        let timer = unsafe { new_timer::<T>(host) };
+        let private = try_pin_init!(Private { timer: timer?, data <- data }? Error);
+        // SAFETY: `slot` is valid for writes of a `Private<T>` and aligned when `aligned`; the
+        // host is not shared, so the data never moves before it is dropped in place.
+        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, private) });
         if !matches!(init, Some(Ok(()))) {
-            // SAFETY: The host was allocated above and never added; no `T` lives in it.
+            // SAFETY: The host was allocated above and never added; no `Private<T>` lives in it.
             unsafe { bindings::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
@@ -205,6 +238,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         Ok(Self {
             host,
             parent: dev,
+            files: KVec::new(),
             _data: PhantomData,
         })
     }
@@ -280,8 +314,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
 
     /// The driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: By the type invariant the private area holds a pinned `T`.
-        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
+        // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
+        // `data` is structurally pinned.
+        unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
     }
 
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
@@ -313,7 +348,11 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { bindings::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
-        let this = ManuallyDrop::new(self);
+        // SAFETY: The host was added, so its debugfs directory exists until `mmc_remove_host()`,
+        // which `Registration` calls before it drops the driver data the files were reached from.
+        unsafe { create_files(h, &self.files) };
+        let mut this = ManuallyDrop::new(self);
+        drop(core::mem::replace(&mut this.files, KVec::new()));
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         Ok(Registration {
             host: this.host,
@@ -325,8 +364,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
 
 impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: By the type invariant the host was never added and holds a `T`, which nothing
-        // uses any more.
+        // SAFETY: By the type invariant the host was never added and holds a `Private<T>`, which
+        // nothing uses any more (its timer is armed only through a `Host<T>`, which exists only
+        // once the host is added).
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
             bindings::mmc_free_host(self.raw());
@@ -347,7 +387,7 @@ unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 /// # Invariants
 ///
 /// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and a parent bound for
-/// `'a`; its private area holds a pinned `T`; this object owns both.
+/// `'a`; its private area holds a pinned `Private<T>`; this object owns both.
 pub(crate) struct Registration<'a, T: HostOps> {
     host: NonNull<bindings::mmc_host>,
     _parent: PhantomData<&'a Device<Bound>>,
@@ -366,7 +406,8 @@ impl<T: HostOps> Drop for Registration<'_, T> {
     fn drop(&mut self) {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
-        // request is in flight and no callback runs any more; then nothing uses the `T`.
+        // request is in flight and no callback runs any more; dropping the `Private<T>` then
+        // cancels the timer (its first field) before the `T` goes.
         unsafe {
             bindings::mmc_remove_host(h);
             core::ptr::drop_in_place(priv_ptr::<T>(h));
@@ -386,7 +427,8 @@ unsafe impl<T: HostOps> Sync for Registration<'_, T> {}
 ///
 /// # Invariants
 ///
-/// Wraps a valid host registered with `T`'s callbacks whose private area holds a pinned `T`.
+/// Wraps a valid host added with `T`'s callbacks (and possibly being removed, when its timer
+/// runs) whose private area holds a pinned `Private<T>`.
 #[repr(transparent)]
 pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 
@@ -396,8 +438,9 @@ unsafe impl<T: HostOps> Sync for Host<T> {}
 impl<T: HostOps> Host<T> {
     /// # Safety
     ///
-    /// `ptr` must be a host registered with `T` that stays registered for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_host) -> &'a Self {
+    /// `ptr` must be a host added with `T`'s callbacks whose private area holds its
+    /// `Private<T>` for `'a`, and which is not freed during `'a`.
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_host) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_host` (safety requirements).
         unsafe { &*ptr.cast() }
     }
@@ -408,8 +451,15 @@ impl<T: HostOps> Host<T> {
 
     /// The driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: By the type invariant the private area holds a pinned `T`.
-        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
+        // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
+        // `data` is structurally pinned.
+        unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
+    }
+
+    /// What the private area holds.
+    pub(super) fn private(&self) -> &Private<T> {
+        // SAFETY: By the type invariant the private area holds a `Private<T>`.
+        unsafe { &*priv_ptr::<T>(self.raw()) }
     }
 }
 
