@@ -115,9 +115,7 @@ impl kernel::fmt::Display for ParamMsg {
 #[pin_data]
 struct SdhcModule {
     #[pin]
-    _driver: kernel::driver::Registration<
-        kernel::platform::Adapter<mmc::platform::Adapter<probe::SdhcDriver>>,
-    >,
+    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::PlatformDriver>>,
 }
 
 impl kernel::InPlaceModule for SdhcModule {

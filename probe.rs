@@ -66,6 +66,9 @@ const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
 /// The MMC host controller driver.
 pub(crate) struct SdhcDriver;
 
+/// The platform driver that registers the hosts of [`SdhcDriver`].
+pub(crate) type PlatformDriver = mmc::platform::Adapter<SdhcDriver>;
+
 kernel::of_device_table!(
     OF_TABLE,
     <SdhcDriver as mmc::platform::Driver>::IdInfo,
