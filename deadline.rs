@@ -6,13 +6,13 @@
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
 //! the interrupt controller missed is lost for good. `request` computes the instant the
 //! request is due (`logic::request_deadline_ms`: the card's data timeout for every block) and
-//! arms the host's timer (the watchdog) for it. When the watchdog fires and the request in flight is past
-//! that instant, the controller is quiesced (reset, then a bounded wait for its DMA engine,
-//! `Sdhc::quiesce`) and the request completes with `ETIMEDOUT`, which the core retries. A
-//! watchdog that fires before the request in flight is due (the timer wheel's granularity,
-//! an earlier request's arming, or the `watchdog_early_ms` fault) arms itself again for the
-//! rest (`logic::expiry`). An interrupt raised before the reset finds the request gone and is
-//! counted, nothing else.
+//! arms the host's timer (the watchdog) for it. When the watchdog fires and the request in
+//! flight is past that instant, the controller is quiesced (reset, then a bounded wait for its
+//! DMA engine, `Sdhc::quiesce`) and the request completes with `ETIMEDOUT`, which the core
+//! retries. A watchdog that fires before the request in flight is due (the timer wheel's
+//! granularity, an earlier request's arming, or the `watchdog_early_ms` fault) arms itself
+//! again for the rest (`logic::expiry`). An interrupt raised before the reset finds the request
+//! gone and is counted, nothing else.
 
 use kernel::{
     io::Io,

@@ -352,7 +352,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // which `Registration` calls before it drops the driver data the files were reached from.
         unsafe { create_files(h, &self.files) };
         let mut this = ManuallyDrop::new(self);
-        drop(core::mem::replace(&mut this.files, KVec::new()));
+        drop(core::mem::take(&mut this.files));
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         Ok(Registration {
             host: this.host,
