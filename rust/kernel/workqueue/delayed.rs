@@ -88,7 +88,8 @@ pub(crate) trait Target: Send + Sync + Sized {
 /// }
 ///
 /// let requests = Arc::pin_init(pin_init!(Requests { in_flight <- new_mutex!(0) }), GFP_KERNEL)?;
-/// let queue = Arc::new(OwnedQueue::new(c"deadlines", Flags::MEM_RECLAIM, 1)?, GFP_KERNEL)?;
+/// let flags = Flags::UNBOUND | Flags::MEM_RECLAIM;
+/// let queue = Arc::new(OwnedQueue::new(c"deadlines", flags, 1)?, GFP_KERNEL)?;
 /// // SAFETY: `Requests` borrows nothing.
 /// let work = unsafe { OwnedDelayedWork::new(requests.clone(), queue) };
 /// let deadline = KBox::pin_init(work, GFP_KERNEL)?;

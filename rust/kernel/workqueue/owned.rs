@@ -34,6 +34,8 @@ pub(crate) struct Flags(u32);
 impl Flags {
     /// Work items run on workers not bound to a CPU (`WQ_UNBOUND`).
     pub(crate) const UNBOUND: Self = Self(bindings::wq_flags_WQ_UNBOUND);
+    /// Work items run on the CPU that queued them (`WQ_PERCPU`).
+    pub(crate) const PERCPU: Self = Self(bindings::wq_flags_WQ_PERCPU);
     /// The queue has a rescuer thread, so that its work items make progress when no new worker
     /// can be created for lack of memory (`WQ_MEM_RECLAIM`).
     pub(crate) const MEM_RECLAIM: Self = Self(bindings::wq_flags_WQ_MEM_RECLAIM);
@@ -67,7 +69,15 @@ unsafe impl Sync for OwnedQueue {}
 impl OwnedQueue {
     /// Allocates a workqueue called `name` with `flags` that runs at most `max_active` of its
     /// work items at once (0: the default limit).
+    ///
+    /// `flags` must hold exactly one of [`Flags::UNBOUND`] and [`Flags::PERCPU`] (`EINVAL`
+    /// otherwise): `alloc_workqueue()` warns about a queue that says neither.
     pub(crate) fn new(name: &CStr, flags: Flags, max_active: u32) -> Result<Self> {
+        let unbound = flags.0 & Flags::UNBOUND.0 != 0;
+        let percpu = flags.0 & Flags::PERCPU.0 != 0;
+        if unbound == percpu {
+            return Err(EINVAL);
+        }
         let max_active = i32::try_from(max_active)?;
         // SAFETY: The format is "%s" and its one argument a NUL-terminated string, which
         // `alloc_workqueue()` copies into the queue.
