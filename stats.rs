@@ -74,28 +74,24 @@ impl Reader for StatsFile {
 
 impl Writer for LimitsInfo {
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        show_limits(self, f)
+        writeln!(f, "bounce_size: {}", self.bounce_size)?;
+        writeln!(
+            f,
+            "bounce_memory: {}",
+            if self.bounce_cached {
+                "cached"
+            } else {
+                "coherent"
+            }
+        )?;
+        writeln!(f, "bounce_buffers: {}", self.bounce_buffers)?;
+        writeln!(f, "dma_merge_boundary: {:#x}", self.dma_merge_boundary)?;
+        writeln!(f, "max_segs: {}", self.limits.max_segs)?;
+        writeln!(f, "max_req_size: {}", self.limits.max_req_size)?;
+        writeln!(f, "max_seg_size: {}", self.limits.max_seg_size)?;
+        writeln!(f, "max_blk_size: {}", self.limits.max_blk_size)?;
+        writeln!(f, "max_blk_count: {}", self.limits.max_blk_count)
     }
-}
-
-fn show_limits(l: &LimitsInfo, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    writeln!(f, "bounce_size: {}", l.bounce_size)?;
-    writeln!(
-        f,
-        "bounce_memory: {}",
-        if l.bounce_cached {
-            "cached"
-        } else {
-            "coherent"
-        }
-    )?;
-    writeln!(f, "bounce_buffers: {}", l.bounce_buffers)?;
-    writeln!(f, "dma_merge_boundary: {:#x}", l.dma_merge_boundary)?;
-    writeln!(f, "max_segs: {}", l.limits.max_segs)?;
-    writeln!(f, "max_req_size: {}", l.limits.max_req_size)?;
-    writeln!(f, "max_seg_size: {}", l.limits.max_seg_size)?;
-    writeln!(f, "max_blk_size: {}", l.limits.max_blk_size)?;
-    writeln!(f, "max_blk_count: {}", l.limits.max_blk_count)
 }
 
 /// What the debugfs files of one host show.

@@ -335,7 +335,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// meets it by keeping the registration in its bound driver data, which the driver core
     /// drops on unbind. (A registration that devres removes on unbind, as `pwm`'s, needs
     /// driver data that borrows nothing, `T: 'static`.)
-    pub(crate) unsafe fn register(self) -> Result<Registration<'a, T>> {
+    pub(crate) unsafe fn register(mut self) -> Result<Registration<'a, T>> {
         let h = self.raw();
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
@@ -348,12 +348,12 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { bindings::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
+        let files = core::mem::take(&mut self.files);
         // SAFETY: The host was added, so its debugfs directory exists until `mmc_remove_host()`,
         // which `Registration` calls before it drops the driver data the files were reached from.
-        unsafe { create_files(h, &self.files) };
-        let mut this = ManuallyDrop::new(self);
-        drop(core::mem::take(&mut this.files));
-        // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
+        unsafe { create_files(h, &files) };
+        let this = ManuallyDrop::new(self);
+        // INVARIANT: Added with `T`'s callbacks; the private area holds the `Private<T>`.
         Ok(Registration {
             host: this.host,
             _parent: PhantomData,
@@ -451,9 +451,8 @@ impl<T: HostOps> Host<T> {
 
     /// The driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
-        // `data` is structurally pinned.
-        unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
+        // SAFETY: The private area is pinned (type invariant) and `data` structurally pinned.
+        unsafe { Pin::new_unchecked(&self.private().data) }
     }
 
     /// What the private area holds.
