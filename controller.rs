@@ -24,10 +24,12 @@ use kernel::{
 };
 
 use crate::{
-    bounce::Bouncer,
     clkc::Clkc,
     hw::Hw,
-    mmc::DmaRequest,
+    mmc::{
+        bounce::Bouncer,
+        DmaRequest, //
+    },
     regs::Regs,
     sdio_irq::SdioIrqs,
     soc::SocData,
@@ -74,7 +76,7 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) pclk: EnabledClk,
     pub(crate) clkc: Clkc<'a>,
     pub(crate) regs: Arc<Regs<'a>>,
-    /// The bounce policy and its buffers (see `bounce.rs`).
+    /// The bounce policy and its buffers (`kernel::mmc::bounce`, set up in `bounce.rs`).
     #[pin]
     pub(crate) bounce: Bouncer<'a>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.

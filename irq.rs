@@ -28,12 +28,12 @@ use crate::{
         Sdhc, //
     },
     logic::{
-        self,
         ErrorKind,
         IrqSources,
         Outcome, //
     },
     mmc::{
+        bounce::policy,
         DmaRequest,
         Request, //
     },
@@ -255,12 +255,12 @@ impl Sdhc<'_> {
         // after a response timeout the card never sent (or took) the data, and the MMC core
         // would complete the request with whatever the buffer held.
         let cmd_error = mrq.cmd().error().is_some();
-        let xfered = logic::bytes_xfered(cmd_error, data_error, mrq.data_len());
+        let xfered = policy::bytes_xfered(cmd_error, data_error, mrq.data_len());
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(xfered);
         }
         let copy_back = if bounced {
-            logic::copy_back_len(is_read, cmd_error, data_error, xfered)
+            policy::copy_back_len(is_read, cmd_error, data_error, xfered)
         } else {
             0
         };

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pure decisions of the driver, free of kernel types so that they can also be unit tested
-//! outside the kernel: the module parameters and the queue limits they give,
-//! whether a request goes straight to the controller or through the bounce buffer, and how
-//! much of a bounced read is copied back.
+//! outside the kernel: the module parameters and the queue limits they give (the bounce
+//! buffer's own decisions are `kernel::mmc::bounce::policy`'s), the software deadline of a
+//! request, which interrupt sources are enabled, and the statistics.
 //!
-//! Plain `core` Rust only: no allocation, no kernel imports.
+//! Plain `core` Rust only: no allocation, no kernel types but the plain-`core` policy.
 
 use core::fmt;
+
+use crate::mmc::bounce::policy::Limits;
 
 /// Smallest bounce buffer, in bytes (one page).
 pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
@@ -82,68 +84,24 @@ impl Params {
     }
 }
 
-/// The queue limits of a host (`struct mmc_host`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limits {
-    /// Most DMA segments per request.
-    pub(crate) max_segs: u32,
-    /// Largest request, in bytes.
-    pub(crate) max_req_size: u32,
-    /// Largest DMA segment, in bytes.
-    pub(crate) max_seg_size: u32,
-    /// Largest block, in bytes.
-    pub(crate) max_blk_size: u32,
-    /// Most blocks per request.
-    pub(crate) max_blk_count: u32,
-}
-
-impl Limits {
-    /// The limits for `params`, given the size of the bounce buffer actually allocated (0 if
-    /// there is none). Without a buffer these are the C driver's limits: one segment, 128 KiB.
-    pub(crate) fn new(params: &Params, bounce_buffer: u32) -> Self {
-        if bounce_buffer == 0 {
-            return Self {
-                max_segs: 1,
-                max_req_size: C_MAX_REQ_SIZE,
-                max_seg_size: C_MAX_REQ_SIZE,
-                max_blk_size: MAX_BLK_SIZE,
-                max_blk_count: C_MAX_BLK_COUNT,
-            };
-        }
-        Self {
-            max_segs: params.max_segs,
-            max_req_size: bounce_buffer,
-            max_seg_size: bounce_buffer,
+/// The queue limits for `params`, given the size of the bounce buffer actually allocated (0 if
+/// there is none). Without a buffer these are the C driver's limits: one segment, 128 KiB.
+pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
+    if bounce_buffer == 0 {
+        return Limits {
+            max_segs: 1,
+            max_req_size: C_MAX_REQ_SIZE,
+            max_seg_size: C_MAX_REQ_SIZE,
             max_blk_size: MAX_BLK_SIZE,
-            max_blk_count: MAX_BLK_COUNT_HW.min(bounce_buffer / MAX_BLK_SIZE),
-        }
+            max_blk_count: C_MAX_BLK_COUNT,
+        };
     }
-}
-
-/// How a request's data reaches the controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DataPath {
-    /// The scatterlist mapped to a single DMA segment: the controller uses it directly.
-    Direct,
-    /// More than one segment: the data goes through the bounce buffer.
-    Bounce,
-}
-
-/// Why a request's data cannot be transferred.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PathError {
-    /// The mapping has no segment at all.
-    NoSegments,
-    /// More than one segment and no bounce buffer (`bounce` is its size, maybe 0) big enough
-    /// for `len` bytes.
-    TooBig {
-        /// Mapped DMA segments.
-        segments: u32,
-        /// Bytes of the transfer.
-        len: u32,
-        /// Size of the bounce buffer (0: none).
-        bounce: u32,
-    },
+    Limits::bounced(
+        bounce_buffer,
+        params.max_segs,
+        MAX_BLK_SIZE,
+        MAX_BLK_COUNT_HW,
+    )
 }
 
 /// The largest transfer sent straight to a single DMA segment: the vendor driver's 512 KiB
@@ -152,82 +110,6 @@ pub(crate) enum PathError {
 /// is only that large when `bounce_size` is; nothing proves transfers above 512 KiB to one
 /// address on the silicon, so none is sent.
 pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
-
-/// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
-/// DMA segments, with a bounce buffer of `bounce` bytes (0: none). A single segment goes
-/// direct up to [`MAX_DIRECT_LEN`]. With `force_bounce` (a debugfs switch for tests and
-/// measurements) a single segment is bounced too when it fits.
-pub(crate) fn data_path(
-    segments: u32,
-    len: u32,
-    bounce: u32,
-    force_bounce: bool,
-) -> Result<DataPath, PathError> {
-    let fits = bounce != 0 && len <= bounce;
-    match segments {
-        0 => Err(PathError::NoSegments),
-        1 if force_bounce && fits => Ok(DataPath::Bounce),
-        1 if len <= MAX_DIRECT_LEN => Ok(DataPath::Direct),
-        _ if fits => Ok(DataPath::Bounce),
-        _ => Err(PathError::TooBig {
-            segments,
-            len,
-            bounce,
-        }),
-    }
-}
-
-/// The number of DMA segments a scatterlist of `sg_len` entries maps to, when it is known
-/// without mapping it: `merge_boundary` is `dma_get_merge_boundary()` of the device, 0 when its
-/// DMA mapping cannot merge entries (no IOMMU, as on the Meson8b). Then every entry becomes one
-/// segment, and a list of more than one entry is bounced anyway, so it is not mapped at all
-/// (`None`: map it and count). A single entry is always mapped: it may go to the controller.
-///
-/// Not mapping a list that is bounced also keeps the mapping rules: a read scatterlist may name
-/// the same page more than once (mmc_test does), which must not be mapped for the device.
-pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Option<u32> {
-    if sg_len > 1 && merge_boundary == 0 {
-        Some(sg_len)
-    } else {
-        None
-    }
-}
-
-/// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries
-/// (bounce buffer `bounce` bytes, `force_bounce` as in [`data_path`]): only a write, only a
-/// single entry, which maps to a single DMA segment with or without an IOMMU, and only when
-/// [`data_path`] sends that segment direct, so that `request` decides the same from the same
-/// figures. A list of more entries is left to `request`: without an IOMMU it is bounced
-/// unmapped ([`segments_without_mapping`]); with one it must be mapped to count its segments.
-///
-/// Reads are left to `request` too: a read mapped in `pre_req` stays mapped until `post_req`,
-/// which the core calls after it started the next request, so two reads into the same memory
-/// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
-/// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
-pub(crate) fn pre_map(sg_len: u32, len: u32, bounce: u32, force_bounce: bool, write: bool) -> bool {
-    write && sg_len == 1 && data_path(1, len, bounce, force_bounce) == Ok(DataPath::Direct)
-}
-
-/// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
-/// or the data phase reported an error.
-pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
-    if cmd_error || data_error {
-        0
-    } else {
-        len
-    }
-}
-
-/// How many bytes of a bounced transfer to copy from the bounce buffer back into the
-/// request's scatterlist: only for reads, only without a command or data error, and only
-/// `bytes_xfered` bytes.
-pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfered: u32) -> u32 {
-    if read && !cmd_error && !data_error {
-        xfered
-    } else {
-        0
-    }
-}
 
 /// The controller's longest busy wait (R1b), in milliseconds.
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;

@@ -14,9 +14,10 @@
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
 //!   the register map; `sdio_irq.rs` the SDIO card interrupt and every `ICTL` write;
 //! - `deadline.rs`: what happens when a request's software deadline passes;
-//! - `bounce.rs`: the bounce buffers and their policy; `slots.rs` who holds which buffer with
-//!   double buffering and `logic.rs` the other pure decisions (both also built and tested on
-//!   the host); `stats.rs` the debugfs files.
+//! - `bounce.rs`: the bounce buffers the module parameters ask for, used through
+//!   `kernel::mmc::bounce`, which holds the policy; `logic.rs` the driver's pure decisions
+//!   (parameters, limits, deadlines, statistics; also built and tested on the host);
+//!   `stats.rs` the debugfs files.
 //!
 //! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
 //! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
@@ -42,7 +43,6 @@ mod probe;
 mod regs;
 mod request;
 mod sdio_irq;
-mod slots;
 mod soc;
 mod stats;
 mod test_knobs;

@@ -21,10 +21,7 @@ use kernel::{
 };
 
 use crate::{
-    bounce::{
-        BounceBuffer,
-        Bouncer, //
-    },
+    bounce::Buffers,
     clkc::Clkc,
     controller::{
         EnabledClk,
@@ -33,12 +30,9 @@ use crate::{
     },
     hw,
     irq::IrqHandler,
-    logic::{
-        Limits,
-        Params, //
-    },
     mmc::{
         self,
+        bounce::policy::Limits,
         platform::Probe,
         Cap,
         HostConfig,
@@ -85,45 +79,6 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
         dev_err!(dev, "{}: error {}\n", what, e.to_errno());
     }
     e
-}
-
-/// The parameters and the bounce buffer of a new host; without the buffer (`bounce_size=0`
-/// or a failed allocation) the host gets the C driver's single-segment limits.
-fn bounce_buffer(dev: &Device<Bound>) -> (Params, Option<BounceBuffer<'_>>) {
-    let params = crate::params();
-    if params.bounce_size == 0 {
-        return (params, None);
-    }
-    match BounceBuffer::new(dev, params.bounce_size, crate::bounce_cached()) {
-        Ok(b) => (params, Some(b)),
-        Err(e) => {
-            dev_warn!(
-                dev,
-                "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
-                params.bounce_size,
-                e.to_errno()
-            );
-            (params, None)
-        }
-    }
-}
-
-/// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
-/// through one buffer.
-fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option<BounceBuffer<'a>> {
-    if !crate::double_buffer() {
-        return None;
-    }
-    BounceBuffer::new(dev, first.size(), first.cached())
-        .inspect_err(|e| {
-            dev_warn!(
-                dev,
-                "cannot allocate a second {} byte bounce buffer (error {}), using one\n",
-                first.size(),
-                e.to_errno()
-            )
-        })
-        .ok()
 }
 
 /// The register window, requested and mapped.
@@ -176,19 +131,15 @@ fn new_sdhc<'bound>(
     let clkc = Clkc::register(dev, regs.clone())
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
 
-    let (params, bounce) = bounce_buffer(dev);
-    let bounce_size = bounce.as_ref().map_or(0, BounceBuffer::size);
-    let bounce_cached = bounce.as_ref().is_some_and(BounceBuffer::cached);
-    let second = bounce.as_ref().and_then(|b| second_buffer(dev, b));
-    let bounce_buffers = usize::from(bounce.is_some()) + usize::from(second.is_some());
-    let limits = Limits::new(&params, bounce_size);
+    let buffers = Buffers::allocate(dev);
+    let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
     let merge_boundary = mmc::dma_merge_boundary(dev);
     let info = LimitsInfo {
         limits,
-        bounce_size,
-        bounce_cached,
-        bounce_buffers,
+        bounce_size: buffers.size(),
+        bounce_cached: buffers.cached(),
+        bounce_buffers: buffers.count(),
         dma_merge_boundary: merge_boundary,
     };
 
@@ -199,7 +150,7 @@ fn new_sdhc<'bound>(
             pclk,
             clkc,
             regs,
-            bounce <- Bouncer::new([bounce, second], merge_boundary),
+            bounce <- buffers.into_bouncer(merge_boundary),
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),
             started_seq: Atomic::new(0),

@@ -28,11 +28,11 @@ use kernel::{
 
 use crate::{
     controller::SdhcHost,
-    logic::{
-        Limits,
-        Stats, //
+    logic::Stats,
+    mmc::{
+        bounce::policy::Limits,
+        UnregisteredHost, //
     },
-    mmc::UnregisteredHost,
     test_knobs::TestKnobs, //
 };
 

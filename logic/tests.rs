@@ -8,6 +8,10 @@
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
 pub(crate) mod suite {
     use super::super::*;
+    use crate::mmc::bounce::policy::{
+        bytes_xfered,
+        copy_back_len, //
+    };
 
     const KIB: u32 = 1024;
     const MIB: u32 = 1024 * 1024;
@@ -97,10 +101,10 @@ pub(crate) mod suite {
     #[test]
     fn limits_without_buffer_are_the_c_drivers() -> TestResult {
         let p = Params::new(0, 64).expect_ok()?;
-        assert_eq!(Limits::new(&p, 0), c_limits());
+        assert_eq!(limits(&p, 0), c_limits());
         // Allocation failed: same.
         let p = Params::new(128 * KIB, 64).expect_ok()?;
-        assert_eq!(Limits::new(&p, 0), c_limits());
+        assert_eq!(limits(&p, 0), c_limits());
         Ok(())
     }
 
@@ -108,7 +112,7 @@ pub(crate) mod suite {
     fn limits_with_buffer() -> TestResult {
         let p = Params::new(128 * KIB, 64).expect_ok()?;
         assert_eq!(
-            Limits::new(&p, 128 * KIB),
+            limits(&p, 128 * KIB),
             Limits {
                 max_segs: 64,
                 max_req_size: 128 * KIB,
@@ -118,169 +122,19 @@ pub(crate) mod suite {
             }
         );
         let p = Params::new(4 * KIB, 1).expect_ok()?;
-        let l = Limits::new(&p, 4 * KIB);
+        let l = limits(&p, 4 * KIB);
         assert_eq!(
             (l.max_segs, l.max_req_size, l.max_blk_count),
             (1, 4 * KIB, 8)
         );
         let p = Params::new(4 * MIB, 256).expect_ok()?;
-        let l = Limits::new(&p, 4 * MIB);
+        let l = limits(&p, 4 * MIB);
         assert_eq!(
             (l.max_segs, l.max_req_size, l.max_seg_size),
             (256, 4 * MIB, 4 * MIB)
         );
         assert_eq!(l.max_blk_count, 8192);
         assert!(l.max_blk_count <= MAX_BLK_COUNT_HW);
-        Ok(())
-    }
-
-    #[test]
-    fn pre_map_only_what_goes_direct() -> TestResult {
-        // One entry of a write that goes direct: mapped in pre_req.
-        assert!(pre_map(1, 4 * KIB, 512 * KIB, false, true));
-        assert!(pre_map(1, 512 * KIB, 0, false, true));
-        // Never a read (two reads into the same memory would be mapped at once).
-        assert!(!pre_map(1, 4 * KIB, 512 * KIB, false, false));
-        // The same decision as `request`: forced bounce, too long, more entries, no data.
-        assert!(!pre_map(1, 4 * KIB, 512 * KIB, true, true));
-        assert!(pre_map(1, 4 * KIB, 0, true, true));
-        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, false, true));
-        assert!(!pre_map(2, 8 * KIB, 512 * KIB, false, true));
-        assert!(!pre_map(0, 0, 512 * KIB, false, true));
-        for (sg_len, len, bounce, force) in [
-            (1, 4 * KIB, 512 * KIB, false),
-            (1, 4 * KIB, 512 * KIB, true),
-            (1, 1024 * KIB, 4 * MIB, false),
-            (1, 1024 * KIB, 128 * KIB, false),
-        ] {
-            assert_eq!(
-                pre_map(sg_len, len, bounce, force, true),
-                data_path(1, len, bounce, force) == Ok(DataPath::Direct)
-            );
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn path_decision() -> TestResult {
-        assert_eq!(data_path(1, 512, 0, false), Ok(DataPath::Direct));
-        assert_eq!(
-            data_path(1, 512 * KIB, 128 * KIB, false),
-            Ok(DataPath::Direct)
-        );
-        // Never more than 512 KiB to one address: longer single segments are bounced.
-        assert_eq!(
-            data_path(1, 512 * KIB + 512, 4 * MIB, false),
-            Ok(DataPath::Bounce)
-        );
-        assert_eq!(data_path(1, 4 * MIB, 4 * MIB, false), Ok(DataPath::Bounce));
-        assert_eq!(
-            data_path(1, 4 * MIB, 128 * KIB, false),
-            Err(PathError::TooBig {
-                segments: 1,
-                len: 4 * MIB,
-                bounce: 128 * KIB
-            })
-        );
-        assert_eq!(
-            data_path(2, 4 * KIB, 128 * KIB, false),
-            Ok(DataPath::Bounce)
-        );
-        assert_eq!(
-            data_path(64, 128 * KIB, 128 * KIB, false),
-            Ok(DataPath::Bounce)
-        );
-        assert_eq!(data_path(64, 4 * KIB, 4 * KIB, false), Ok(DataPath::Bounce));
-        assert_eq!(
-            data_path(64, 128 * KIB + 512, 128 * KIB, false),
-            Err(PathError::TooBig {
-                segments: 64,
-                len: 128 * KIB + 512,
-                bounce: 128 * KIB
-            })
-        );
-        assert_eq!(
-            data_path(2, 1024, 0, false),
-            Err(PathError::TooBig {
-                segments: 2,
-                len: 1024,
-                bounce: 0
-            })
-        );
-        assert_eq!(
-            data_path(0, 512, 128 * KIB, false),
-            Err(PathError::NoSegments)
-        );
-        // force_bounce: one segment is bounced when it fits, left direct when it does not.
-        assert_eq!(data_path(1, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
-        assert_eq!(
-            data_path(1, 128 * KIB, 128 * KIB, true),
-            Ok(DataPath::Bounce)
-        );
-        assert_eq!(
-            data_path(1, 128 * KIB + 512, 128 * KIB, true),
-            Ok(DataPath::Direct)
-        );
-        assert_eq!(data_path(1, 512, 0, true), Ok(DataPath::Direct));
-        assert_eq!(data_path(2, 4 * KIB, 128 * KIB, true), Ok(DataPath::Bounce));
-        assert_eq!(
-            data_path(0, 512, 128 * KIB, true),
-            Err(PathError::NoSegments)
-        );
-        Ok(())
-    }
-
-    #[test]
-    fn segments_known_without_mapping() -> TestResult {
-        // No merging (dma-direct: merge boundary 0): more than one entry is that many segments.
-        assert_eq!(segments_without_mapping(2, 0), Some(2));
-        assert_eq!(segments_without_mapping(16, 0), Some(16));
-        assert_eq!(segments_without_mapping(256, 0), Some(256));
-        // One entry is always mapped: it may be used directly.
-        assert_eq!(segments_without_mapping(1, 0), None);
-        // No entries: mapped, so that the mapping reports the failure.
-        assert_eq!(segments_without_mapping(0, 0), None);
-        // An IOMMU may merge entries into fewer segments: map and count.
-        assert_eq!(segments_without_mapping(2, 0xfff), None);
-        assert_eq!(segments_without_mapping(64, usize::MAX), None);
-        // The known counts lead to the bounce buffer, or to an error without one.
-        let n = segments_without_mapping(16, 0).expect_ok()?;
-        assert_eq!(
-            data_path(n, 64 * KIB, 128 * KIB, false),
-            Ok(DataPath::Bounce)
-        );
-        assert!(matches!(
-            data_path(n, 64 * KIB, 0, false),
-            Err(PathError::TooBig { segments: 16, .. })
-        ));
-        Ok(())
-    }
-
-    #[test]
-    fn bytes_xfered_zero_on_any_error() -> TestResult {
-        assert_eq!(bytes_xfered(false, false, 4096), 4096);
-        assert_eq!(bytes_xfered(true, false, 4096), 0);
-        assert_eq!(bytes_xfered(false, true, 4096), 0);
-        assert_eq!(bytes_xfered(true, true, 4096), 0);
-        Ok(())
-    }
-
-    #[test]
-    fn copy_back_rule() -> TestResult {
-        // Reads without errors: exactly bytes_xfered, also short ones.
-        assert_eq!(copy_back_len(true, false, false, 128 * KIB), 128 * KIB);
-        assert_eq!(copy_back_len(true, false, false, 512), 512);
-        assert_eq!(copy_back_len(true, false, false, 0), 0);
-        // Any error: nothing.
-        assert_eq!(copy_back_len(true, true, false, 4096), 0);
-        assert_eq!(copy_back_len(true, false, true, 4096), 0);
-        assert_eq!(copy_back_len(true, true, true, 4096), 0);
-        // Writes never copy back.
-        assert_eq!(copy_back_len(false, false, false, 4096), 0);
-        // Combined with bytes_xfered: an error means no copy.
-        for (c, d) in [(true, false), (false, true), (true, true)] {
-            assert_eq!(copy_back_len(true, c, d, bytes_xfered(c, d, 8192)), 0);
-        }
         Ok(())
     }
 

@@ -43,8 +43,11 @@
 //!   bus drops on unbind, so the driver keeps the "never forgotten" promise of
 //!   [`UnregisteredHost::register`] without `unsafe`.
 //!
-//! No bounce-buffer policy lives here: the driver decides which requests go through a buffer
-//! it allocates, and when to copy.
+//! - A host with one DMA address per transfer can carry requests of many segments through a
+//!   physically contiguous buffer: [`bounce::Bouncer`] decides which requests go direct and
+//!   which through its buffers (one, or two to copy in `pre_req`/`post_req`; coherent or
+//!   cached), copies a read back only when no error was set, and gives the queue limits
+//!   ([`bounce::policy::Limits::bounced`]).
 //!
 //! # Examples
 //!
@@ -112,6 +115,7 @@
 
 #![allow(dead_code, unused_imports)]
 
+pub(crate) mod bounce;
 mod caps;
 mod debugfs;
 mod dma;

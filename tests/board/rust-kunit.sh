@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, rust/kernel/mmc/ios.rs) and of the driver's pure
-# logic (logic/tests.rs, slots/tests.rs, also the host's cargo tests) run in the guest when the
+# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, and the bounce buffer's
+# bounce/policy/tests.rs and bounce/slots/tests.rs) and of the driver's pure logic
+# (logic/tests.rs; all three pure suites are also the host's cargo tests) run in the guest when the
 # module is loaded: every suite must report "ok", none "not ok", and at least the suites we
 # know of must have run (a module built without them would otherwise pass silently).
 . "$(dirname "$0")/../lib.sh"
@@ -10,7 +11,8 @@ wait_card
 dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ meson_mx_sdhc_rs_|# (meson_mx_sdhc_rs_[a-z_]+|Totals): pass' > /tmp/kunit || true
 cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
-for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_logic meson_mx_sdhc_rs_slots; do
+for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_mmc_bounce_policy \
+         meson_mx_sdhc_rs_mmc_bounce_slots meson_mx_sdhc_rs_logic; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
 say "KUnit suites of the MMC layer and of the driver's pure logic passed"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host unit tests of the driver's `logic.rs` and `slots.rs`: their shared tests
-//! (`logic/tests.rs`, `slots/tests.rs`, also KUnit suites in the kernel) and the tests of text,
-//! which need `std`.
+//! Host unit tests of the pure logic: the driver's `logic.rs` and the bounce buffer's
+//! decisions and double-buffer state machine in `kernel::mmc::bounce` (`policy.rs`,
+//! `slots.rs`). Their shared tests (`logic/tests.rs`, `policy/tests.rs`, `slots/tests.rs`) are
+//! also KUnit suites in the kernel; the tests of text, which need `std`, are here.
 
 #![no_std]
 #![allow(dead_code)]
@@ -12,6 +13,18 @@ extern crate std;
 
 #[path = "../../logic.rs"]
 mod logic;
+
+#[path = "../../rust/kernel/mmc/bounce/policy.rs"]
+mod policy;
+#[path = "../../rust/kernel/mmc/bounce/slots.rs"]
+mod slots;
+
+/// `kernel::mmc` as far as plain `core` Rust goes: the bounce buffer's pure decisions.
+mod mmc {
+    pub(crate) mod bounce {
+        pub(crate) use crate::policy;
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -94,6 +107,3 @@ mod tests {
         }
     }
 }
-
-#[path = "../../slots.rs"]
-mod slots;

@@ -4,7 +4,10 @@
 //! the kernel (`CONFIG_KUNIT`), `cargo test`s on the host.
 
 /// The suite.
-#[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_slots))]
+#[cfg_attr(
+    not(test),
+    kernel::macros::kunit_tests(meson_mx_sdhc_rs_mmc_bounce_slots)
+)]
 mod suite {
     use super::super::*;
 

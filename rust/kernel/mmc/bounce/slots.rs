@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Who holds which bounce buffer when there are two (`double_buffer`): the pure state machine
-//! of `bounce.rs`'s double buffering, also built on the host for `cargo test`.
+//! Who holds which bounce buffer when there are two: the pure state machine of the
+//! [`Bouncer`](super::Bouncer)'s double buffering, also built on the host for `cargo test`.
 //!
 //! The MMC core prepares request N+1 (`pre_req`) while N is in flight and cleans N up
 //! (`post_req`) after N+1 has started. With two buffers a write's data is copied into a free
