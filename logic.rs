@@ -63,7 +63,7 @@ pub(crate) struct Params {
     /// Size of the bounce buffer in bytes; 0 for none.
     pub(crate) bounce_size: u32,
     /// Most DMA segments per request when bouncing.
-    pub(crate) max_segs: u32,
+    pub(crate) max_segs: u16,
 }
 
 impl Params {
@@ -74,9 +74,10 @@ impl Params {
         if !bounce_ok {
             return Err(ParamError::BounceSize(bounce_size));
         }
-        if !(1..=MAX_SEGS_LIMIT).contains(&max_segs) {
-            return Err(ParamError::MaxSegs(max_segs));
-        }
+        let max_segs = u16::try_from(max_segs)
+            .ok()
+            .filter(|n| (1..=MAX_SEGS_LIMIT).contains(&u32::from(*n)))
+            .ok_or(ParamError::MaxSegs(max_segs))?;
         Ok(Self {
             bounce_size,
             max_segs,

@@ -200,7 +200,7 @@ fn new_host<'bound>(
         f_max,
         max_req_size: limits.max_req_size,
         max_seg_size: limits.max_seg_size,
-        max_segs: u16::try_from(limits.max_segs).unwrap_or(1),
+        max_segs: limits.max_segs,
         max_blk_count: limits.max_blk_count,
         max_blk_size: limits.max_blk_size,
         max_busy_timeout: MAX_BUSY_TIMEOUT_MS,

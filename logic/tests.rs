@@ -82,7 +82,10 @@ pub(crate) mod suite {
     #[test]
     fn max_segs_boundaries() -> TestResult {
         for ok in [1, 2, 64, 255, 256] {
-            assert_eq!(Params::new(128 * KIB, ok).expect_ok()?.max_segs, ok);
+            assert_eq!(
+                u32::from(Params::new(128 * KIB, ok).expect_ok()?.max_segs),
+                ok
+            );
         }
         for bad in [0, 257, 1000, u32::MAX] {
             assert_eq!(Params::new(128 * KIB, bad), Err(ParamError::MaxSegs(bad)));

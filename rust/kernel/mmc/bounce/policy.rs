@@ -11,7 +11,7 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Limits {
     /// Most DMA segments per request.
-    pub(crate) max_segs: u32,
+    pub(crate) max_segs: u16,
     /// Largest request, in bytes.
     pub(crate) max_req_size: u32,
     /// Largest DMA segment, in bytes.
@@ -28,7 +28,7 @@ impl Limits {
     /// `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's own limit).
     pub(crate) fn bounced(
         buffer: u32,
-        max_segs: u32,
+        max_segs: u16,
         max_blk_size: u32,
         max_blk_count: u32,
     ) -> Self {
