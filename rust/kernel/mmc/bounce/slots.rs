@@ -29,11 +29,28 @@ pub(crate) enum Slot {
     /// The CPU is copying into or out of it, outside the lock.
     Cpu,
     /// Prepared in `pre_req` for `owner` (a write's data is in it).
-    Prepared { owner: usize, token: i32 },
+    Prepared {
+        /// The request's address.
+        owner: usize,
+        /// The token in the request's `host_cookie`.
+        token: i32,
+    },
     /// The controller has it, for the request in flight (`token` 0: not prepared).
-    Device { owner: usize, token: i32 },
+    Device {
+        /// The request's address.
+        owner: usize,
+        /// The token in the request's `host_cookie`.
+        token: i32,
+    },
     /// A read of `len` bytes completed without error; its data waits for `post_req`.
-    ReadDone { owner: usize, token: i32, len: u32 },
+    ReadDone {
+        /// The request's address.
+        owner: usize,
+        /// The token in the request's `host_cookie`.
+        token: i32,
+        /// Bytes read.
+        len: u32,
+    },
 }
 
 impl Slot {
@@ -63,7 +80,12 @@ pub(crate) enum Start {
 pub(crate) enum Post {
     /// Its read data, `len` bytes in buffer `slot` (now [`Slot::Cpu`]): copy it out, then
     /// [`Slots::free`].
-    CopyOut { slot: usize, len: u32 },
+    CopyOut {
+        /// The buffer.
+        slot: usize,
+        /// Bytes to copy.
+        len: u32,
+    },
     /// Nothing to copy (a prepared buffer it never used was freed, or nothing was held).
     Nothing,
 }
