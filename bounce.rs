@@ -33,7 +33,7 @@ use crate::{
 /// The bounce buffers of a new host and the parameters they were allocated for.
 pub(crate) struct Buffers<'a> {
     /// The module parameters.
-    pub(crate) params: Params,
+    params: Params,
     /// The buffers: none, one, or two with `double_buffer`.
     bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
 }
