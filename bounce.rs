@@ -56,11 +56,13 @@ impl<'a> Buffers<'a> {
     }
 
     /// Whether the buffers are cached memory with streaming syncs.
+    #[cfg(feature = "stats")]
     pub(crate) fn cached(&self) -> bool {
         self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
     }
 
     /// The number of buffers allocated.
+    #[cfg(feature = "stats")]
     pub(crate) fn count(&self) -> usize {
         self.bufs.iter().filter(|b| b.is_some()).count()
     }

@@ -16,10 +16,6 @@ use kernel::{
         atomic::Atomic,
         Arc,
         Mutex, //
-    },
-    time::{
-        Instant,
-        Monotonic, //
     }, //
 };
 
@@ -31,9 +27,7 @@ use crate::{
         DmaRequest, //
     },
     regs::Regs,
-    sdio_irq::SdioIrqs,
-    soc::SocData,
-    stats::HostDebugfs, //
+    soc::SocData, //
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.
@@ -59,9 +53,11 @@ pub(crate) struct InFlight<'a> {
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// When its software deadline passes, computed once before the watchdog was armed, and
-    /// how long that deadline is.
-    pub(crate) due: Instant<Monotonic>,
+    /// When its software deadline passes, computed once before the watchdog was armed.
+    #[cfg(feature = "deadline")]
+    pub(crate) due: kernel::time::Instant<kernel::time::Monotonic>,
+    /// How long that deadline is, in milliseconds.
+    #[cfg(feature = "deadline")]
     pub(crate) deadline_ms: u32,
 }
 
@@ -89,15 +85,19 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) started_seq: Atomic<u32>,
     /// `started_seq` when the hard IRQ handler ran: the request the interrupt is for.
     pub(crate) irq_seq: Atomic<u32>,
-    /// The bus clock in Hz and the bus width in lines, as `set_ios` left them (for deadlines).
+    /// The bus clock in Hz, as `set_ios` left it.
     pub(crate) bus_hz: Atomic<u32>,
+    /// The bus width in lines, as `set_ios` left it (for deadlines).
+    #[cfg(feature = "deadline")]
     pub(crate) bus_width: Atomic<u32>,
     /// The SDIO card interrupt and the `ICTL` writes (see `sdio_irq.rs`).
+    #[cfg(feature = "sdio_irq")]
     #[pin]
-    pub(crate) sdio: SdioIrqs,
+    pub(crate) sdio: crate::sdio_irq::SdioIrqs,
     /// Counters and switches, in debugfs.
+    #[cfg(feature = "stats")]
     #[pin]
-    pub(crate) debugfs: HostDebugfs,
+    pub(crate) debugfs: crate::stats::HostDebugfs,
 }
 
 impl<'a> Sdhc<'a> {
@@ -107,6 +107,7 @@ impl<'a> Sdhc<'a> {
             dev: self.dev,
             regs: &self.regs,
             soc: &self.soc,
+            #[cfg(feature = "sdio_irq")]
             sdio: &self.sdio,
         }
     }
@@ -122,7 +123,9 @@ pub(crate) struct BusState {
 }
 
 /// The driver data of the MMC host (in its private area).
+// cfg(feature = "deadline")
 ///
+// cfg(feature = "deadline")
 /// The host's timer is the software deadline of the request in flight (see `deadline.rs`);
 /// the host cancels it before it drops this data.
 #[pin_data(PinnedDrop)]
@@ -170,6 +173,7 @@ impl PinnedDrop for SdhcHost<'_> {
         // The host is removed (or was never added) and its timer cancelled; it is freed next:
         // nothing may signal it any more. The signal waits for the core's SDIO work when
         // dropped.
+        #[cfg(feature = "sdio_irq")]
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);

@@ -17,6 +17,7 @@
 use kernel::{
     io::Io,
     prelude::*,
+    sync::atomic::Relaxed,
     time::{
         Delta,
         Instant,
@@ -30,25 +31,36 @@ use crate::{
         Sdhc,
         SdhcHost, //
     },
-    irq::{
-        DataResult,
-        Errors, //
-    },
     logic::{
         self,
-        ErrorKind, //
+        DeadlineInput, //
     },
-    mmc::Host,
+    mmc::{
+        Host,
+        Request, //
+    },
     regs, //
 };
 
 impl SdhcHost<'_> {
+    /// Arms the host's timer, the watchdog, for a request whose deadline is `deadline_ms` from
+    /// now.
+    pub(crate) fn arm_deadline(host: &Host<Self>, deadline_ms: u32) {
+        #[cfg(not(feature = "stats"))]
+        let arm_after = deadline_ms;
+        #[cfg(feature = "stats")]
+        let arm_after =
+            logic::arm_after_ms(deadline_ms, host.data().sdhc.debugfs.watchdog_early_ms());
+        host.arm_timer(Delta::from_millis(i64::from(arm_after)));
+    }
+
     /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
     pub(crate) fn deadline_expired(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         match sdhc.take_expired() {
             Due::TimedOut(f) => sdhc.time_out(f),
             Due::Later(ms) => {
+                #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_deadline_rearm();
                 // Unless a later request armed the watchdog meanwhile: its own deadline stands.
                 host.arm_timer_if_idle(Delta::from_millis(i64::from(ms)));
@@ -69,6 +81,25 @@ enum Due<'a> {
 }
 
 impl<'a> Sdhc<'a> {
+    /// The software deadline of `mrq` at the current bus settings: the instant it is due, and
+    /// how long it is in milliseconds.
+    pub(crate) fn deadline(&self, mrq: &Request) -> (Instant<Monotonic>, u32) {
+        let cmd = mrq.cmd();
+        let data = mrq.data();
+        let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
+        let ms = logic::request_deadline_ms(&DeadlineInput {
+            bus_hz: self.bus_hz.load(Relaxed),
+            bus_width: self.bus_width.load(Relaxed),
+            data_len: mrq.data_len(),
+            blocks: data.map_or(0, |d| d.blocks()),
+            data_timeout_ns,
+            data_timeout_clks,
+            busy: cmd.resp_busy(),
+            busy_timeout_ms: cmd.busy_timeout_ms(),
+        });
+        (Instant::now() + Delta::from_millis(i64::from(ms)), ms)
+    }
+
     /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
     /// for an earlier request (completed since) or fired early finds a request not yet due.
     fn take_expired(&self) -> Due<'a> {
@@ -109,15 +140,19 @@ impl<'a> Sdhc<'a> {
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(0);
         }
-        let errors = Errors {
-            cmd: Some(ErrorKind::Deadline),
-            data: None,
-        };
         if let Some(slot) = slot {
             // Nothing is copied back: the buffer is free again.
             self.bounce.release(slot);
         }
-        self.record(&mrq, slot.is_some(), errors, DataResult::default());
+        #[cfg(feature = "stats")]
+        {
+            let errors = crate::irq::Errors {
+                cmd: Some(logic::ErrorKind::Deadline),
+                data: None,
+            };
+            let result = crate::irq::DataResult::default();
+            self.record(&mrq, slot.is_some(), errors, result, true);
+        }
         // Unmapped, then completed.
         mrq.done();
     }

@@ -46,16 +46,19 @@ impl HostOps for SdhcHost<'_> {
         host.data().execute_tuning(tuning, opcode)
     }
 
+    #[cfg(feature = "sdio_irq")]
     fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, enable);
     }
 
+    #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, true);
     }
 
+    #[cfg(feature = "deadline")]
     fn timer_expired(host: &Host<Self>) {
         SdhcHost::deadline_expired(host);
     }

@@ -36,7 +36,6 @@ use crate::{
         self,
         Regs, //
     },
-    sdio_irq::SdioIrqs,
     soc::SocData, //
 };
 
@@ -100,7 +99,8 @@ pub(crate) struct Hw<'a> {
     pub(crate) regs: &'a Regs<'a>,
     pub(crate) soc: &'a SocData,
     /// The SDIO card interrupt, which every `ICTL` write keeps as it is.
-    pub(crate) sdio: &'a SdioIrqs,
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) sdio: &'a crate::sdio_irq::SdioIrqs,
 }
 
 /// Resets the whole controller; this also stops its DMA engine.
@@ -219,10 +219,14 @@ impl Hw<'_> {
         regs.update(regs::MISC, |r| r.with_manual_stop(p.manual_stop));
 
         // Clear what is pending, then enable the new IRQs: a stale status bit left enabled
-        // would complete this request before its command is sent. The SDIO card interrupt
-        // (DAT1) is neither cleared nor disabled: it belongs to no command.
+        // would complete this request before its command is sent.
         regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
+        // The SDIO card interrupt (DAT1) is neither cleared nor disabled: it belongs to no
+        // command.
+        #[cfg(feature = "sdio_irq")]
         self.sdio.write_cmd_ictl(regs, p.ictl);
+        #[cfg(not(feature = "sdio_irq"))]
+        regs.write_reg(p.ictl);
 
         regs.write_reg(regs::ARGU::from_raw(cmd.arg));
 
@@ -306,9 +310,11 @@ impl Hw<'_> {
         }
     }
 
-    /// Resets the whole controller, then programs the SDIO card interrupt again.
+    /// Resets the whole controller.
     fn reset(&self) {
         reset(self.regs);
+        // The reset may return DAT1 sampling and its enables to their reset values.
+        #[cfg(feature = "sdio_irq")]
         self.sdio.restore(self.regs);
     }
 
@@ -361,10 +367,16 @@ impl Hw<'_> {
         }
     }
 
-    /// Disables and acknowledges the command's interrupts (`meson_mx_sdhc_request_done()`);
-    /// the SDIO card interrupt stays as it is, and is signalled if it latched meanwhile.
+    /// Disables and acknowledges the command's interrupts (`meson_mx_sdhc_request_done()`).
     pub(crate) fn disable_irqs(&self) {
+        // The SDIO card interrupt stays as it is, and is signalled if it latched meanwhile.
+        #[cfg(feature = "sdio_irq")]
         self.sdio.end_cmd(self.regs);
+        #[cfg(not(feature = "sdio_irq"))]
+        {
+            self.regs.write_reg(regs::ICTL::zeroed());
+            self.regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
+        }
     }
 
     /// Sets the RX clock phase.

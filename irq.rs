@@ -29,8 +29,7 @@ use crate::{
     },
     logic::{
         ErrorKind,
-        IrqSources,
-        Outcome, //
+        IrqSources, //
     },
     mmc::{
         bounce::policy,
@@ -64,6 +63,7 @@ pub(crate) struct Errors {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct DataResult {
     /// Bytes reported as transferred.
+    #[cfg(feature = "stats")]
     xfered: u32,
     /// Bytes to copy from the bounce buffer into the request once the controller is done.
     copy_back: u32,
@@ -105,8 +105,7 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
 }
 
 impl Sdhc<'_> {
-    /// Hard IRQ handler: claims a command's or the SDIO card's interrupt and hands `ISTA` to
-    /// the thread, which signals the card's interrupt to the MMC core (`sdio_irq.rs`).
+    /// Hard IRQ handler: claims a command's interrupt and hands `ISTA` to the thread.
     ///
     /// Unlike the C driver it does not write the command's error here: the request is only
     /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
@@ -116,21 +115,23 @@ impl Sdhc<'_> {
         let ista = self.regs.read(regs::ISTA).into_raw();
         let sources = IrqSources::new(ictl, ista);
 
-        if !sources.cmd && !sources.sdio {
-            return ThreadedIrqReturn::None;
-        }
-        // An SDIO card interrupt alone wakes the thread too (`irq_ista` 0: no command): its
-        // state is behind a sleeping lock on PREEMPT_RT (`sdio_irq.rs`), and the line stays
-        // masked until the thread has masked DAT1 and signalled the core.
         if sources.cmd {
             self.irq_seq.store(self.started_seq.load(Relaxed), Relaxed);
             self.irq_ista.store(ista, Release);
-        } else {
-            self.irq_ista.store(0, Release);
+            return ThreadedIrqReturn::WakeThread;
         }
-        ThreadedIrqReturn::WakeThread
+        // The SDIO card's interrupt alone wakes the thread too (`irq_ista` 0: no command),
+        // which signals it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping
+        // lock on PREEMPT_RT, and the line stays masked until the thread has masked DAT1.
+        #[cfg(feature = "sdio_irq")]
+        if sources.sdio {
+            self.irq_ista.store(0, Release);
+            return ThreadedIrqReturn::WakeThread;
+        }
+        ThreadedIrqReturn::None
     }
 
+    #[cfg(feature = "sdio_irq")]
     /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0. The SoC's
     /// interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves the
     /// line high, so the thread that serviced DAT1 takes the command too.
@@ -152,6 +153,7 @@ impl Sdhc<'_> {
             return cur.take();
         }
         drop(cur);
+        #[cfg(feature = "stats")]
         self.debugfs.stats().record_late_interrupt();
         dev_dbg!(
             self.dev,
@@ -161,10 +163,14 @@ impl Sdhc<'_> {
         None
     }
 
-    /// Threaded IRQ handler: signals a latched SDIO card interrupt; finishes the transfer, reads
-    /// the response, completes the request.
+    /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
     fn irq_thread(&self) -> IrqReturn {
+        #[cfg(not(feature = "sdio_irq"))]
+        let ista = self.irq_ista.load(Acquire);
+        // First signals a latched SDIO card interrupt.
+        #[cfg(feature = "sdio_irq")]
         let mut ista = self.irq_ista.load(Acquire);
+        #[cfg(feature = "sdio_irq")]
         if self.sdio.service(&self.regs) && ista == 0 {
             ista = self.cmd_behind_dat1();
         }
@@ -175,7 +181,7 @@ impl Sdhc<'_> {
         else {
             return IrqReturn::Handled;
         };
-        let mut errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
+        let errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
         if mrq.cmd().error().is_some() || mrq.data().is_some_and(|d| d.error().is_some()) {
             dev_dbg!(
                 self.dev,
@@ -186,6 +192,9 @@ impl Sdhc<'_> {
         }
         let hw = self.hw();
         let failed = errors.cmd.is_some() || errors.data.is_some();
+        #[cfg(not(feature = "stats"))]
+        let quiesce = failed;
+        #[cfg(feature = "stats")]
         let quiesce = failed && self.quiesce_needed(mrq.cmd().error());
         if quiesce {
             // After any error the controller's DMA may still be moving blocks (a response CRC
@@ -196,7 +205,7 @@ impl Sdhc<'_> {
             self.quiesce();
         }
         let bounced = slot.is_some();
-        let mut result = self.finish_data(&mut mrq, bounced, quiesce);
+        let result = self.finish_data(&mut mrq, bounced, quiesce);
         if !quiesce {
             hw.wait_cmd_ready(mrq.cmd().opcode());
             hw.read_response_into(mrq.cmd());
@@ -208,23 +217,33 @@ impl Sdhc<'_> {
             }
         }
 
-        // The controller is done with the bounce buffer: hand the read data over (now, or in
-        // `post_req` with double buffering).
+        // The controller is done with the bounce buffer: hand the read data over.
+        #[cfg(not(feature = "stats"))]
         if let Some(slot) = slot {
-            if let Err(e) = self.bounce.complete(self.dev, &mrq, slot, result.copy_back) {
-                if let Some(d) = mrq.data() {
-                    d.set_error(e);
-                    d.set_bytes_xfered(0);
-                }
-                errors.data = Some(ErrorKind::Setup);
-                result = DataResult::default();
-            }
+            self.hand_over(&mrq, slot, result.copy_back);
         }
-
-        self.record(&mrq, bounced, errors, result);
+        #[cfg(feature = "stats")]
+        {
+            let handed_over = slot.is_none_or(|slot| self.hand_over(&mrq, slot, result.copy_back));
+            self.record(&mrq, bounced, errors, result, handed_over);
+        }
         hw.disable_irqs();
         mrq.done();
         IrqReturn::Handled
+    }
+
+    /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
+    /// a read's `copy_back` bytes are copied back now, or in `post_req` with double buffering.
+    /// If that fails, so does the data, with nothing transferred. Returns whether it succeeded.
+    fn hand_over(&self, mrq: &DmaRequest<'_>, slot: usize, copy_back: u32) -> bool {
+        let Err(e) = self.bounce.complete(self.dev, mrq, slot, copy_back) else {
+            return true;
+        };
+        if let Some(d) = mrq.data() {
+            d.set_error(e);
+            d.set_bytes_xfered(0);
+        }
+        false
     }
 
     /// Ends the data phase of `mrq`: flushes the read FIFO (not after a quiescing reset, which
@@ -264,9 +283,14 @@ impl Sdhc<'_> {
         } else {
             0
         };
-        DataResult { xfered, copy_back }
+        DataResult {
+            #[cfg(feature = "stats")]
+            xfered,
+            copy_back,
+        }
     }
 
+    #[cfg(feature = "stats")]
     /// Whether a failed request needs the controller reset before its data is handed back:
     /// always, unless the `quiesce_on_error` debugfs switch brings back the C driver's rule
     /// (only for EIO/ETIMEDOUT on the command), which tests use to show what it costs.
@@ -278,15 +302,34 @@ impl Sdhc<'_> {
     /// Resets the controller after an error or a deadline and waits for its DMA engine to
     /// drain (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again.
     pub(crate) fn quiesce(&self) {
-        let waited = self.hw().quiesce(self.debugfs.reset_drain_us());
-        self.debugfs.stats().record_quiesce(waited);
+        #[cfg(not(feature = "stats"))]
+        self.hw().quiesce(crate::hw::RESET_DRAIN_US);
+        #[cfg(feature = "stats")]
+        {
+            let waited = self.hw().quiesce(self.debugfs.reset_drain_us());
+            self.debugfs.stats().record_quiesce(waited);
+        }
     }
 
-    /// Counts the request's outcome in the statistics.
-    pub(crate) fn record(&self, mrq: &Request, bounced: bool, errors: Errors, result: DataResult) {
+    /// Counts the request's outcome in the statistics; a request whose data could not be
+    /// handed over (`handed_over` false) counts as failed in its setup, with nothing
+    /// transferred.
+    #[cfg(feature = "stats")]
+    pub(crate) fn record(
+        &self,
+        mrq: &Request,
+        bounced: bool,
+        mut errors: Errors,
+        mut result: DataResult,
+        handed_over: bool,
+    ) {
+        if !handed_over {
+            errors.data = Some(ErrorKind::Setup);
+            result = DataResult::default();
+        }
         let mut stats = self.debugfs.stats();
         match mrq.data() {
-            Some(d) => stats.record(&Outcome {
+            Some(d) => stats.record(&crate::logic::Outcome {
                 len: mrq.data_len(),
                 write: !d.is_read(),
                 bounced,

@@ -113,24 +113,31 @@ pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
 pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
 
 /// The controller's longest busy wait (R1b), in milliseconds.
+#[cfg(feature = "deadline")]
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
 /// The longest the card's own waits may add to a deadline, in milliseconds: the per-block
 /// data timeouts of every block and the R1b busy wait together. A 1024-block SD write allows
 /// 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
+#[cfg(feature = "deadline")]
 pub(crate) const MAX_CARD_WAIT_MS: u32 = MAX_BUSY_TIMEOUT_MS;
 /// Added to every software deadline, in milliseconds: scheduling of the interrupt thread and
 /// of the deadline's work, and the command and data phases' own slack.
+#[cfg(feature = "deadline")]
 pub(crate) const DEADLINE_MARGIN_MS: u32 = 500;
 /// The shortest software deadline, in milliseconds: sdhci's flat software timer. A healthy
 /// card never takes this long for a request the sizing below would give less.
+#[cfg(feature = "deadline")]
 pub(crate) const DEADLINE_MIN_MS: u32 = 10 * 1000;
 /// Bus clocks per block besides its data: start and end bits, CRC16, and the card's Nac/Ncrc
 /// gaps, counted generously.
+#[cfg(feature = "deadline")]
 const BLOCK_OVERHEAD_CLKS: u32 = 64;
 /// Bus clocks of a command and its response (48 + 136 bits and the Ncr/Ncc gaps, generously).
+#[cfg(feature = "deadline")]
 const COMMAND_CLKS: u32 = 512;
 
 /// What the software deadline of a request depends on.
+#[cfg(feature = "deadline")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct DeadlineInput {
     /// The bus clock in Hz (0 or tiny: counted as 100 kHz).
@@ -153,6 +160,7 @@ pub(crate) struct DeadlineInput {
 
 /// `clks` bus clocks at `khz` kHz in milliseconds, rounded up, in 32-bit arithmetic (32-bit
 /// ARM has no 64-bit division in the kernel).
+#[cfg(feature = "deadline")]
 fn clks_to_ms(clks: u32, khz: u32) -> u32 {
     clks.div_ceil(khz.max(1))
 }
@@ -161,6 +169,7 @@ fn clks_to_ms(clks: u32, khz: u32) -> u32 {
 /// timeout for every block (the core's `timeout_ns` is per block: a card may stall between
 /// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout, the
 /// controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
+#[cfg(feature = "deadline")]
 fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
     let mut ms = 0u32;
     if r.data_len != 0 {
@@ -184,6 +193,7 @@ fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
 /// at the current clock and width, plus a quarter; the card's own waits
 /// ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never less
 /// than [`DEADLINE_MIN_MS`].
+#[cfg(feature = "deadline")]
 pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
     let khz = (r.bus_hz / 1000).max(100);
     let width = match r.bus_width {
@@ -204,6 +214,7 @@ pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
 }
 
 /// What the deadline's work does when it runs and finds a request in flight.
+#[cfg(feature = "deadline")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Expiry {
     /// The request is past its deadline: time it out.
@@ -215,6 +226,7 @@ pub(crate) enum Expiry {
 
 /// The decision of the deadline's work for a request due in `left_ns` nanoseconds (zero or
 /// less: due).
+#[cfg(feature = "deadline")]
 pub(crate) fn expiry(left_ns: i64) -> Expiry {
     if left_ns <= 0 {
         return Expiry::TimeOut;
@@ -228,6 +240,7 @@ pub(crate) fn expiry(left_ns: i64) -> Expiry {
 /// How long after its start the watchdog is armed for a request whose deadline is
 /// `deadline_ms`: the deadline, or `early_ms` less (a fault injected through debugfs that
 /// makes the work run before its request is due, which must then re-arm), at least 1 ms.
+#[cfg(all(feature = "deadline", feature = "stats"))]
 pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
     deadline_ms.saturating_sub(early_ms).max(1)
 }
@@ -245,6 +258,7 @@ pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IrqSources {
     /// The SDIO card interrupts (`DAT1_IRQS`).
+    #[cfg(feature = "sdio_irq")]
     pub(crate) sdio: bool,
     /// The command in flight (`CMD_IRQS`).
     pub(crate) cmd: bool,
@@ -255,12 +269,14 @@ impl IrqSources {
     pub(crate) fn new(ictl: u32, ista: u32) -> Self {
         let pending = ictl & ista;
         Self {
+            #[cfg(feature = "sdio_irq")]
             sdio: pending & DAT1_IRQS != 0,
             cmd: pending & CMD_IRQS != 0,
         }
     }
 }
 
+#[cfg(feature = "sdio_irq")]
 /// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
 /// count) with the SDIO card interrupts on or off. The other bits of `ICTL` (the DAT1
 /// interrupt delay) are 0: two bus clocks of DAT1 low.
@@ -283,12 +299,15 @@ pub(crate) enum ErrorKind {
     Fifo,
     /// The request was failed before it reached the controller (mapping, bounce copy, a
     /// failed `set_ios`).
+    #[cfg(feature = "stats")]
     Setup,
     /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
     /// interrupt or a frozen controller, which was reset.
+    #[cfg(feature = "stats")]
     Deadline,
 }
 
+#[cfg(feature = "stats")]
 impl ErrorKind {
     /// Every kind, in the order of [`Stats::errors`].
     pub(crate) const ALL: [ErrorKind; 7] = [
@@ -320,12 +339,15 @@ impl ErrorKind {
 }
 
 /// Smallest bucket of the request size histogram: requests up to 512 bytes.
+#[cfg(feature = "stats")]
 pub(crate) const HIST_MIN: u32 = 512;
 /// Buckets of the histogram: 512 bytes, 1 KiB, ... up to [`BOUNCE_MAX`] (4 MiB).
+#[cfg(feature = "stats")]
 pub(crate) const HIST_BUCKETS: usize = 14;
 
 /// The histogram bucket of a request of `len` bytes: bucket `i` holds the requests of more
 /// than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i` bytes; bigger ones go to the last.
+#[cfg(feature = "stats")]
 pub(crate) fn hist_bucket(len: u32) -> usize {
     match len.max(HIST_MIN).checked_next_power_of_two() {
         Some(rounded) => {
@@ -337,11 +359,13 @@ pub(crate) fn hist_bucket(len: u32) -> usize {
 }
 
 /// The upper bound, in bytes, of histogram bucket `i`.
+#[cfg(feature = "stats")]
 pub(crate) const fn hist_bound(i: usize) -> u32 {
     HIST_MIN << i
 }
 
 /// How a data request ended, for [`Stats::record`].
+#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Outcome {
     /// Bytes of the request (`blksz * blocks`).
@@ -360,6 +384,7 @@ pub(crate) struct Outcome {
     pub(crate) copied_back: u32,
 }
 
+#[cfg(feature = "stats")]
 impl Outcome {
     /// A bounced read whose copy-back was skipped because an error was set.
     pub(crate) fn copy_back_skipped(&self) -> bool {
@@ -371,6 +396,7 @@ impl Outcome {
 }
 
 /// Per-host statistics (the driver's debugfs file `stats`).
+#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stats {
     /// Commands completed, with or without data.
@@ -400,6 +426,7 @@ pub(crate) struct Stats {
     /// Reads copied out of their bounce buffer in `post_req` (double buffering).
     pub(crate) post_req_copies: u64,
     /// Times the deadline's work ran before its request was due and armed itself again.
+    #[cfg(feature = "deadline")]
     pub(crate) deadline_rearms: u64,
     /// Controller resets after an error or a deadline, before memory was handed back.
     pub(crate) quiesce_resets: u64,
@@ -407,6 +434,7 @@ pub(crate) struct Stats {
     pub(crate) quiesce_wait_us: u64,
 }
 
+#[cfg(feature = "stats")]
 impl Stats {
     /// All zero.
     pub(crate) const fn new() -> Self {
@@ -423,6 +451,7 @@ impl Stats {
             late_interrupts: 0,
             prepared: 0,
             post_req_copies: 0,
+            #[cfg(feature = "deadline")]
             deadline_rearms: 0,
             quiesce_resets: 0,
             quiesce_wait_us: 0,
@@ -486,6 +515,7 @@ impl Stats {
     }
 
     /// Counts a deadline's work that ran early and armed itself again.
+    #[cfg(feature = "deadline")]
     pub(crate) fn record_deadline_rearm(&mut self) {
         self.deadline_rearms = self.deadline_rearms.wrapping_add(1);
     }
@@ -508,9 +538,11 @@ impl Stats {
 /// On 32-bit ARM the kernel provides no 64-bit division to Rust code (`__aeabi_uldivmod`
 /// panics), and `core`'s `Display for u64` divides; this splits the number into 16-bit limbs
 /// and divides by 10000, so every step fits in 32 bits.
+#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dec(pub(crate) u64);
 
+#[cfg(feature = "stats")]
 impl fmt::Display for Dec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // u64::MAX has 20 digits: at most five groups of four.
@@ -546,6 +578,7 @@ impl fmt::Display for Dec {
 
 /// The text of the statistics file: one `name: value` per line, sizes as `size_<bytes>`
 /// (requests of at most that many bytes and more than half of it).
+#[cfg(feature = "stats")]
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "commands: {}", Dec(self.commands))?;
@@ -558,6 +591,7 @@ impl fmt::Display for Stats {
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         writeln!(f, "prepared: {}", Dec(self.prepared))?;
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
+        #[cfg(feature = "deadline")]
         writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
         writeln!(f, "quiesce_resets: {}", Dec(self.quiesce_resets))?;
         writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;

@@ -12,12 +12,16 @@
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
-//!   the register map; `sdio_irq.rs` the SDIO card interrupt and every `ICTL` write;
+//!   the register map;
+// cfg(feature = "sdio_irq")
+//! - `sdio_irq.rs`: the SDIO card interrupt and every `ICTL` write;
+// cfg(feature = "deadline")
 //! - `deadline.rs`: what happens when a request's software deadline passes;
 //! - `bounce.rs`: the bounce buffers the module parameters ask for, used through
 //!   `kernel::mmc::bounce`, which holds the policy; `logic.rs` the driver's pure decisions
 //!   (parameters, limits, deadlines, statistics; also built and tested on the host);
-//!   `stats.rs` the debugfs files.
+// cfg(feature = "stats")
+//! - `stats.rs`: the debugfs files, and `test_knobs.rs` the knobs for tests among them.
 //!
 //! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
 //! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
@@ -33,6 +37,7 @@ mod bindings;
 mod bounce;
 mod clkc;
 mod controller;
+#[cfg(feature = "deadline")]
 mod deadline;
 mod host_ops;
 mod hw;
@@ -42,9 +47,12 @@ mod logic;
 mod probe;
 mod regs;
 mod request;
+#[cfg(feature = "sdio_irq")]
 mod sdio_irq;
 mod soc;
+#[cfg(feature = "stats")]
 mod stats;
+#[cfg(feature = "stats")]
 mod test_knobs;
 mod tuning;
 
@@ -96,6 +104,7 @@ fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
 }
 
+#[cfg(feature = "sdio_irq")]
 /// Whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than from
 /// the MMC core's polling.
 fn sdio_irq() -> bool {
@@ -162,6 +171,7 @@ module! {
             default: true,
             description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",
         },
+        // cfg(feature = "sdio_irq")
         sdio_irq: bool {
             default: true,
             description: "SDIO card interrupts through DAT1 (default true); false: the MMC core polls the card",

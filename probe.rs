@@ -20,6 +20,11 @@ use kernel::{
     }, //
 };
 
+#[cfg(feature = "stats")]
+use crate::stats::{
+    HostDebugfs,
+    LimitsInfo, //
+};
 use crate::{
     bounce::Buffers,
     clkc::Clkc,
@@ -42,15 +47,10 @@ use crate::{
         Regs,
         REGS_SIZE, //
     },
-    sdio_irq::SdioIrqs,
     soc::{
         SocData,
         MESON8,
         MESON8M2, //
-    },
-    stats::{
-        HostDebugfs,
-        LimitsInfo, //
     }, //
 };
 
@@ -135,6 +135,7 @@ fn new_sdhc<'bound>(
     let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
     let merge_boundary = mmc::dma_merge_boundary(dev);
+    #[cfg(feature = "stats")]
     let info = LimitsInfo {
         limits,
         bounce_size: buffers.size(),
@@ -156,8 +157,11 @@ fn new_sdhc<'bound>(
             started_seq: Atomic::new(0),
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),
+            #[cfg(feature = "deadline")]
             bus_width: Atomic::new(1),
-            sdio <- SdioIrqs::new(),
+            #[cfg(feature = "sdio_irq")]
+            sdio <- crate::sdio_irq::SdioIrqs::new(),
+            #[cfg(feature = "stats")]
             debugfs <- HostDebugfs::new(info),
         }),
         GFP_KERNEL,
@@ -173,6 +177,7 @@ fn new_host<'bound>(
 ) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
+    #[cfg(feature = "stats")]
     HostDebugfs::add_files(&mut host)?;
 
     // Get regulators and the supported OCR mask.
@@ -217,10 +222,13 @@ fn new_host<'bound>(
         )
     })?;
     // SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
-    let sdio_irq = crate::sdio_irq();
-    host.set_sdio_irq(sdio_irq);
-    if sdio_irq {
-        sdhc.sdio.set_signal(host.sdio_irq_signal());
+    #[cfg(feature = "sdio_irq")]
+    {
+        let sdio_irq = crate::sdio_irq();
+        host.set_sdio_irq(sdio_irq);
+        if sdio_irq {
+            sdhc.sdio.set_signal(host.sdio_irq_signal());
+        }
     }
     Ok(host)
 }

@@ -7,10 +7,6 @@ use kernel::{
     sync::atomic::{
         Relaxed,
         Release, //
-    },
-    time::{
-        Delta,
-        Instant, //
     }, //
 };
 
@@ -21,10 +17,6 @@ use crate::{
         SdhcHost, //
     },
     hw::CmdInfo,
-    logic::{
-        self,
-        DeadlineInput, //
-    },
     mmc::{
         self,
         DmaRequest,
@@ -55,25 +47,28 @@ impl SdhcHost<'_> {
         };
         match prepared {
             Err(e) => {
+                #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_setup_error();
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
             Ok(Prepared { cmd, slot }) => {
-                let deadline_ms = sdhc.deadline_ms(&mrq);
-                let due = Instant::now() + Delta::from_millis(i64::from(deadline_ms));
-                let arm_after = logic::arm_after_ms(deadline_ms, sdhc.debugfs.watchdog_early_ms());
+                #[cfg(feature = "deadline")]
+                let (due, deadline_ms) = sdhc.deadline(&mrq);
                 let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
                 let mut cur = sdhc.cur.lock();
                 // Armed before the request can complete; an expiry that finds a later request
                 // in flight, or this one before it is due, arms again for the rest (see
                 // `deadline.rs`).
-                host.arm_timer(Delta::from_millis(i64::from(arm_after)));
+                #[cfg(feature = "deadline")]
+                SdhcHost::arm_deadline(host, deadline_ms);
                 *cur = Some(InFlight {
                     mrq,
                     slot,
                     seq,
+                    #[cfg(feature = "deadline")]
                     due,
+                    #[cfg(feature = "deadline")]
                     deadline_ms,
                 });
                 drop(cur);
@@ -89,10 +84,16 @@ impl Sdhc<'_> {
     /// gives a request that will be bounced its buffer now (a write is copied in, a read's
     /// range invalidated), while the previous request runs.
     pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
+        #[cfg(not(feature = "stats"))]
+        let force = false;
+        #[cfg(feature = "stats")]
         let force = self.debugfs.force_bounce();
         if self.bounce.pre_map(self.dev, mrq, force) {
             return;
         }
+        #[cfg(not(feature = "stats"))]
+        self.bounce.prepare(self.dev, mrq, force);
+        #[cfg(feature = "stats")]
         if self.bounce.prepare(self.dev, mrq, force) {
             self.debugfs.stats().record_prepared();
         }
@@ -102,34 +103,22 @@ impl Sdhc<'_> {
     /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
         mmc::unmap_pre_mapped(self.dev, mrq);
+        #[cfg(not(feature = "stats"))]
+        self.bounce.clean_up(self.dev, mrq);
+        #[cfg(feature = "stats")]
         if self.bounce.clean_up(self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }
     }
 
-    /// The software deadline of `mrq` at the current bus settings, in milliseconds.
-    fn deadline_ms(&self, mrq: &Request) -> u32 {
-        let cmd = mrq.cmd();
-        let data = mrq.data();
-        let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
-        logic::request_deadline_ms(&DeadlineInput {
-            bus_hz: self.bus_hz.load(Relaxed),
-            bus_width: self.bus_width.load(Relaxed),
-            data_len: mrq.data_len(),
-            blocks: data.map_or(0, |d| d.blocks()),
-            data_timeout_ns,
-            data_timeout_clks,
-            busy: cmd.resp_busy(),
-            busy_timeout_ms: cmd.busy_timeout_ms(),
-        })
-    }
-
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {
-            let setup = self
-                .bounce
-                .set_up(self.dev, mrq, self.debugfs.force_bounce())?;
+            #[cfg(not(feature = "stats"))]
+            let force = false;
+            #[cfg(feature = "stats")]
+            let force = self.debugfs.force_bounce();
+            let setup = self.bounce.set_up(self.dev, mrq, force)?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {
                 dev_err!(
                     self.dev,

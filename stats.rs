@@ -143,6 +143,7 @@ impl HostDebugfs {
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
+    #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.knobs.watchdog_early_ms()
     }

@@ -13,6 +13,7 @@
 //!   EIO/ETIMEDOUT on the command), to show what that rule lets the DMA engine do.
 //! - `reset_drain_us`: how long to wait after a quiescing reset before memory is handed back
 //!   (default `hw::RESET_DRAIN_US`); 0 shows what a DMA engine still draining does without it.
+// cfg(feature = "deadline")
 //! - `watchdog_early_ms`: a fault, 0 by default: the deadline's watchdog is armed this much
 //!   before the request is due, so that it fires early and must arm itself again.
 
@@ -34,6 +35,7 @@ pub(crate) struct TestKnobs {
     force_bounce: Atomic<u32>,
     quiesce_on_error: Atomic<u32>,
     reset_drain_us: Atomic<u32>,
+    #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
 }
 
@@ -45,6 +47,7 @@ impl TestKnobs {
             force_bounce: Atomic::new(0),
             quiesce_on_error: Atomic::new(1),
             reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
+            #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
         }
     }
@@ -56,9 +59,11 @@ impl TestKnobs {
             &h.sdhc.debugfs.knobs.quiesce_on_error
         })?;
         host.debugfs_rw_file(c"reset_drain_us", |h| &h.sdhc.debugfs.knobs.reset_drain_us)?;
+        #[cfg(feature = "deadline")]
         host.debugfs_rw_file(c"watchdog_early_ms", |h| {
             &h.sdhc.debugfs.knobs.watchdog_early_ms
-        })
+        })?;
+        Ok(())
     }
 
     /// Whether single-segment requests are to be bounced too.
@@ -77,6 +82,7 @@ impl TestKnobs {
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
+    #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.watchdog_early_ms.load(Relaxed)
     }
@@ -114,6 +120,7 @@ impl TestKnobs {
     }
 
     /// The watchdog is armed for when the request is due.
+    #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         0
     }

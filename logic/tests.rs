@@ -8,6 +8,7 @@
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
 pub(crate) mod suite {
     use super::super::*;
+    #[cfg(feature = "stats")]
     use crate::mmc::bounce::policy::{
         bytes_xfered,
         copy_back_len, //
@@ -48,6 +49,7 @@ pub(crate) mod suite {
     }
 
     /// The deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.
+    #[cfg(feature = "deadline")]
     fn deadline(f: impl FnOnce(&mut DeadlineInput)) -> u32 {
         let mut r = DeadlineInput {
             bus_hz: 50_000_000,
@@ -141,6 +143,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "stats")]
     #[test]
     fn histogram_buckets() -> TestResult {
         assert_eq!(hist_bucket(0), 0);
@@ -163,6 +166,7 @@ pub(crate) mod suite {
     }
 
     /// A request of `len` bytes that succeeded (also used by the host's tests of text).
+    #[cfg(feature = "stats")]
     pub(crate) fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
         Outcome {
             len,
@@ -175,6 +179,7 @@ pub(crate) mod suite {
         }
     }
 
+    #[cfg(feature = "stats")]
     #[test]
     fn stats_count_requests() -> TestResult {
         let mut s = Stats::new();
@@ -196,6 +201,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "stats")]
     #[test]
     fn stats_errors_and_copy_back() -> TestResult {
         let mut s = Stats::new();
@@ -246,6 +252,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_without_data_is_the_minimum() -> TestResult {
         assert_eq!(deadline(|_| {}), DEADLINE_MIN_MS);
@@ -256,6 +263,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_allows_the_data_timeout_for_every_block() -> TestResult {
         // The emulated eMMC: TAAC 1 ms x 10 x R2W 16 = 160 ms per block written. Eight stalls
@@ -296,6 +304,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_has_a_ceiling_that_still_allows_the_transfer() -> TestResult {
         // A 1024-block SD write at 3 s per block would be 51 minutes.
@@ -328,6 +337,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_busy_is_capped_at_the_controller_limit() -> TestResult {
         let unset = deadline(|r| r.busy = true);
@@ -353,6 +363,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn expiry_times_out_only_when_due() -> TestResult {
         assert_eq!(expiry(0), Expiry::TimeOut);
@@ -382,6 +393,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_of_sdio_data_stays_within_the_ceiling() -> TestResult {
         // The core gives SDIO data 1 s per block (`mmc_set_data_timeout()`), no clocks. One
@@ -423,6 +435,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "sdio_irq")]
     #[test]
     fn irq_sources_split_the_sdio_interrupt_from_the_command() -> TestResult {
         const DAT1: u32 = 1 << 10;
@@ -452,6 +465,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "sdio_irq")]
     #[test]
     fn ictl_enables_keep_dat1_as_the_sdio_interrupt_has_it() -> TestResult {
         let cmd = (1 << 11) | (1 << 5) | (1 << 6) | (1 << 1);
@@ -464,6 +478,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(all(feature = "deadline", feature = "stats"))]
     #[test]
     fn arming_early_is_a_fault_that_keeps_at_least_a_millisecond() -> TestResult {
         assert_eq!(arm_after_ms(10_000, 0), 10_000);

@@ -6,7 +6,8 @@
 #      says how to give one; without --base-commit it stops too;
 #   2. with a test identity and base: "[RFC PATCH n/N]" subjects (a cover
 #      letter, the kernel crate's new modules, kernel::mmc, the driver), the test
-#      identity as author, no trailer (no Signed-off-by, no Assisted-by: the
+#      identity as author, the driver as a port of the C driver followed by
+#      one patch per feature with no feature condition left, no trailer (no Signed-off-by, no Assisted-by: the
 #      sender adds their own), a base-commit: line in the cover letter, Cc:
 #      lines from get_maintainer.pl naming linux-mmc and rust-for-linux on
 #      every patch;
@@ -42,11 +43,25 @@ echo "no base: stops; a tag name instead of a hash: stops"
 mapfile -t P < <(ls "$T"/s/*.patch)
 N=$((${#P[@]} - 1))
 [ "$N" -ge 2 ] || fail "expected a cover letter and at least 2 patches, got: ${P[*]}"
-case "$(basename "${P[-1]}")" in *-mmc-meson-mx-sdhc-*) ;; *) fail "the driver is not the last patch" ;; esac
+# The driver as a port of the C driver, then one patch per feature (Kbuild's FEATURES).
+read -r -a FEATURES <<<"$(sed -n 's/^FEATURES *:= *//p' "$TOP/Kbuild")"
+port=${P[$((N - ${#FEATURES[@]}))]}
+case "$(basename "$port")" in *-mmc-meson-mx-sdhc-add-a-Rust-driver.patch) ;;
+    *) fail "patch $((N - ${#FEATURES[@]})) is not the port of the driver: $(basename "$port")" ;; esac
+for ((i = N - ${#FEATURES[@]} + 1; i <= N; i++)); do
+    case "$(basename "${P[$i]}")" in *-mmc-meson-mx-sdhc-rs-*) ;;
+        *) fail "patch $i is not a feature of the driver: $(basename "${P[$i]}")" ;; esac
+done
+if grep -nE '^\+.*(cfg\((not\()?feature|// cfg\()' "${P[@]}"; then
+    fail "a feature condition of the driver's sources is left in the series"
+fi
+echo "driver: the port, then ${#FEATURES[@]} features (${FEATURES[*]}), no feature condition left"
+w=${#N}
 k=0
 for p in "${P[@]}"; do
     n=$(basename "$p")
-    grep -qE "^Subject: \[RFC PATCH $k/$N\] " "$p" || fail "$n: subject is not [RFC PATCH $k/$N]"
+    s=$(printf "%0${w}d/%d" "$k" "$N")
+    grep -qE "^Subject: \[RFC PATCH $s\] " "$p" || fail "$n: subject is not [RFC PATCH $s]"
     k=$((k + 1))
     grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
     if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
