@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's bounce buffers: `kernel::mmc::bounce` with the buffers the module parameters
-//! ask for (`bounce_size`, `bounce_cached`, `double_buffer`), the queue limits they give, and
+//! ask for, the queue limits they give, and
 //! the longest transfer this controller is given to one DMA address
 //! ([`MAX_DIRECT_LEN`](crate::logic::MAX_DIRECT_LEN)).
 //!
@@ -43,6 +43,9 @@ impl<'a> Buffers<'a> {
     pub(crate) fn allocate(dev: &'a Device<Bound>) -> Self {
         let params = crate::params();
         let first = first_buffer(dev, &params);
+        #[cfg(not(feature = "double_buffer"))]
+        let second = None;
+        #[cfg(feature = "double_buffer")]
         let second = first.as_ref().and_then(|b| second_buffer(dev, b));
         Self {
             params,
@@ -96,6 +99,7 @@ fn first_buffer<'a>(dev: &'a Device<Bound>, params: &Params) -> Option<BounceBuf
         .ok()
 }
 
+#[cfg(feature = "double_buffer")]
 /// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
 /// through one buffer.
 fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option<BounceBuffer<'a>> {

@@ -12,7 +12,6 @@ use crate::{
     mmc::{
         Host,
         HostOps,
-        IdleRequest,
         Ios,
         Request,
         Tuning, //
@@ -26,11 +25,13 @@ impl HostOps for SdhcHost<'_> {
         SdhcHost::start_request(host, mrq);
     }
 
-    fn pre_req(host: &Host<Self>, mrq: &IdleRequest) {
+    #[cfg(feature = "double_buffer")]
+    fn pre_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest) {
         host.data().sdhc.pre_request(mrq);
     }
 
-    fn post_req(host: &Host<Self>, mrq: &IdleRequest, _error: Option<Error>) {
+    #[cfg(feature = "double_buffer")]
+    fn post_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest, _error: Option<Error>) {
         host.data().sdhc.post_request(mrq);
     }
 

@@ -7,24 +7,31 @@
 //!
 //! Plain `core` Rust only: no allocation, no kernel types but the plain-`core` policy.
 
+#[cfg(feature = "bounce")]
 use core::fmt;
 
 use crate::mmc::bounce::policy::Limits;
 
 /// Smallest bounce buffer, in bytes (one page).
+#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
 /// Largest bounce buffer, in bytes.
+#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
 /// Default `bounce_size`: 512 KiB, chosen with fio on an emulated Meson8b: the same as
 /// 128 KiB up to bs=128k, 1 MiB reads 5.54x the C driver instead of 5.19x.
+#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_DEFAULT: u32 = 512 * 1024;
 /// Most DMA segments a request may have (`max_segs` range is `1..=MAX_SEGS_LIMIT`).
+#[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
 /// Default `max_segs`.
+#[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_DEFAULT: u32 = 64;
 /// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
 pub(crate) const MAX_BLK_SIZE: u32 = 512;
 /// Most blocks of one command: `TOTAL_PACK` is 16 bits and holds `blocks - 1`.
+#[cfg(feature = "bounce")]
 pub(crate) const MAX_BLK_COUNT_HW: u32 = 65536;
 /// The C driver's largest request (and segment), used without a bounce buffer.
 pub(crate) const C_MAX_REQ_SIZE: u32 = 128 * 1024;
@@ -32,6 +39,7 @@ pub(crate) const C_MAX_REQ_SIZE: u32 = 128 * 1024;
 pub(crate) const C_MAX_BLK_COUNT: u32 = 0xffff;
 
 /// A module parameter that is out of range.
+#[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamError {
     /// `bounce_size` is neither 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
@@ -40,6 +48,7 @@ pub(crate) enum ParamError {
     MaxSegs(u32),
 }
 
+#[cfg(feature = "bounce")]
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -58,6 +67,7 @@ impl fmt::Display for ParamError {
 }
 
 /// Validated module parameters.
+#[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Params {
     /// Size of the bounce buffer in bytes; 0 for none.
@@ -66,6 +76,7 @@ pub(crate) struct Params {
     pub(crate) max_segs: u16,
 }
 
+#[cfg(feature = "bounce")]
 impl Params {
     /// Checks the raw parameter values; `bounce_size` is checked first.
     pub(crate) fn new(bounce_size: u32, max_segs: u32) -> Result<Self, ParamError> {
@@ -85,17 +96,24 @@ impl Params {
     }
 }
 
+/// The C driver's queue limits, those of a host without a bounce buffer: one segment,
+/// 128 KiB.
+pub(crate) fn c_driver_limits() -> Limits {
+    Limits {
+        max_segs: 1,
+        max_req_size: C_MAX_REQ_SIZE,
+        max_seg_size: C_MAX_REQ_SIZE,
+        max_blk_size: MAX_BLK_SIZE,
+        max_blk_count: C_MAX_BLK_COUNT,
+    }
+}
+
 /// The queue limits for `params`, given the size of the bounce buffer actually allocated (0 if
-/// there is none). Without a buffer these are the C driver's limits: one segment, 128 KiB.
+/// there is none: the C driver's limits).
+#[cfg(feature = "bounce")]
 pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
     if bounce_buffer == 0 {
-        return Limits {
-            max_segs: 1,
-            max_req_size: C_MAX_REQ_SIZE,
-            max_seg_size: C_MAX_REQ_SIZE,
-            max_blk_size: MAX_BLK_SIZE,
-            max_blk_count: C_MAX_BLK_COUNT,
-        };
+        return c_driver_limits();
     }
     Limits::bounced(
         bounce_buffer,

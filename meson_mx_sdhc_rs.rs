@@ -11,15 +11,20 @@
 //! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt;
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
+// cfg(feature = "double_buffer")
+//! - `prepare.rs`: `pre_req` and `post_req`, the work done for a request while the previous
+//!   one runs;
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
 //!   the register map;
 // cfg(feature = "sdio_irq")
 //! - `sdio_irq.rs`: the SDIO card interrupt and every `ICTL` write;
 // cfg(feature = "deadline")
 //! - `deadline.rs`: what happens when a request's software deadline passes;
+// cfg(feature = "bounce")
 //! - `bounce.rs`: the bounce buffers the module parameters ask for, used through
-//!   `kernel::mmc::bounce`, which holds the policy; `logic.rs` the driver's pure decisions
-//!   (parameters, limits, deadlines, statistics; also built and tested on the host);
+//!   `kernel::mmc::bounce`, which holds the policy;
+//! - `logic.rs`: the driver's pure decisions (parameters, limits, deadlines, statistics; also
+//!   built and tested on the host);
 // cfg(feature = "stats")
 //! - `stats.rs`: the debugfs files, and `test_knobs.rs` the knobs for tests among them.
 //!
@@ -34,6 +39,7 @@
 use kernel::prelude::*;
 
 mod bindings;
+#[cfg(feature = "bounce")]
 mod bounce;
 mod clkc;
 mod controller;
@@ -44,6 +50,8 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
+#[cfg(feature = "double_buffer")]
+mod prepare;
 mod probe;
 mod regs;
 mod request;
@@ -80,8 +88,10 @@ mod kernel_ext {
 
 use kernel_ext::mmc;
 
+#[cfg(feature = "bounce")]
 use logic::Params;
 
+#[cfg(feature = "bounce")]
 /// The module parameters, checked in module init (so they are valid here).
 fn params() -> Params {
     Params::new(
@@ -94,11 +104,13 @@ fn params() -> Params {
     })
 }
 
+#[cfg(feature = "bounce")]
 /// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
 fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
 }
 
+#[cfg(feature = "double_buffer")]
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
 fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
@@ -111,9 +123,11 @@ fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
+#[cfg(feature = "bounce")]
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
 struct ParamMsg(logic::ParamError);
 
+#[cfg(feature = "bounce")]
 impl kernel::fmt::Display for ParamMsg {
     fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         core::fmt::Display::fmt(&self.0, f)
@@ -130,6 +144,7 @@ struct SdhcModule {
 impl kernel::InPlaceModule for SdhcModule {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         pin_init::pin_init_scope(move || {
+            #[cfg(feature = "bounce")]
             Params::new(
                 *module_parameters::bounce_size.value_ref(),
                 *module_parameters::max_segs.value_ref(),
@@ -155,18 +170,22 @@ module! {
     description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
     license: "GPL",
     params: {
+        // cfg(feature = "bounce")
         bounce_size: u32 {
             default: crate::logic::BOUNCE_DEFAULT,
             description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to 4194304",
         },
+        // cfg(feature = "bounce")
         max_segs: u32 {
             default: crate::logic::MAX_SEGS_DEFAULT,
             description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
         },
+        // cfg(feature = "bounce")
         bounce_cached: bool {
             default: true,
             description: "Bounce buffer memory: true (default) cached with streaming DMA syncs (as sdhci), false DMA-coherent (uncached on the Meson8b)",
         },
+        // cfg(feature = "double_buffer")
         double_buffer: bool {
             default: true,
             description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",

@@ -26,7 +26,6 @@ use crate::stats::{
     LimitsInfo, //
 };
 use crate::{
-    bounce::Buffers,
     clkc::Clkc,
     controller::{
         EnabledClk,
@@ -131,10 +130,18 @@ fn new_sdhc<'bound>(
     let clkc = Clkc::register(dev, regs.clone())
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
 
-    let buffers = Buffers::allocate(dev);
+    let merge_boundary = mmc::dma_merge_boundary(dev);
+    // Without a bounce buffer, requests of one DMA segment, as the C driver's.
+    #[cfg(not(feature = "bounce"))]
+    let (limits, bouncer) = (
+        crate::logic::c_driver_limits(),
+        mmc::bounce::Bouncer::new([None, None], merge_boundary, crate::logic::MAX_DIRECT_LEN),
+    );
+    #[cfg(feature = "bounce")]
+    let buffers = crate::bounce::Buffers::allocate(dev);
+    #[cfg(feature = "bounce")]
     let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
-    let merge_boundary = mmc::dma_merge_boundary(dev);
     #[cfg(feature = "stats")]
     let info = LimitsInfo {
         limits,
@@ -151,6 +158,9 @@ fn new_sdhc<'bound>(
             pclk,
             clkc,
             regs,
+            #[cfg(not(feature = "bounce"))]
+            bounce <- bouncer,
+            #[cfg(feature = "bounce")]
             bounce <- buffers.into_bouncer(merge_boundary),
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),

@@ -18,10 +18,8 @@ use crate::{
     },
     hw::CmdInfo,
     mmc::{
-        self,
         DmaRequest,
         Host,
-        IdleRequest,
         Request, //
     }, //
 };
@@ -80,37 +78,6 @@ impl SdhcHost<'_> {
 }
 
 impl Sdhc<'_> {
-    /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,
-    /// gives a request that will be bounced its buffer now (a write is copied in, a read's
-    /// range invalidated), while the previous request runs.
-    pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
-        #[cfg(not(feature = "stats"))]
-        let force = false;
-        #[cfg(feature = "stats")]
-        let force = self.debugfs.force_bounce();
-        if self.bounce.pre_map(self.dev, mrq, force) {
-            return;
-        }
-        #[cfg(not(feature = "stats"))]
-        self.bounce.prepare(self.dev, mrq, force);
-        #[cfg(feature = "stats")]
-        if self.bounce.prepare(self.dev, mrq, force) {
-            self.debugfs.stats().record_prepared();
-        }
-    }
-
-    /// `post_req`: unmaps what `pre_req` mapped; with double buffering, copies a read out of
-    /// its buffer while the next request runs.
-    pub(crate) fn post_request(&self, mrq: &IdleRequest) {
-        mmc::unmap_pre_mapped(self.dev, mrq);
-        #[cfg(not(feature = "stats"))]
-        self.bounce.clean_up(self.dev, mrq);
-        #[cfg(feature = "stats")]
-        if self.bounce.clean_up(self.dev, mrq) {
-            self.debugfs.stats().record_post_req_copy();
-        }
-    }
-
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {

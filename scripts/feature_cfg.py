@@ -143,12 +143,13 @@ def _scan(lines, start):
                         if not nxt.lstrip().startswith("else"):
                             ended = i
             elif depth == 0 and c in ";,":
-                ended = i
+                # Only at the end of a line: a comma inside generics (`impl<T, E>`) is not
+                # one that ends an item, and rustfmt puts one item per line.
+                rest = ln[j + 1:].strip()
+                if not rest or rest.startswith("//"):
+                    ended = i
             j += 1
             if ended is not None:
-                if ln[j:].strip() and not ln[j:].strip().startswith("//") \
-                        and ln[j:].strip() not in (",", ";"):
-                    raise CfgError("item ends inside line %d: %r" % (i + 1, ln))
                 return ended
         i += 1
     raise CfgError("item from line %d never ends" % (start + 1))
