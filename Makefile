@@ -19,7 +19,7 @@ SHELL := /bin/bash
 CACHE ?= $(or $(MESON_SDHC_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meson-mx-sdhc-rs)
 export MESON_SDHC_CACHE := $(CACHE)
 
-.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test clean
+.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test stage-builds clean
 
 all: module
 
@@ -60,6 +60,10 @@ bench: setup kernel-bench qemu
 
 series:
 	@scripts/make-series
+
+# The driver as each of its patches in the series has it, built out of tree (CLIPPY=1).
+stage-builds: setup kernel
+	@TEST_KNOBS=1 scripts/stage-builds
 
 series-test: setup kernel qemu
 	@scripts/series-test
