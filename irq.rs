@@ -145,8 +145,12 @@ impl Sdhc<'_> {
         ista
     }
 
-    /// The request the interrupt is for, taken out of `cur`; `None` (counted) when it was
-    /// finished already: its deadline fired and the controller was reset first.
+    /// The request the interrupt is for, taken out of `cur`; `None` when it is no longer in
+    /// flight.
+    // cfg(feature = "deadline")
+    ///
+    // cfg(feature = "deadline")
+    /// That happens when its deadline fired and the controller was reset first.
     fn take_for_irq(&self, seq: u32) -> Option<InFlight<'_>> {
         let mut cur = self.cur.lock();
         if cur.as_ref().is_some_and(|f| f.seq == seq) {
@@ -233,8 +237,8 @@ impl Sdhc<'_> {
     }
 
     /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
-    /// a read's `copy_back` bytes are copied back now, or in `post_req` with double buffering.
-    /// If that fails, so does the data, with nothing transferred. Returns whether it succeeded.
+    /// a read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If
+    /// that fails, so does the data, with nothing transferred. Returns whether it succeeded.
     fn hand_over(&self, mrq: &DmaRequest<'_>, slot: usize, copy_back: u32) -> bool {
         let Err(e) = self.bounce.complete(self.dev, mrq, slot, copy_back) else {
             return true;
@@ -299,8 +303,8 @@ impl Sdhc<'_> {
             || matches!(cmd_error, Some(e) if e == EIO || e == ETIMEDOUT)
     }
 
-    /// Resets the controller after an error or a deadline and waits for its DMA engine to
-    /// drain (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again.
+    /// Resets the controller after an error and waits for its DMA engine to drain
+    /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again.
     pub(crate) fn quiesce(&self) {
         #[cfg(not(feature = "stats"))]
         self.hw().quiesce(crate::hw::RESET_DRAIN_US);

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pure decisions of the driver, free of kernel types so that they can also be unit tested
-//! outside the kernel: the module parameters and the queue limits they give (the bounce
-//! buffer's own decisions are `kernel::mmc::bounce::policy`'s), the software deadline of a
-//! request, which interrupt sources are enabled, and the statistics.
+//! outside the kernel: the queue limits, which interrupt sources are enabled, and so on.
+// cfg(feature = "bounce")
+//! - The module parameters and the queue limits they give (the bounce buffer's own decisions
+//!   are `kernel::mmc::bounce::policy`'s).
+// cfg(feature = "deadline")
+//! - The software deadline of a request.
+// cfg(feature = "stats")
+//! - The statistics.
 //!
 //! Plain `core` Rust only: no allocation, no kernel types but the plain-`core` policy.
 

@@ -2,8 +2,9 @@
 
 //! Amlogic Meson6/Meson8/Meson8b/Meson8m2 SDHC MMC host controller driver.
 //!
-//! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way
-//! and adds a bounce buffer, so that one request can carry many scatterlist segments.
+//! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way.
+// cfg(feature = "bounce")
+//! It adds a bounce buffer, so that one request can carry many scatterlist segments.
 //!
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
@@ -23,8 +24,7 @@
 // cfg(feature = "bounce")
 //! - `bounce.rs`: the bounce buffers the module parameters ask for, used through
 //!   `kernel::mmc::bounce`, which holds the policy;
-//! - `logic.rs`: the driver's pure decisions (parameters, limits, deadlines, statistics; also
-//!   built and tested on the host);
+//! - `logic.rs`: the driver's pure decisions (also built and tested on the host);
 // cfg(feature = "stats")
 //! - `stats.rs`: the debugfs files, and `test_knobs.rs` the knobs for tests among them.
 //!
