@@ -134,6 +134,9 @@ impl kernel::fmt::Display for ParamMsg {
     }
 }
 
+// cfg(not(feature = "bounce"))
+/// The module: registers the platform driver.
+// cfg(feature = "bounce")
 /// The module: checks the parameters, then registers the platform driver.
 #[pin_data]
 struct SdhcModule {
