@@ -99,9 +99,9 @@ fn first_buffer<'a>(dev: &'a Device<Bound>, params: &Params) -> Option<BounceBuf
         .ok()
 }
 
-#[cfg(feature = "double_buffer")]
 /// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
 /// through one buffer.
+#[cfg(feature = "double_buffer")]
 fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option<BounceBuffer<'a>> {
     if !crate::double_buffer() {
         return None;

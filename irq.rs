@@ -131,10 +131,10 @@ impl Sdhc<'_> {
         ThreadedIrqReturn::None
     }
 
-    #[cfg(feature = "sdio_irq")]
     /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0. The SoC's
     /// interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves the
     /// line high, so the thread that serviced DAT1 takes the command too.
+    #[cfg(feature = "sdio_irq")]
     fn cmd_behind_dat1(&self) -> u32 {
         let ictl = self.regs.read(regs::ICTL).into_raw();
         let ista = self.regs.read(regs::ISTA).into_raw();
@@ -294,10 +294,10 @@ impl Sdhc<'_> {
         }
     }
 
-    #[cfg(feature = "stats")]
     /// Whether a failed request needs the controller reset before its data is handed back:
     /// always, unless the `quiesce_on_error` debugfs switch brings back the C driver's rule
     /// (only for EIO/ETIMEDOUT on the command), which tests use to show what it costs.
+    #[cfg(feature = "stats")]
     fn quiesce_needed(&self, cmd_error: Option<Error>) -> bool {
         self.debugfs.quiesce_on_error()
             || matches!(cmd_error, Some(e) if e == EIO || e == ETIMEDOUT)

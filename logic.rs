@@ -299,10 +299,10 @@ impl IrqSources {
     }
 }
 
-#[cfg(feature = "sdio_irq")]
 /// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
 /// count) with the SDIO card interrupts on or off. The other bits of `ICTL` (the DAT1
 /// interrupt delay) are 0: two bus clocks of DAT1 low.
+#[cfg(feature = "sdio_irq")]
 pub(crate) fn ictl_enables(cmd: u32, sdio: bool) -> u32 {
     (cmd & CMD_IRQS) | if sdio { DAT1_IRQS } else { 0 }
 }

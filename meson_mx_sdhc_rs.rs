@@ -91,8 +91,8 @@ use kernel_ext::mmc;
 #[cfg(feature = "bounce")]
 use logic::Params;
 
-#[cfg(feature = "bounce")]
 /// The module parameters, checked in module init (so they are valid here).
+#[cfg(feature = "bounce")]
 fn params() -> Params {
     Params::new(
         *module_parameters::bounce_size.value_ref(),
@@ -104,27 +104,27 @@ fn params() -> Params {
     })
 }
 
-#[cfg(feature = "bounce")]
 /// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
+#[cfg(feature = "bounce")]
 fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
 }
 
-#[cfg(feature = "double_buffer")]
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
+#[cfg(feature = "double_buffer")]
 fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
 }
 
-#[cfg(feature = "sdio_irq")]
 /// Whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than from
 /// the MMC core's polling.
+#[cfg(feature = "sdio_irq")]
 fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
-#[cfg(feature = "bounce")]
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
+#[cfg(feature = "bounce")]
 struct ParamMsg(logic::ParamError);
 
 #[cfg(feature = "bounce")]

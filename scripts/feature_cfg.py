@@ -19,6 +19,9 @@ import re
 ATTR = re.compile(r"^(\s*)#\[cfg\((.*)\)\]\s*$")
 COMMENT = re.compile(r"^(\s*)// cfg\((.*)\)\s*$")
 FEATURE_TERM = re.compile(r'feature\s*=\s*"([a-z0-9_]+)"')
+COMBINATOR = re.compile(r"(not|all|any)\s*\(")
+RAW_STRING = re.compile(r'(?:b|c)?r(#*)"')
+CHAR_LITERAL = re.compile(r"'(\\.|[^\\'])'")
 
 
 class CfgError(Exception):
@@ -41,7 +44,7 @@ def _parse(expr):
         if m:
             pos = m.end()
             return ("feature", m.group(1))
-        m = re.compile(r"(not|all|any)\s*\(").match(expr, pos)
+        m = COMBINATOR.match(expr, pos)
         if not m:
             raise CfgError("cannot read cfg(%s)" % expr)
         pos = m.end()
@@ -108,7 +111,7 @@ def _scan(lines, start):
                 in_block_comment = True
                 j += 2
                 continue
-            m = re.compile(r'(?:b|c)?r(#*)"').match(ln, j)
+            m = RAW_STRING.match(ln, j)
             if m and (j == 0 or not (ln[j - 1].isalnum() or ln[j - 1] == "_")):
                 close = '"' + m.group(1)
                 k = ln.find(close, m.end())
@@ -125,7 +128,7 @@ def _scan(lines, start):
                 j = k + 1
                 continue
             if c == "'":
-                m = re.compile(r"'(\\.|[^\\'])'").match(ln, j)
+                m = CHAR_LITERAL.match(ln, j)
                 j = m.end() if m else j + 1
                 continue
             if c in "([{":
