@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# scripts/check-board-config --initramfs on small initramfs archives made here
+# with cpio (run-all: host-initramfs-check; no board, a few seconds):
+#
+#   accepted: lib/modules/<release>/updates/meson_mx_sdhc_rs.ko with its
+#   dependency, modules.dep, conf/modules and the modprobe.d file, as
+#   initramfs-tools lays them out: gzip, zstd, xz, lzma and uncompressed; after
+#   an uncompressed early (microcode) archive padded with zeros; behind a
+#   U-Boot uInitrd header (mkimage -T ramdisk's 64 bytes, written here); the
+#   module as .ko.xz;
+#   refused (exit 1, the message naming what is missing): the same archives
+#   without the module (also behind the uInitrd header and after an early
+#   archive), without its dependency, with a modules.dep that lacks it, with
+#   nothing that loads it, and a file that is no initramfs.
+#
+# With unmkinitramfs installed the accepted and refused gzip cases run again
+# through it (CBC_NO_UNMKINITRAMFS=1 makes the script walk the segments
+# itself, which is what runs without it).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CBC="$TOP/scripts/check-board-config"
+T=$(mktemp -d "${TMPDIR:-/tmp}/initramfs-check.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+command -v cpio >/dev/null || { echo "initramfs-check: cpio missing (make setup)"; exit 1; }
+REL=7.3.0-board
+fail=0
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAILED: $*"; fail=1; }
+
+# tree NAME [what to leave out...]: an initramfs-tools-like tree in $T/NAME
+tree() {
+    local d="$T/$1"; shift
+    local m="$d/usr/lib/modules/$REL"
+    mkdir -p "$d/usr/bin" "$d/conf" "$d/etc/modprobe.d" "$m/updates" "$m/kernel/drivers/mmc/core" "$d/scripts"
+    ln -s usr/lib "$d/lib"; ln -s usr/bin "$d/bin"
+    echo '#!/bin/sh' > "$d/init"; echo 'busybox' > "$d/usr/bin/busybox"
+    printf 'ELF-module meson_mx_sdhc_rs\n' > "$m/updates/meson_mx_sdhc_rs.ko"
+    printf 'ELF-module pwrseq_emmc\n' > "$m/kernel/drivers/mmc/core/pwrseq_emmc.ko"
+    printf 'kernel/drivers/mmc/core/pwrseq_emmc.ko:\nupdates/meson_mx_sdhc_rs.ko: kernel/drivers/mmc/core/pwrseq_emmc.ko\n' > "$m/modules.dep"
+    printf 'alias of:N*T*Camlogic,meson-mx-sdhcC* meson_mx_sdhc_rs\n' > "$m/modules.alias"
+    printf 'meson_mx_sdhc_rs bounce_size=131072\n' > "$d/conf/modules"
+    cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$d/etc/modprobe.d/"
+    local x
+    for x in "$@"; do
+        case "$x" in
+        module) rm "$m/updates/meson_mx_sdhc_rs.ko" ;;
+        dep) rm "$m/kernel/drivers/mmc/core/pwrseq_emmc.ko" ;;
+        depline) sed -i '/^updates/d' "$m/modules.dep" ;;
+        loader) rm "$d/conf/modules"; sed -i '/meson_mx_sdhc_rs$/d' "$m/modules.alias" ;;
+        blacklist) rm "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
+        xz) xz -9 "$m/updates/meson_mx_sdhc_rs.ko"
+            sed -i 's,updates/meson_mx_sdhc_rs.ko:,updates/meson_mx_sdhc_rs.ko.xz:,' "$m/modules.dep" ;;
+        esac
+    done
+}
+cpio_of() { (cd "$T/$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
+early() { # an early archive as Debian's: uncompressed, 512-byte blocks
+    mkdir -p "$T/early/kernel/x86/microcode"
+    head -c 3000 /dev/urandom > "$T/early/kernel/x86/microcode/GenuineIntel.bin"
+    (cd "$T/early" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0)
+}
+uinitrd() { # FILE: mkimage -A arm -O linux -T ramdisk -C none's header, then FILE
+    local n; n=$(wc -c < "$1")
+    printf '\047\005\031\126\0\0\0\0\0\0\0\0'
+    printf "\\$(printf %03o $((n >> 24 & 255)))\\$(printf %03o $((n >> 16 & 255)))\\$(printf %03o $((n >> 8 & 255)))\\$(printf %03o $((n & 255)))"
+    printf '\0\0\0\0\0\0\0\0\0\0\0\0\005\002\003\000'
+    printf 'initramfs test' ; head -c 18 /dev/zero
+    cat "$1"
+}
+
+# expect NAME accept|refuse [REGEX]: run the check on $T/NAME.img
+expect() {
+    local name=$1 want=$2 re=${3:-} rc=0
+    "$CBC" --initramfs "$T/$name.img" > "$T/$name.out" 2>&1 || rc=$?
+    if [ "$want" = accept ] && [ "$rc" = 0 ] && grep -q '^result: the initramfs loads meson_mx_sdhc_rs' "$T/$name.out" &&
+       { [ -z "$re" ] || grep -qE -- "$re" "$T/$name.out"; }; then
+        ok "$name: accepted"
+    elif [ "$want" = refuse ] && [ "$rc" = 1 ] && grep -q '^result: REFUSED' "$T/$name.out" &&
+         { [ -z "$re" ] || grep -qE -- "$re" "$T/$name.out"; }; then
+        ok "$name: refused: $(grep -m1 MISSING "$T/$name.out" | sed 's/^ *MISSING *//' | cut -c1-110)"
+    else
+        bad "$name: expected $want${re:+ with /$re/}, status $rc:"; sed 's/^/    /' "$T/$name.out"
+    fi
+}
+
+start=$SECONDS
+tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
+tree noblacklist blacklist; tree xzmod xz
+cpio_of good | gzip -9 > "$T/good-gzip.img"
+cpio_of good | zstd -q -19 > "$T/good-zstd.img"
+cpio_of good | xz -C crc32 > "$T/good-xz.img"
+cpio_of good | lzma > "$T/good-lzma.img"
+cpio_of good > "$T/good-cpio.img"
+{ early; cpio_of good | gzip; } > "$T/good-early.img"
+{ early; early; cpio_of good | zstd -q; } > "$T/good-early2-zstd.img"
+{ early; cpio_of good; } > "$T/good-early-cpio.img"
+uinitrd "$T/good-early.img" > "$T/good-uinitrd.img"
+cpio_of xzmod | gzip > "$T/ko-xz.img"
+cpio_of noblacklist | gzip > "$T/no-blacklist.img"
+cpio_of nomod | gzip > "$T/no-module.img"
+{ early; cpio_of nomod | gzip; } > "$T/no-module-early.img"
+uinitrd "$T/no-module-early.img" > "$T/no-module-uinitrd.img"
+cpio_of nodep | gzip > "$T/no-dependency.img"
+cpio_of nodepline | gzip > "$T/no-depline.img"
+cpio_of noload | gzip > "$T/nothing-loads.img"
+head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
+
+export CBC_NO_UNMKINITRAMFS=1
+expect good-gzip accept 'gzip-compressed cpio'
+expect good-zstd accept 'zstd-compressed cpio'
+expect good-xz accept 'xz-compressed cpio'
+expect good-lzma accept 'lzma-compressed cpio'
+expect good-cpio accept 'segment 1 at byte 0: uncompressed cpio'
+expect good-early accept 'segment 2 at byte [0-9]+: gzip-compressed'
+expect good-early2-zstd accept 'segment 3 at byte [0-9]+: zstd-compressed'
+expect good-early-cpio accept 'segment 2 at byte [0-9]+: uncompressed cpio'
+expect good-uinitrd accept 'U-Boot image header .*name .initramfs test'
+expect ko-xz accept 'meson_mx_sdhc_rs\.ko\.xz'
+expect no-blacklist accept "NOTE +no modprobe.d file with 'blacklist meson_mx_sdhc'"
+grep -q "ok .*etc/modprobe.d/meson_mx_sdhc_rs.conf: blacklist meson_mx_sdhc" "$T/good-gzip.out" &&
+    ok "the modprobe.d blacklist is found" || bad "good-gzip: the modprobe.d blacklist is not reported"
+expect no-module refuse "MISSING +no lib/modules/<release>/.../meson_mx_sdhc_rs.ko in the initramfs \(releases in it: $REL"
+expect no-module-early refuse 'no lib/modules/<release>'
+expect no-module-uinitrd refuse 'no lib/modules/<release>'
+expect no-dependency refuse 'MISSING +  dependency kernel/drivers/mmc/core/pwrseq_emmc.ko is not in the initramfs'
+expect no-depline refuse "MISSING +  modules.dep of $REL has no line for updates/meson_mx_sdhc_rs.ko"
+expect nothing-loads refuse 'MISSING +nothing in the initramfs loads it'
+expect garbage refuse 'neither a cpio archive nor'
+unset CBC_NO_UNMKINITRAMFS
+if command -v unmkinitramfs >/dev/null; then
+    expect good-early accept 'unpacked with unmkinitramfs'
+    expect good-uinitrd accept 'unpacked with unmkinitramfs'
+    expect no-module-early refuse 'no lib/modules/<release>'
+else
+    echo "  (no unmkinitramfs here: the script's own reading only)"
+fi
+echo "($((SECONDS - start)) s)"
+[ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
+echo "ok: initramfs-check"
