@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# scripts/bench-board and scripts/switch-driver never destroy what they were
+# not given (run-all: host-board-safety), on the build machine: a fake sysfs
+# (BENCH_BOARD_SYSFS, SWITCH_DRIVER_SYSFS) with two SDHC controllers, each
+# with a 64 MiB card whose disk image is a sparse file,
+#   mmcblk1: an MBR, p1 = [1 MiB, 9 MiB), p2 = [9 MiB, 17 MiB);
+#   mmcblk2: a GPT, p1 = [1 MiB, 33 MiB), the backup GPT in the last MiB;
+# mounts and swap from files (SWITCH_DRIVER_MOUNTINFO, SWITCH_DRIVER_SWAPS),
+# and insmod, rmmod, modprobe and fio replaced by stubs that log their call
+# and fail.  It checks that
+#   1. a write region over a partition is refused (exit 3) naming the
+#      partition and the region, and allowed when every overlapped partition
+#      is named (--destroy-partitions), not when only some are;
+#   2. a write region over the partition table area ([0, 1 MiB) and, with a
+#      GPT, the last MiB) is refused unless --destroy-partition-table;
+#   3. --scratch's default region starts after the partition table area and
+#      ends before a GPT's backup, and still needs the partitions named;
+#   4. --scratch does not override the in-use refusal: a mounted partition
+#      and a root shown as /dev/root are refused with any options;
+#   5. --dry-run fails with the same refusal wherever the run fails;
+#   6. switch-driver reload is refused (exit 3, naming the user) while the
+#      card is mounted, and has no --force;
+# and that no module tool or fio was run.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/board-safety.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+BB="$TOP/scripts/bench-board"
+SW="$TOP/scripts/switch-driver"
+MIB=1048576
+ok=1
+pass() { echo "  ok: $*"; }
+failed() { echo "  FAILED: $*"; ok=0; }
+
+# --- the fake board -----------------------------------------------------------
+S=$T/sys
+mkdir -p "$S/bus/platform/devices" "$S/bus/platform/drivers" "$S/block" "$S/class/block" "$T/dev" "$T/bin"
+# card CTRL DISK MAJMIN_BASE TABLE PART...: PART is "START_MIB SIZE_MIB"
+card() {
+    local ctrl=$1 disk=$2 base=$3 table=$4; shift 4
+    local pd=$S/devices/platform/$ctrl
+    local bd=$pd/mmc_host/mmc${disk#mmcblk}/mmc${disk#mmcblk}:0001/block/$disk
+    mkdir -p "$pd/of_node" "$bd/holders"
+    printf 'amlogic,meson8-sdhc\0amlogic,meson-mx-sdhc\0' > "$pd/of_node/compatible"
+    echo "of:NmmcT(null)Camlogic,meson8-sdhcCamlogic,meson-mx-sdhc" > "$pd/modalias"
+    ln -s "$pd" "$S/bus/platform/devices/$ctrl"
+    ln -s "$bd" "$S/block/$disk"
+    ln -s "$bd" "$S/class/block/$disk"
+    echo $((64 * 2048)) > "$bd/size"
+    echo "179:$base" > "$bd/dev"
+    truncate -s 64M "$T/dev/$disk"
+    local n=0 p
+    for p in "$@"; do
+        n=$((n + 1))
+        set -- $p
+        mkdir -p "$bd/${disk}p$n/holders"
+        echo $n > "$bd/${disk}p$n/partition"
+        echo $(($1 * 2048)) > "$bd/${disk}p$n/start"
+        echo $(($2 * 2048)) > "$bd/${disk}p$n/size"
+        echo "179:$((base + n))" > "$bd/${disk}p$n/dev"
+        ln -s "$bd/${disk}p$n" "$S/class/block/${disk}p$n"
+    done
+    case "$table" in
+    MBR) printf '\000\376\377\377\203\376\377\377\000\010\000\000\000\100\000\000\000\376\377\377\203\376\377\377\000\110\000\000\000\100\000\000' |
+            dd of="$T/dev/$disk" bs=1 seek=446 conv=notrunc 2>/dev/null ;;
+    GPT) printf '\000\000\002\000\356\377\377\377\001\000\000\000\377\377\001\000' |
+            dd of="$T/dev/$disk" bs=1 seek=446 conv=notrunc 2>/dev/null
+        printf 'EFI PART' | dd of="$T/dev/$disk" bs=1 seek=512 conv=notrunc 2>/dev/null ;;
+    esac
+    printf '\125\252' | dd of="$T/dev/$disk" bs=1 seek=510 conv=notrunc 2>/dev/null
+}
+card c1108e00.mmc mmcblk1 8 MBR "1 8" "9 8"
+card d0000000.mmc mmcblk2 16 GPT "1 32"
+: > "$T/mountinfo"
+printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' > "$T/swaps"
+for tool in insmod rmmod modprobe fio; do
+    printf '#!/bin/sh\necho "%s $*" >> "%s/calls"\nexit 1\n' "$tool" "$T" > "$T/bin/$tool"
+    chmod +x "$T/bin/$tool"
+done
+: > "$T/calls"
+: > "$T/fake.ko"
+export BENCH_BOARD_SYSFS=$S SWITCH_DRIVER_SYSFS=$S SWITCH_DRIVER_MOUNTINFO=$T/mountinfo SWITCH_DRIVER_SWAPS=$T/swaps
+export PATH="$T/bin:$PATH"
+
+# bb [ENV=VALUE ...] -- ARGS: bench-board on the fake board; sets rc, out, err
+bb() {
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    rc=0
+    env "${envs[@]}" sh "$BB" --rust-module "$T/fake.ko" --json "$T/bb.json" "$@" > "$T/out" 2> "$T/err" || rc=$?
+    out=$(cat "$T/out"); err=$(cat "$T/err")
+}
+# refused WHAT PATTERN...: the last run exited 3 and its stderr has every
+# (fixed-string) PATTERN
+refused() {
+    local what=$1 p; shift
+    if [ "$rc" != 3 ]; then failed "$what: exit status $rc, expected 3 (refused)"; sed 's/^/    | /' "$T/err"; return; fi
+    for p in "$@"; do
+        grep -qF -- "$p" "$T/err" || { failed "$what: the refusal does not say '$p'"; sed 's/^/    | /' "$T/err"; return; }
+    done
+    pass "$what: refused"
+}
+allowed() { # WHAT PATTERN...: the last run exited 0 and its stdout has every PATTERN
+    local what=$1 p; shift
+    if [ "$rc" != 0 ]; then failed "$what: exit status $rc, expected 0"; sed 's/^/    | /' "$T/err"; return; fi
+    for p in "$@"; do
+        grep -qF -- "$p" "$T/out" || { failed "$what: the plan does not say '$p'"; sed 's/^/    | /' "$T/out"; return; }
+    done
+    pass "$what: allowed"
+}
+# same_refusal WHAT ARGS...: the run and the dry run exit 3 with the same
+# "refusing to run" line
+same_refusal() {
+    local what=$1; shift
+    bb -- "$@"; local r1=$rc e1; e1=$(grep 'refusing to run' "$T/err" || true)
+    bb -- "$@" --dry-run; local e2; e2=$(grep 'refusing to run' "$T/err" || true)
+    if [ "$r1" = 3 ] && [ "$rc" = 3 ] && [ -n "$e1" ] && [ "$e1" = "$e2" ]; then
+        pass "$what: the run and --dry-run both refuse (exit 3), the same words"
+    else
+        failed "$what: run exit $r1 ('$e1'), --dry-run exit $rc ('$e2')"
+    fi
+}
+D1="--device $T/dev/mmcblk1"
+D2="--device $T/dev/mmcblk2"
+
+echo "1. partitions"
+bb -- $D1 --offset 4m --size 8m --dry-run
+refused "[4, 12) MiB over p1 and p2" "refusing to run" "overlaps /dev/mmcblk1p1 [1048576, 9437184)" \
+    "overlaps /dev/mmcblk1p2 [9437184, 17825792)" "the write region [4194304, 12582912)" \
+    "--destroy-partitions mmcblk1p1,mmcblk1p2"
+bb -- $D1 --offset 4m --size 8m --destroy-partitions mmcblk1p1 --dry-run
+refused "[4, 12) MiB with only p1 named" "overlaps /dev/mmcblk1p2" "--destroy-partitions mmcblk1p2"
+grep -q 'overlaps /dev/mmcblk1p1 \[1048576, 9437184)$' "$T/err" && failed "p1 named, yet listed as unnamed"
+bb -- $D1 --offset 4m --size 8m --destroy-partitions /dev/mmcblk1p1,mmcblk1p2 --dry-run
+allowed "[4, 12) MiB with p1 and p2 named" "overwrites: /dev/mmcblk1p1 /dev/mmcblk1p2" "region: [4194304, 12582912)"
+bb -- $D1 --offset 20m --size 8m --dry-run
+allowed "[20, 28) MiB, outside every partition" "writes: yes" "overwrites: no partition, not the partition table"
+bb -- $D1 --offset 20m --size 8m --destroy-partitions mmcblk1p9 --dry-run
+refused "--destroy-partitions naming no partition of the disk" "'mmcblk1p9' is not a partition of"
+bb -- $D1 --offset 4m --size 8m --no-write --dry-run
+allowed "[4, 12) MiB read-only" "writes: no"
+bb -- $D1 --offset 4m --size 8m --jobs read-4k,randread-4k --dry-run
+allowed "[4, 12) MiB with read jobs only" "job: read-4k"
+
+echo "2. the partition table area"
+bb -- $D1 --offset 0 --size 1m --dry-run
+refused "[0, 1 MiB) on the MBR card" "overlaps the partition table area [0, 1048576) (table: MBR"
+bb -- $D1 --offset 0 --size 1m --destroy-partition-table --dry-run
+allowed "[0, 1 MiB) with --destroy-partition-table" "overwrites: partition-table"
+bb -- $D1 --offset 0 --size 2m --destroy-partition-table --dry-run
+refused "[0, 2 MiB): the table named, p1 not" "overlaps /dev/mmcblk1p1" "--destroy-partitions mmcblk1p1"
+bb -- $D2 --offset 60m --size 4m --dry-run
+refused "[60, 64) MiB on the GPT card" "[66060288, 67108864) (table: GPT"
+bb -- $D2 --offset 60m --dry-run
+allowed "--offset 60m on the GPT card: the region ends before the backup" "region: [62914560, 66060288)"
+bb -- $D1 --offset 60m --dry-run
+allowed "--offset 60m on the MBR card: to the end" "region: [62914560, 67108864)"
+
+echo "3. --scratch"
+bb -- $D1 --scratch --dry-run
+refused "--scratch on the MBR card" "overlaps /dev/mmcblk1p1" "overlaps /dev/mmcblk1p2" "the write region [1048576, 67108864)"
+grep -qF "partition table area" "$T/err" && failed "--scratch's default region overlaps the partition table area"
+bb -- $D2 --scratch --destroy-partitions mmcblk2p1 --dry-run
+allowed "--scratch on the GPT card, p1 named" "region: [1048576, 66060288)" "overwrites: /dev/mmcblk2p1"
+bb -- $D2 --scratch --user-rows --variant "bounce_size=524288 max_segs=128" --dry-run
+refused "bench-board.rst's --scratch --user-rows --variant example on a card with a partition" "overlaps /dev/mmcblk2p1"
+
+echo "4. a card in use, whatever the options"
+echo "36 25 179:10 / /mnt rw,relatime shared:1 - ext4 /dev/mmcblk1p2 rw" > "$T/mounted"
+echo "1 1 179:9 / / rw,relatime shared:1 - ext4 /dev/root rw" > "$T/root"
+for f in mounted root; do
+    case $f in mounted) says="/dev/mmcblk1p2 is mounted on /mnt" ;; root) says="/dev/mmcblk1p1 is mounted on / (as /dev/root)" ;; esac
+    for args in "--scratch" "--scratch --destroy-partitions mmcblk1p1,mmcblk1p2 --destroy-partition-table" \
+        "--offset 20m --size 8m" "--no-write"; do
+        # shellcheck disable=SC2086 # words
+        bb SWITCH_DRIVER_MOUNTINFO="$T/$f" -- $D1 $args --dry-run
+        refused "$f, $args --dry-run" "$says" "no option overrides this"
+        # shellcheck disable=SC2086
+        bb SWITCH_DRIVER_MOUNTINFO="$T/$f" -- $D1 $args
+        refused "$f, $args" "$says"
+    done
+done
+grep -qE -- '--force|FORCE' "$BB" && failed "bench-board still has a way to pass --force"
+
+echo "5. --dry-run refuses where the run refuses"
+same_refusal "a partition" $D1 --offset 4m --size 8m
+same_refusal "the partition table" $D1 --offset 0 --size 1m
+same_refusal "the GPT backup" $D2 --offset 60m --size 4m
+same_refusal "--scratch over partitions" $D1 --scratch
+
+echo "6. switch-driver reload"
+rc=0
+SWITCH_DRIVER_MOUNTINFO=$T/mounted sh "$SW" reload c1108e00.mmc bounce_size=131072 > "$T/out" 2> "$T/err" || rc=$?
+refused "reload while p2 is mounted" "switch-driver:   /dev/mmcblk1p2 is mounted on /mnt" "refusing to reload meson_mx_sdhc_rs"
+rc=0
+SWITCH_DRIVER_MOUNTINFO=$T/root sh "$SW" reload c1108e00.mmc --module "$T/fake.ko" max_segs=128 > "$T/out" 2> "$T/err" || rc=$?
+refused "reload while p1 is the root (/dev/root)" "(as /dev/root)" "/etc/modprobe.d"
+rc=0
+SWITCH_DRIVER_MOUNTINFO=$T/mounted sh "$SW" reload c1108e00.mmc --force > "$T/out" 2> "$T/err" || rc=$?
+if [ "$rc" != 0 ] && [ "$rc" != 3 ] && grep -q 'no --force' "$T/err"; then pass "reload --force: rejected ($rc)"
+else failed "reload --force: exit $rc: $(cat "$T/err")"; fi
+[ ! -e "$S/devices/platform/c1108e00.mmc/driver_override" ] && pass "the refusals left the controller alone" ||
+    failed "a refusal wrote driver_override"
+rc=0
+sh "$SW" users c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 0 ] && [ ! -s "$T/out" ] && pass "switch-driver users: nothing on the fake card when nothing is mounted" ||
+    failed "switch-driver users on the free card: exit $rc, '$(cat "$T/out" "$T/err")'"
+
+if [ -s "$T/calls" ]; then failed "module tools or fio were run:"; sed 's/^/    | /' "$T/calls"
+else pass "no insmod, rmmod, modprobe or fio was run"; fi
+[ "$ok" = 1 ] && echo "board-safety: all passed" || { echo "board-safety: FAILED"; exit 1; }
