@@ -2,7 +2,8 @@
 # scripts/check-board-config on real configurations: the test kernel's tree
 # (nothing missing), multi_v7_defconfig as it comes (CONFIG_RUST missing, the
 # built-in C driver and its initcall_blacklist= name), multi_v7_defconfig with
-# CONFIG_RUST=y (nothing missing), and broken copies of the test .config
+# CONFIG_RUST=y (nothing missing; the C driver said to be built in), and
+# broken copies of the test .config
 # (big-endian, KASAN, no KALLSYMS with the C driver built in, another rustc):
 # each is reported missing.  The C driver's initcall name is checked against
 # the 7.3 source and the object multi_v7_defconfig builds in (a module has
@@ -54,8 +55,10 @@ done
 run test --kdir "$KDIR"
 if [ "$RC" = 0 ] && has test '^result: nothing missing' && has test 'ok +CONFIG_RUST=y' &&
    has test 'ok +rustc: ' && has test 'ok +rust/libkernel.rmeta' &&
-   has test 'NOTE +CONFIG_MMC_MESON_MX_SDHC=m'; then
-    ok "test kernel: nothing missing, rustc matches, C driver =m noted"
+   has test 'NOTE +CONFIG_MMC_MESON_MX_SDHC=m' && has test '^the C driver is a MODULE' &&
+   has test "ok +scripts/mod/modpost: a host program for .*this machine \\($(uname -m)\\)" &&
+   has test 'ok +rust/libmacros.so: a host program for'; then
+    ok "test kernel: nothing missing, rustc matches, C driver =m said, host programs for $(uname -m)"
 else
     bad "test kernel (status $RC):"; sed 's/^/    /' "$T/test.out"
 fi
@@ -75,7 +78,8 @@ fi
 cfg=$("$TOP/scripts/check-builds" --config multi_v7_defconfig)
 run mv7 "$cfg/.config"
 if [ "$RC" = 1 ] && [ "$(missing_count mv7)" = 1 ] && has mv7 'MISSING +CONFIG_RUST=y' &&
-   has mv7 "initcall_blacklist=$name" && has mv7 'ok +  CONFIG_KALLSYMS=y'; then
+   has mv7 "initcall_blacklist=$name" && has mv7 'ok +  CONFIG_KALLSYMS=y' &&
+   has mv7 "^the C driver is BUILT IN .*initcall_blacklist=$name on the kernel command line"; then
     ok "multi_v7_defconfig: only CONFIG_RUST missing; C driver built in: initcall_blacklist=$name"
 else
     bad "multi_v7_defconfig (status $RC):"; sed 's/^/    /' "$T/mv7.out"
