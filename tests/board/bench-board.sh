@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # scripts/bench-board on the emulated board (32 MiB eMMC, tiny jobs): it
-# refuses a card with a mounted filesystem (an ext2 partition mounted
-# read-only) unless --scratch, refuses a region past the end of the card,
-# and a --scratch run with write jobs in [8 MiB, 12 MiB) produces the table
+# refuses a card with a mounted filesystem (an ext2 partition [28, 32) MiB
+# mounted read-only), also with --scratch and --dry-run, refuses a region
+# past the end of the card, and, the partition unmounted, write regions over
+# the partition (unless named) and over the MBR (the --dry-run as the run);
+# a --scratch run with write jobs in [8 MiB, 12 MiB) produces the table
 # and the JSON with every variant, puts the C driver back (and the Rust driver
 # when that held the card, also after an error), and leaves every
 # byte outside the region as it was (a random pattern, checksummed before and
@@ -51,18 +53,24 @@ sums() { # md5 of [0, 8 MiB), [12 MiB, 32 MiB) and of the region [8, 12) MiB
 }
 before=$(sums $D)
 
-# 1. a mounted filesystem on a partition: refused, nothing switched
-rc=0
-$BB --offset 8m --size 4m > /tmp/o 2> /tmp/e || rc=$?
-cat /tmp/e
-[ $rc = 3 ] || fail "mounted: exit status $rc, expected 3 (refused)"
-grep -q 'refusing to run' /tmp/e && grep -q "${D}p1 is mounted on /mnt/p1" /tmp/e ||
-    fail "mounted: the refusal does not say that ${D}p1 is mounted"
-[ "$(sdhc_driver)" = c ] && [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "mounted: the refusal changed the drivers"
-say "ok: refuses a card with a mounted partition"
+# 1. a mounted filesystem on a partition: refused, whatever the options,
+# nothing switched
+for opts in "--offset 8m --size 4m" "--scratch --offset 8m --size 4m" "--scratch --destroy-partitions ${D}p1"; do
+    rc=0
+    $BB $opts > /tmp/o 2> /tmp/e || rc=$?
+    cat /tmp/e
+    [ $rc = 3 ] || fail "mounted, $opts: exit status $rc, expected 3 (refused)"
+    grep -q 'refusing to run' /tmp/e && grep -q "${D}p1 is mounted on /mnt/p1" /tmp/e ||
+        fail "mounted, $opts: the refusal does not say that ${D}p1 is mounted"
+    [ "$(sdhc_driver)" = c ] && [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "mounted: the refusal changed the drivers"
+done
+say "ok: refuses a card with a mounted partition, also with --scratch"
 rc=0
 $BB --dry-run > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 3 ] && grep -q 'mounted' /tmp/e || fail "mounted: --dry-run was not refused ($rc)"
+rc=0
+$BB --scratch --dry-run > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 3 ] && grep -q 'mounted' /tmp/e || fail "mounted: --scratch --dry-run was not refused ($rc)"
 
 # 2. regions that do not fit (with --scratch, so only the region is at fault)
 rc=0
@@ -75,6 +83,30 @@ $BB --scratch --offset 32m --size 4k > /tmp/o 2> /tmp/e || rc=$?
 rc=0
 $BB --scratch --offset 1000 --size 4m > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 3 ] || fail "unaligned offset: exit $rc, not refused"
+[ "$(sdhc_driver)" = c ] || fail "the refusals changed the driver"
+say "ok: refuses regions that do not fit"
+
+# 3. the partition unmounted: a write region over it or over the MBR is
+# refused (the run as its --dry-run) unless named
+umount /mnt/p1 || fail "umount"
+N=${D#/dev/}
+overlap() { # WANT_RC PATTERN ARGS...: bench-board ARGS (a real run, then --dry-run)
+    want=$1 pat=$2; shift 2
+    for dry in "" --dry-run; do
+        rc=0
+        $BB "$@" $dry > /tmp/o 2> /tmp/e || rc=$?
+        [ $rc = "$want" ] && grep -q -- "$pat" /tmp/e /tmp/o ||
+            { cat /tmp/e; fail "$* $dry: exit $rc (expected $want), no '$pat'"; }
+    done
+    [ "$(sdhc_driver)" = c ] && [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "$*: the drivers changed"
+}
+overlap 3 "overlaps ${D}p1 \[29360128, 33554432)" --offset 26m --size 4m --jobs write-1m
+overlap 3 "overlaps ${D}p1" --scratch --jobs write-1m
+overlap 3 "the partition table area \[0, 1048576) (table: MBR" --offset 0 --size 4m --jobs write-1m
+rc=0
+$BB --offset 26m --size 4m --destroy-partitions ${N}p1 --dry-run > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 0 ] && grep -q "^overwrites: ${D}p1" /tmp/o || { cat /tmp/e; fail "p1 named: exit $rc"; }
+say "ok: refuses write regions over the partition and the MBR, allows a named partition"
 rc=0
 $BB --scratch --offset 8m --size 4m --dry-run > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 0 ] || fail "--scratch --dry-run: exit $rc"
@@ -83,19 +115,15 @@ grep -q '^writes: yes' /tmp/o || fail "--scratch --dry-run: no writes planned"
 awk '/^job: / { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
          if (v["--offset"] < 8 * 1048576 || v["--offset"] + v["--size"] > 12 * 1048576) bad = 1; n++ }
      END { exit !(n == 9 && !bad) }' /tmp/o || fail "--dry-run: a job outside [8, 12) MiB or not 9 jobs"
-[ "$(sdhc_driver)" = c ] || fail "the refusals changed the driver"
-say "ok: refuses regions that do not fit"
 
-# 3. --scratch overrides the mount; write jobs in [8 MiB, 12 MiB)
+# 4. write jobs in [8 MiB, 12 MiB)
 rc=0
 $BB --scratch --offset 8m --size 4m --json /tmp/bb.json > /tmp/table 2> /tmp/progress || rc=$?
 cat /tmp/progress
 [ $rc = 0 ] || fail "the --scratch run failed ($rc)"
-grep -q 'going on because of --scratch' /tmp/progress || fail "--scratch: no warning about the mounted partition"
 grep -q 'job 36 of 36, 0 left' /tmp/progress || fail "no progress line for the last job"
 sed 's/^/@@TABLE /' /tmp/table
 echo "@@JSON $(tr -d '\n' < /tmp/bb.json)"
-umount /mnt/p1 || fail "umount"
 cur=$(sdhc_disk) && [ -b "$cur" ] || fail "no card after the run"
 [ "$cur" = "$D" ] || say "note: the card is now $cur (was $D)"
 say "card after the run: $cur, held by $(sdhc_driver)"
@@ -111,7 +139,7 @@ set -- $after; a0=$1; ar=$2; a1=$3
 [ "$ar" != "$br" ] || fail "the region itself did not change: did the write jobs run?"
 say "ok: outside the region unchanged, the region was written"
 
-# 4. no region and no --scratch: read jobs only
+# 5. no region and no --scratch: read jobs only
 rc=0
 $BB --dry-run > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 0 ] || { cat /tmp/e; fail "plain --dry-run: exit $rc"; }
@@ -119,7 +147,7 @@ grep -q '^writes: no' /tmp/o && ! grep -q '^job: write' /tmp/o || fail "write jo
 grep -q 'write jobs skipped' /tmp/e || fail "no note about skipped write jobs"
 say "ok: no writes without a region"
 
-# 5. started under the Rust driver: put back on error and at the end
+# 6. started under the Rust driver: put back on error and at the end
 insmod $RS_MOD bounce_size=524288 || fail "insmod bounce_size=524288"
 switch-driver rust > /dev/null || fail "switch-driver rust"
 wait_card 30 || fail "no card under the Rust driver"
@@ -138,7 +166,7 @@ wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "the Rust driver was not res
 grep -q 'C driver.*Rust bounce=0' /tmp/o || fail "the Rust-first run has no table"
 say "ok: the Rust driver is put back, after an error and at the end"
 
-# 6. --designs: the four bounce designs (bounce_cached x double_buffer) as
+# 7. --designs: the four bounce designs (bounce_cached x double_buffer) as
 # Rust variants; --variant: any parameter set, max_segs included
 rc=0
 $BB --no-write --jobs aioread-128k --bounce-sizes '' --designs --variant "bounce_size=131072  max_segs=16" \
