@@ -5,14 +5,18 @@
 # with a 64 MiB card whose disk image is a sparse file,
 #   mmcblk1: an MBR, p1 = [1 MiB, 9 MiB), p2 = [9 MiB, 17 MiB);
 #   mmcblk2: a GPT, p1 = [1 MiB, 33 MiB), the backup GPT in the last MiB;
+#   mmcblk3: an MBR, p1 = [2 MiB, 10 MiB), p2 extended at 10 MiB (2 sectors
+#      in sysfs), logical p5 = [11 MiB, 15 MiB) and p6 = [16 MiB, 20 MiB);
 # mounts and swap from files (SWITCH_DRIVER_MOUNTINFO, SWITCH_DRIVER_SWAPS),
 # and insmod, rmmod, modprobe and fio replaced by stubs that log their call
 # and fail.  It checks that
 #   1. a write region over a partition is refused (exit 3) naming the
 #      partition and the region, and allowed when every overlapped partition
 #      is named (--destroy-partitions), not when only some are;
-#   2. a write region over the partition table area ([0, 1 MiB) and, with a
-#      GPT, the last MiB) is refused unless --destroy-partition-table;
+#   2. a write region over the partition table area ([0, 1 MiB), or up to
+#      a first partition within 4 MiB, and, with a GPT, the last MiB) is
+#      refused unless --destroy-partition-table; a region between two
+#      logical partitions overlaps their extended partition;
 #   3. --scratch's default region starts after the partition table area and
 #      ends before a GPT's backup, and still needs the partitions named;
 #   4. --scratch does not override the in-use refusal: a mounted partition
@@ -53,10 +57,12 @@ card() {
     for p in "$@"; do
         n=$((n + 1))
         set -- $p
+        [ $# = 2 ] || { n=$3; set -- $1 $2; }
         mkdir -p "$bd/${disk}p$n/holders"
         echo $n > "$bd/${disk}p$n/partition"
         echo $(($1 * 2048)) > "$bd/${disk}p$n/start"
         echo $(($2 * 2048)) > "$bd/${disk}p$n/size"
+        [ "$2" != 0 ] || echo 2 > "$bd/${disk}p$n/size"
         echo "179:$((base + n))" > "$bd/${disk}p$n/dev"
         ln -s "$bd/${disk}p$n" "$S/class/block/${disk}p$n"
     done
@@ -71,6 +77,7 @@ card() {
 }
 card c1108e00.mmc mmcblk1 8 MBR "1 8" "9 8"
 card d0000000.mmc mmcblk2 16 GPT "1 32"
+card e0000000.mmc mmcblk3 24 MBR "2 8" "10 0" "11 4 5" "16 4 6"
 : > "$T/mountinfo"
 printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' > "$T/swaps"
 for tool in insmod rmmod modprobe fio; do
@@ -123,6 +130,7 @@ same_refusal() {
 }
 D1="--device $T/dev/mmcblk1"
 D2="--device $T/dev/mmcblk2"
+D3="--device $T/dev/mmcblk3"
 
 echo "1. partitions"
 bb -- $D1 --offset 4m --size 8m --dry-run
@@ -156,6 +164,12 @@ bb -- $D2 --offset 60m --dry-run
 allowed "--offset 60m on the GPT card: the region ends before the backup" "region: [62914560, 66060288)"
 bb -- $D1 --offset 60m --dry-run
 allowed "--offset 60m on the MBR card: to the end" "region: [62914560, 67108864)"
+bb -- $D3 --offset 1m --size 1m --dry-run
+refused "[1, 2) MiB before a first partition at 2 MiB" "overlaps the partition table area [0, 2097152)"
+bb -- $D3 --offset 15m --size 1m --dry-run
+refused "[15, 16) MiB between two logical partitions" "overlaps /dev/mmcblk3p2 [10485760, 20971520)"
+bb -- $D3 --offset 20m --size 1m --dry-run
+allowed "[20, 21) MiB after the last logical partition" "overwrites: no partition"
 
 echo "3. --scratch"
 bb -- $D1 --scratch --dry-run
