@@ -6,11 +6,13 @@ set -euo pipefail
 
 orig=$(ls "$CACHE"/src/qemu_${QEMU_SERIES}.*.orig.tar.{gz,xz,bz2} 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$orig" ] || die "no qemu $QEMU_SERIES source in $CACHE/src (run 'make setup')"
+[ -x "$TOOLS_VENV/bin/python3" ] || die "no Python tools in $TOOLS_VENV (run 'make setup')"
 
 key=$( {
     basename "$orig"; stat -c %s "$orig"
     cat "$TOP"/qemu/* "$TOP/scripts/build-qemu.sh"
-    gcc --version | head -1; python3 -c 'import mesonbuild.coredata as c; print(c.version)'
+    gcc --version | head -1
+    "$TOOLS_VENV/bin/python3" -c 'import mesonbuild.coredata as c; print(c.version)'
 } | hash_inputs)
 QOUT="$CACHE/qemu-$key"
 if [ -x "$QOUT/build/qemu-system-arm" ] && [ -f "$QOUT/.done" ]; then
@@ -34,7 +36,7 @@ echo "system_ss.add(when: 'CONFIG_MESON_MX_SDHC', if_true: files('sdio_card.c'))
 mkdir -p "$QOUT/build"
 cd "$QOUT/build"
 log "configuring qemu"
-"$SRC/configure" --target-list=arm-softmmu --without-default-features \
+"$SRC/configure" --python="$TOOLS_VENV/bin/python3" --target-list=arm-softmmu --without-default-features \
     --without-default-devices --with-devices-arm=meson-virt --enable-fdt=system \
     --disable-docs --enable-tcg --disable-install-blobs --disable-werror \
     --disable-tools > configure.log 2>&1 || { tail -30 configure.log; die "qemu configure failed"; }

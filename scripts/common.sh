@@ -9,6 +9,8 @@ KVER_SERIES=7.3
 LLVM_SUFFIX=-19
 QEMU_SERIES=10.0
 
+. "$TOP/scripts/toolchain.sh"
+
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 
@@ -16,7 +18,7 @@ die() { printf '[%s] error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 # RUST_LIB_SRC) for the machine's rustc (RUSTC, default rustc), or nothing:
 # RUST_LIB_SRC from the environment; rustup's layout,
 # $($RUSTC --print sysroot)/lib/rustlib/src/rust/library
-# (the rust-src component); Debian's rust-src package.  Building the kernel
+# (the rust-src component); Debian's rust-src or rust-web-src package.  Building the kernel
 # needs them; building the module against a prepared tree does not.
 find_rust_lib_src() {
     local d
@@ -29,7 +31,8 @@ find_rust_lib_src() {
         echo "$d"
         return 0
     fi
-    d=$(dpkg -L rust-src 2>/dev/null | grep -E '/library$' | head -1 || true)
+    d=$( { dpkg -L rust-src 2>/dev/null; dpkg -L rust-web-src 2>/dev/null; } |
+        grep -E '/library$' | head -1 || true)
     if [ -n "$d" ] && [ -d "$d" ]; then echo "$d"; fi
     return 0
 }
@@ -63,10 +66,12 @@ llvm_config() {
     esac
 }
 
-# kbuild_env: PATH with cargo's bin, and LIBCLANG_PATH (bindgen's libclang)
-# from the LLVM toolchain LLVM names, unless LIBCLANG_PATH is set.
+# kbuild_env: PATH with the Rust toolchain and bindgen make setup chose first
+# (scripts/toolchain.sh), and LIBCLANG_PATH (bindgen's libclang) from the LLVM
+# toolchain LLVM names, unless LIBCLANG_PATH is set.
 kbuild_env() {
-    export PATH="$HOME/.cargo/bin:$PATH"
+    PATH="$(toolchain_path):$PATH"
+    export PATH
     if [ -z "${LIBCLANG_PATH:-}" ]; then
         local lc
         lc=$(llvm_config)

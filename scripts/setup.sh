@@ -9,7 +9,13 @@ set -euo pipefail
 command -v apt-get >/dev/null || die "this is not a Debian system (no apt-get)"
 export DEBIAN_FRONTEND=noninteractive
 
-# --- 1. apt suites: trixie + trixie-backports, pinned low -------------------
+# --- 1. apt suites --------------------------------------------------------------
+# Debian 12: trixie and trixie-backports (deb, deb-src), pinned to priority 100
+# so that nothing installed is upgraded from them (apt takes from them only
+# what is asked for by version or is not in bookworm), and deb-src for
+# bookworm.  Debian 13 and later: trixie-backports (deb, deb-src) at 100 and
+# deb-src for the release itself; its own suites keep their priority.
+# The mirror is the one the system's own sources name.
 mirror_uri() {
     local u=""
     if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
@@ -25,37 +31,40 @@ mirror_uri() {
 }
 SRC=/etc/apt/sources.list.d/meson-sdhc-rs-trixie.sources
 PIN=/etc/apt/preferences.d/meson-sdhc-rs-trixie
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+if [ "$(debian_release)" = 12 ]; then
+    added_suites="trixie trixie-backports"
+else
+    added_suites="trixie-backports"
+fi
 need_update=0
-if [ ! -f "$SRC" ]; then
+if [ ! -f "$SRC" ] || ! grep -qx "Suites: $added_suites" "$SRC"; then
     uri=$(mirror_uri)
     [ -n "$uri" ] || die "cannot find the Debian mirror in the system's apt sources"
-    log "adding trixie and trixie-backports (deb, deb-src) from the system's mirror"
+    log "adding $added_suites (deb, deb-src) and $codename (deb-src) from the system's mirror: $SRC"
     cat > "$SRC" <<EOS
 Types: deb deb-src
 URIs: $uri
-Suites: trixie trixie-backports
+Suites: $added_suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb-src
 URIs: $uri
-Suites: $(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+Suites: $codename
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOS
     need_update=1
 fi
-if [ ! -f "$PIN" ]; then
-    cat > "$PIN" <<'EOS'
-# meson_mx_sdhc_rs: take only what is asked for from these suites.
-Package: *
-Pin: release n=trixie
-Pin-Priority: 100
-
-Package: *
-Pin: release n=trixie-backports
-Pin-Priority: 100
-EOS
+if [ ! -f "$PIN" ] || ! grep -q "^Pin: release n=${added_suites%% *}\$" "$PIN"; then
+    log "pinning $added_suites to priority 100: $PIN"
+    {
+        echo "# meson_mx_sdhc_rs: take only what is asked for from these suites."
+        for s in $added_suites; do
+            printf 'Package: *\nPin: release n=%s\nPin-Priority: 100\n\n' "$s"
+        done
+    } > "$PIN"
 fi
 
 apt_updated=0
@@ -93,24 +102,41 @@ install_pkgs() {
 
 # --- 2. packages from the base system -----------------------------------------
 install_pkgs clang-19 lld-19 llvm-19 libclang-19-dev \
-    gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
-    make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev \
-    ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config python3-venv \
-    socat e2fsprogs
+    gcc libc6-dev gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
+    make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev perl patch \
+    ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config \
+    python3 python3-venv git ca-certificates socat e2fsprogs
 
-# --- 3. linux-source 7.3 and rust-src matching rustc --------------------------
+# --- 3. linux-source 7.3 -------------------------------------------------------
 if ! dpkg-query -W "linux-source-$KVER_SERIES" >/dev/null 2>&1; then
     apt_update
     log "installing linux-source-$KVER_SERIES"
     apt-get install -y -qq --no-install-recommends "linux-source-$KVER_SERIES" >/dev/null ||
         die "cannot install linux-source-$KVER_SERIES from the added suites"
 fi
-command -v rustc >/dev/null || export PATH="$HOME/.cargo/bin:$PATH"
-command -v rustc >/dev/null || die "rustc not found (the machine's rustup toolchain is required)"
-rustc_ver=$(rustc --version | awk '{print $2}')
-have_src=$(dpkg-query -W -f='${Version}' rust-src 2>/dev/null || true)
-if [ "${have_src%%+*}" != "$rustc_ver" ]; then
+
+# --- 4. Rust toolchain and bindgen (scripts/toolchain.sh says which) -----------
+plan=$(toolchain_plan)
+if ! echo "$plan" | grep -q '^rust existing' || ! echo "$plan" | grep -q '^bindgen existing'; then
     apt_update
+    plan=$(toolchain_plan)
+fi
+log "toolchain: $(echo "$plan" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+read -r _ rust_how rust_a rust_b <<< "$(echo "$plan" | grep '^rust ')"
+case "$rust_how" in
+existing) RUST_BIN=$rust_a ;;
+debian)
+    # shellcheck disable=SC2086 # a list of packages
+    install_pkgs $rust_b
+    RUST_BIN=/usr/bin
+    ;;
+*) die "no Rust toolchain: $rust_a $rust_b" ;;
+esac
+rustc_ver=$(rustc_version "$RUST_BIN")
+[ -n "$rustc_ver" ] || die "$RUST_BIN/rustc does not run"
+# The library sources of exactly this rustc: rustup's rust-src component, the
+# Debian package that came with it, or Debian's rust-src of the same version.
+if [ -z "$(RUSTC=$RUST_BIN/rustc find_rust_lib_src)" ]; then
     cand=$(apt-cache madison rust-src | awk -F'|' '{gsub(/ /,"",$2); print $2}' |
            grep -E "^${rustc_ver//./\\.}(\+|-|~)" | head -1 || true)
     if [ -z "$cand" ]; then
@@ -121,21 +147,32 @@ if [ "${have_src%%+*}" != "$rustc_ver" ]; then
     apt-get install -y -qq --no-install-recommends --allow-downgrades "rust-src=$cand" >/dev/null ||
         die "cannot install rust-src=$cand"
 fi
+read -r _ bg_how bg_a bg_b <<< "$(echo "$plan" | grep '^bindgen ')"
+case "$bg_how" in
+existing) BINDGEN_BIN=$bg_a ;;
+debian)
+    install_pkgs bindgen
+    BINDGEN_BIN=/usr/bin
+    ;;
+cargo)
+    log "cargo install bindgen-cli $bg_a into $bg_b (a few minutes)"
+    rm -rf "$bg_b"
+    PATH="$RUST_BIN:$PATH" cargo install --quiet --locked --root "$bg_b" bindgen-cli --version "$bg_a" ||
+        die "cargo install bindgen-cli failed"
+    BINDGEN_BIN=$bg_b/bin
+    ;;
+*) die "no bindgen: $bg_a" ;;
+esac
+printf 'RUST_BIN=%q\nBINDGEN_BIN=%q\n' "$RUST_BIN" "$BINDGEN_BIN" > "$TOOLCHAIN_ENV"
+log "Rust $rustc_ver from $RUST_BIN, bindgen $(bindgen_version "$BINDGEN_BIN/bindgen") from $BINDGEN_BIN"
 
-# --- 4. bindgen ---------------------------------------------------------------
-if ! bindgen --version 2>/dev/null | grep -qE ' 0\.72\.'; then
-    log "cargo install bindgen-cli 0.72.1"
-    cargo install --quiet --locked bindgen-cli --version 0.72.1 || die "cargo install bindgen-cli failed"
-fi
-
-# --- 5. meson for QEMU's build ------------------------------------------------
-if ! python3 -c 'import mesonbuild, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
-    log "pip install meson"
-    python3 -m pip install -q 'meson>=1.5,<1.9' || die "pip install meson failed"
-fi
-if ! python3 -c 'import pycotap' 2>/dev/null; then
-    log "pip install pycotap"
-    python3 -m pip install -q 'pycotap>=1.1.0' || die "pip install pycotap failed"
+# --- 5. Python tools for QEMU's build: a virtual environment in the cache -------
+if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
+    log "meson and pycotap into $TOOLS_VENV"
+    rm -rf "$TOOLS_VENV"
+    python3 -m venv "$TOOLS_VENV" || die "python3 -m venv failed"
+    "$TOOLS_VENV/bin/python" -m pip install -q 'meson>=1.5,<1.9' 'pycotap>=1.1.0' ||
+        die "pip install meson pycotap failed"
 fi
 
 # --- 6. sources and guest binaries into the cache -----------------------------
@@ -215,8 +252,7 @@ install_pkgs fdisk e2fsprogs
 kbuild_env
 tarball=$(linux_tarball)
 [ -n "$tarball" ] || die "linux-source-$KVER_SERIES has no tarball"
-minv=$(mktemp)
-tar -xOf "$tarball" --wildcards '*/scripts/min-tool-version.sh' > "$minv"
+minv=$(min_tool_version_script) || die "cannot read scripts/min-tool-version.sh from $tarball"
 fail=0
 check_min() { # tool have
     local tool=$1 have=$2 want
@@ -233,7 +269,6 @@ echo "tool versions against $(basename "$tarball")/scripts/min-tool-version.sh:"
 check_min llvm "$(clang$LLVM_SUFFIX -dumpversion 2>/dev/null || true)"
 check_min rustc "$rustc_ver"
 check_min bindgen "$(bindgen --version 2>/dev/null | awk '{print $2}' || true)"
-rm -f "$minv"
 for t in arm-linux-gnueabihf-gcc ld.lld$LLVM_SUFFIX ninja pkg-config; do
     command -v "$t" >/dev/null || { echo "  MISSING  $t"; fail=1; }
 done

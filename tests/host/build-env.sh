@@ -41,7 +41,7 @@ for t in "$PREFIX"*; do ln -s "$t" "$L/$(basename "$t")"; done
 mkdir -p "$T/nodpkg"
 printf '#!/bin/sh\nexit 1\n' > "$T/nodpkg/dpkg"
 # a rustc reporting a sysroot of our own (the real one for everything else)
-real_rustc=$(PATH="$HOME/.cargo/bin:$PATH" command -v rustc)
+real_rustc=$(PATH="$(toolchain_path):$PATH" command -v rustc)
 mkdir -p "$T/bin"
 cat > "$T/bin/rustc" <<EOF
 #!/bin/sh
@@ -51,7 +51,8 @@ esac
 exec "$real_rustc" "\$@"
 EOF
 chmod +x "$T/nodpkg/dpkg" "$T/bin/rustc"
-debian_lib=$(dpkg -L rust-src 2>/dev/null | grep -E '/library$' | head -1 || true)
+debian_lib=$( { dpkg -L rust-src 2>/dev/null; dpkg -L rust-web-src 2>/dev/null; } |
+    grep -E '/library$' | head -1 || true)
 [ -d "$debian_lib" ] || die "Debian's rust-src is not installed (make setup)"
 mkdir -p "$T/sysroot/lib/rustlib/src/rust" "$T/sysroot-nosrc/lib"
 ln -s "$debian_lib" "$T/sysroot/lib/rustlib/src/rust/library"
