@@ -72,6 +72,13 @@ clean:
 	@scripts/build-module.sh clean
 	rm -rf build
 
+# The two commands on a bare Debian (debootstrap minbase, chroot): make setup,
+# the builds and a short subset of make test.  DEBIAN=12 or 13.  Not in make
+# test (a cold setup and kernel build; README.md has its time).
+.PHONY: fresh-machine-check
+fresh-machine-check:
+	@DEBIAN=$(or $(DEBIAN),12) scripts/fresh-machine-check
+
 # Board owners' paths (Documentation/board.rst)
 .PHONY: install check-builds dkms-source
 
