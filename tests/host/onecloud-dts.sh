@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# contrib/dts/meson8b-onecloud.dts against Linux 7.3 (run-all:
+# host-onecloud-dts; no board): preprocessed with cpp against the 7.3 tree's
+# includes as kbuild does, compiled with dtc (no warnings about the SDHC
+# node), the SDHC node's properties read back (100 MHz, 8-bit,
+# non-removable, HS200 with a 1.8 V vqmmc, the upstream compatibles), and
+# validated with dt-validate against the tree's own bindings: 0 errors on the
+# SDHC node, and a broken copy (bus-width 3) has errors there (the check
+# bites).  Errors on other nodes (meson8b.dtsi's own, and the board
+# compatible "xunlei,onecloud", which no binding lists) are counted and
+# printed, not failed on.
+#
+# The schema is the one tests/board/dt-validate.sh caches (same key: the
+# dtschema version and the bindings' hashes, in $CACHE/dtschema, the venv
+# $CACHE/venv-dtschema from make setup); made here (dt-mk-schema -j, about
+# 90 s) when it is not cached yet.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/scripts/common.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/onecloud-dts.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+DTS="$TOP/contrib/dts/meson8b-onecloud.dts"
+VENV="$CACHE/venv-dtschema"
+fail=0
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAILED: $*"; fail=1; }
+for t in "$VENV/bin/dt-validate" "$VENV/bin/dt-mk-schema"; do
+    [ -x "$t" ] || die "$t missing (run 'make setup')"
+done
+for t in dtc fdtget cpp; do command -v "$t" >/dev/null || die "$t missing (make setup: device-tree-compiler, cpp)"; done
+start=$SECONDS
+
+# --- the 7.3 tree: the test kernel's source, the unpacked one, else the tarball --
+src=$(readlink -f "$CACHE/kernel/source" 2>/dev/null || true)
+[ -n "$src" ] && [ -f "$src/arch/arm/boot/dts/amlogic/meson8b.dtsi" ] || src=$(ls -d "$CACHE"/linux-src-* 2>/dev/null | head -1)
+if [ -z "$src" ] || [ ! -f "$src/arch/arm/boot/dts/amlogic/meson8b.dtsi" ]; then
+    tarball=$(linux_tarball)
+    [ -n "$tarball" ] || die "no Linux $KVER_SERIES source (run 'make setup')"
+    src="$T/linux"; mkdir -p "$src"
+    tar -xf "$tarball" -C "$src" --strip-components=1 --wildcards '*/arch/arm/boot/dts/amlogic' \
+        '*/include/dt-bindings' '*/scripts/dtc/include-prefixes' '*/Documentation/devicetree/bindings'
+fi
+echo "Linux tree: $src"
+
+# --- compile as kbuild does (scripts/Makefile.dtbs: cpp -nostdinc -undef -D__DTS__) --
+compile() { # DTS DTB
+    cpp -nostdinc -undef -x assembler-with-cpp -D__DTS__ -I "$src/include" \
+        -I "$src/arch/arm/boot/dts/amlogic" -I "$src/scripts/dtc/include-prefixes" "$1" > "$T/pp.dts"
+    dtc -I dts -O dtb -o "$2" "$T/pp.dts" 2> "$T/dtc.err"
+}
+compile "$DTS" "$T/onecloud.dtb" || { cat "$T/dtc.err"; die "dtc failed"; }
+if grep -q 'mmc@8e00' "$T/dtc.err"; then bad "dtc warns about the SDHC node:"; grep 'mmc@8e00' "$T/dtc.err"
+else ok "cpp + dtc: compiled ($(grep -c . "$T/dtc.err" || true) dtc warnings, none about the SDHC node)"; fi
+P=$(for b in $(fdtget -l "$T/onecloud.dtb" /soc); do
+        for n in $(fdtget -l "$T/onecloud.dtb" "/soc/$b" 2>/dev/null); do
+            case "$n" in mmc@8e00) echo "/soc/$b/$n" ;; esac
+        done
+    done | head -1)
+[ -n "$P" ] || die "no SDHC node (mmc@8e00) in the DTB"
+prop() { fdtget "$T/onecloud.dtb" "$P" "$@" 2>/dev/null || true; }
+[ "$(prop max-frequency)" = 100000000 ] && ok "$P: max-frequency 100000000" || bad "max-frequency is '$(prop max-frequency)'"
+[ "$(prop bus-width)" = 8 ] && ok "bus-width 8" || bad "bus-width is '$(prop bus-width)'"
+[ "$(prop status)" = okay ] && ok "status okay" || bad "status is '$(prop status)'"
+fdtget -p "$T/onecloud.dtb" "$P" | grep -qx non-removable && ok "non-removable" || bad "not non-removable"
+fdtget -p "$T/onecloud.dtb" "$P" | grep -qx mmc-hs200-1_8v && ok "mmc-hs200-1_8v" || bad "no mmc-hs200-1_8v"
+prop compatible | grep -q 'amlogic,meson-mx-sdhc' && ok "compatible: $(prop compatible)" || bad "compatible '$(prop compatible)'"
+vq=$(prop vqmmc-supply)
+uv=""
+for n in $(fdtget -l "$T/onecloud.dtb" /); do
+    [ "$(fdtget "$T/onecloud.dtb" "/$n" phandle 2>/dev/null)" = "$vq" ] && uv=$(fdtget "$T/onecloud.dtb" "/$n" regulator-min-microvolt 2>/dev/null || true)
+done
+[ "$uv" = 1800000 ] && ok "vqmmc-supply: a fixed 1.8 V regulator" || bad "vqmmc-supply is not a 1.8 V regulator ('$uv')"
+ALIAS=$(fdtget "$T/onecloud.dtb" /aliases mmc1 2>/dev/null || true)
+[ "$ALIAS" = "$P" ] && ok "aliases: mmc1 = $P (the eMMC is mmcblk1)" || bad "mmc1 alias is '$ALIAS'"
+
+# --- the schema, as tests/board/dt-validate.sh caches it ----------------------------------
+bindings="$src/Documentation/devicetree/bindings"
+[ -d "$bindings" ] || die "no bindings in $src"
+dtschema_ver=$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("dtschema"))')
+key=$( {
+    echo "dtschema $dtschema_ver dt-mk-schema -j"
+    (cd "$bindings" && find . -type f -name '*.yaml' -print0 | sort -z | xargs -0 sha256sum)
+} | hash_inputs)
+SCHEMA="$CACHE/dtschema/schema-$key.json"
+if [ -s "$SCHEMA" ]; then
+    echo "schema cached: $SCHEMA"
+else
+    mkdir -p "$CACHE/dtschema"
+    s=$SECONDS
+    nice -n 10 "$VENV/bin/dt-mk-schema" -j "$bindings" > "$SCHEMA.tmp.$$" 2> "$T/mk.err" ||
+        { rm -f "$SCHEMA.tmp.$$"; cat "$T/mk.err"; die "dt-mk-schema failed"; }
+    mv "$SCHEMA.tmp.$$" "$SCHEMA"
+    echo "schema made in $((SECONDS - s)) s: $SCHEMA"
+fi
+
+# validate DTB: SDHC-node lines to $T/node.err (count NERR), all others counted in NOTHER
+validate() {
+    local rc=0
+    "$VENV/bin/dt-validate" -m -s "$SCHEMA" "$1" > "$T/validate.out" 2>&1 || rc=$?
+    if grep -qE '^Traceback' "$T/validate.out" || [ "$rc" -gt 1 ]; then
+        cat "$T/validate.out"; die "dt-validate failed to run (status $rc)"
+    fi
+    grep -F "$P: failed to match any schema" "$T/validate.out" && die "no schema matched the SDHC node"
+    grep -F -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" > "$T/node.err" || true
+    NERR=$(grep -c . "$T/node.err" || true)
+    NOTHER=$(grep -vF -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" | grep -c . || true)
+}
+validate "$T/onecloud.dtb"
+if [ "$NERR" = 0 ]; then ok "dt-validate: 0 errors on the SDHC node"
+else bad "dt-validate: $NERR errors on the SDHC node:"; cat "$T/node.err"; fi
+echo "  dt-validate on the other nodes (meson8b.dtsi's, the board compatible; not failed on): $NOTHER lines"
+sed 's/^/    | /' "$T/validate.out" | grep -vF "$P" | head -8 || true
+sed 's/bus-width = <8>;/bus-width = <3>;/' "$DTS" > "$T/broken.dts"
+compile "$T/broken.dts" "$T/broken.dtb" || { cat "$T/dtc.err"; die "dtc failed on the broken copy"; }
+validate "$T/broken.dtb"
+[ "$NERR" -gt 0 ] && ok "a copy with bus-width 3: $NERR errors on the SDHC node ($(head -1 "$T/node.err" | sed 's/.*mmc@8e00[^:]*: //' | cut -c1-60))" ||
+    bad "a copy with bus-width 3 passes dt-validate (the check does not bite)"
+
+echo "($((SECONDS - start)) s)"
+[ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
+echo "ok: onecloud-dts"
