@@ -54,7 +54,7 @@ expect() { # NAME accept|refuse FILE
     "$CBC" --initramfs "$3" > "$T/$1.out" 2>&1 || rc=$?
     cp "$T/$1.out" "$LOGDIR/initramfs-check.$1.out"
     if { [ "$2" = accept ] && [ "$rc" = 0 ]; } || { [ "$2" = refuse ] && [ "$rc" = 1 ] && grep -q '^result: REFUSED' "$T/$1.out"; }; then
-        ok "$1: ${2}ed$( [ "$2" = refuse ] && echo ": $(grep -m1 MISSING "$T/$1.out" | sed 's/^ *MISSING *//' | cut -c1-100)")"
+        ok "$1: $( [ "$2" = accept ] && echo accepted || echo refused)$( [ "$2" = refuse ] && echo ": $(grep -m1 MISSING "$T/$1.out" | sed 's/^ *MISSING *//' | cut -c1-100)")"
     else
         bad "$1: expected $2, status $rc:"; sed 's/^/    /' "$T/$1.out"
     fi

@@ -48,7 +48,7 @@ tree() {
         depline) sed -i '/^updates/d' "$m/modules.dep" ;;
         loader) rm "$d/conf/modules"; sed -i '/meson_mx_sdhc_rs$/d' "$m/modules.alias" ;;
         blacklist) rm "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
-        xz) xz -9 "$m/updates/meson_mx_sdhc_rs.ko"
+        xz) xz "$m/updates/meson_mx_sdhc_rs.ko"
             sed -i 's,updates/meson_mx_sdhc_rs.ko:,updates/meson_mx_sdhc_rs.ko.xz:,' "$m/modules.dep" ;;
         esac
     done
@@ -86,8 +86,8 @@ expect() {
 start=$SECONDS
 tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
 tree noblacklist blacklist; tree xzmod xz
-cpio_of good | gzip -9 > "$T/good-gzip.img"
-cpio_of good | zstd -q -19 > "$T/good-zstd.img"
+cpio_of good | gzip > "$T/good-gzip.img"
+cpio_of good | zstd -q > "$T/good-zstd.img"
 cpio_of good | xz -C crc32 > "$T/good-xz.img"
 cpio_of good | lzma > "$T/good-lzma.img"
 cpio_of good > "$T/good-cpio.img"
