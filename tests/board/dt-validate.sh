@@ -5,8 +5,10 @@
 # references): 0 errors on the SDHC node for every DT variant scripts/emu-run
 # offers, and a broken copy of the node is rejected (the check bites).
 #
-# The DTB is the one the guest kernel got: the guest prints
-# /sys/firmware/fdt in base64 on the console.  The variants are read from
+# The DTBs are QEMU's (emu-run --dump-dtb, one per variant, no boot); one boot
+# with the defaults checks that the dump is the DTB the guest kernel got
+# (/sys/firmware/fdt, printed in base64 on the console), /chosen's rng-seed
+# (which the kernel wipes) and the initramfs's end aside.  The variants are read from
 # `emu-run --help`: every option with a list of values (--compatible, --card,
 # and whatever is added later, e.g. a board option) is tried value by value,
 # the others at their defaults; --driver and --kernel do not change the DT.
@@ -140,28 +142,54 @@ node_errors() {
 }
 
 fail=0
+# boot_dtb FILE: the DTB the guest kernel got with all defaults, from
+# /sys/firmware/fdt over the console (a kernel message in the middle of the
+# base64 lines would damage it; the guest's checksum tells, and the boot is
+# tried once more).
+boot_dtb() {
+    local out=$1 attempt sum size
+    for attempt in 1 2; do
+        emu --driver none "$g" || { echo "FAILED: the board run failed (build/test-logs/dt-validate.run$EMU_RUNS.serial.log)"; return 1; }
+        sed -n '/@@FDT-BEGIN/,/@@FDT-END/p' "$T/serial.log" | tr -d '\r' |
+            grep -E '^[A-Za-z0-9+/=]+$' | base64 -d > "$out" 2>/dev/null || true
+        sum=""; size=""
+        read -r sum size < <(sed -n 's/.*@@FDT-SUM \([0-9a-f]*\) \([0-9]*\).*/\1 \2/p' "$T/serial.log" | head -1) || true
+        [ -n "$sum" ] && [ "$(sha256sum < "$out" | cut -d' ' -f1)" = "$sum" ] && return 0
+        echo "  the DTB came over the console damaged (guest: $size bytes, host: $(stat -c %s "$out")), attempt $attempt"
+    done
+    return 1
+}
+# Every variant's DTB from QEMU's dumpdtb (emu-run --dump-dtb, no boot); the
+# defaults' dump must be byte for byte the DTB the booted guest got, so the
+# dumps are what a kernel sees.
+if boot_dtb "$T/booted.dtb"; then
+    cp "$T/booted.dtb" "$LOGDIR/dt-validate.booted.dtb"
+    "$EMU" --driver none --dump-dtb "$T/dumped.dtb" "$g" || die "emu-run --dump-dtb failed"
+    # Two differences are expected, both in /chosen: the kernel wipes
+    # rng-seed after taking it (fdt_nop_property), and the initramfs, made
+    # anew for each run, can differ in size by a byte of gzip output
+    # (linux,initrd-end).  Everything else must be the same.
+    for f in booted dumped; do
+        dtc -q -I dtb -O dts "$T/$f.dtb" | grep -v -E '^\s*(rng-seed|linux,initrd-end) = ' > "$T/$f.dts"
+    done
+    if cmp -s "$T/booted.dts" "$T/dumped.dts" && [ "$(wc -l < "$T/booted.dts")" -gt 100 ]; then
+        echo "  ok: the dumped DTB is the one the booted guest got ($(wc -l < "$T/booted.dts") lines of source, /chosen's rng-seed and linux,initrd-end aside)"
+    else
+        diff "$T/booted.dts" "$T/dumped.dts" | head -20
+        echo "FAILED: the dumped DTB differs from the booted guest's /sys/firmware/fdt"; fail=1
+    fi
+else
+    echo "FAILED: no DTB from the booted guest"; fail=1
+fi
 declare -A SEEN=()
 DTBS=(); PATHS=(); NAMES=()
 for run in "${RUNS[@]}"; do
     label=${run:-defaults}; label=${label//--/}; label=${label// /-}
-    # A kernel message in the middle of the base64 lines would damage the
-    # DTB; the guest's checksum tells, and the boot is tried once more.
-    got=0
-    for attempt in 1 2; do
-        # shellcheck disable=SC2086
-        if ! emu --driver none $run "$g"; then
-            echo "FAILED: the board run with [$run] failed (build/test-logs/dt-validate.run$EMU_RUNS.serial.log)"; break
-        fi
-        sed -n '/@@FDT-BEGIN/,/@@FDT-END/p' "$T/serial.log" | tr -d '\r' |
-            grep -E '^[A-Za-z0-9+/=]+$' | base64 -d > "$T/$label.dtb" 2>/dev/null || true
-        sum=""; size=""
-        read -r sum size < <(sed -n 's/.*@@FDT-SUM \([0-9a-f]*\) \([0-9]*\).*/\1 \2/p' "$T/serial.log" | head -1) || true
-        if [ -n "$sum" ] && [ "$(sha256sum < "$T/$label.dtb" | cut -d' ' -f1)" = "$sum" ]; then
-            got=1; break
-        fi
-        echo "  [$run]: the DTB came over the console damaged (guest: $size bytes, host: $(stat -c %s "$T/$label.dtb")), attempt $attempt"
-    done
-    [ "$got" = 1 ] || { echo "FAILED: no DTB from [$run]"; fail=1; continue; }
+    # shellcheck disable=SC2086
+    if ! "$EMU" --driver none $run --dump-dtb "$T/$label.dtb" "$g"; then
+        echo "FAILED: emu-run --dump-dtb with [$run] failed"; fail=1; continue
+    fi
+    sum=$(sha256sum < "$T/$label.dtb" | cut -d' ' -f1)
     cp "$T/$label.dtb" "$LOGDIR/dt-validate.$label.dtb"
     read -r path comp < <(sdhc_node "$T/$label.dtb") || { echo "FAILED: [$run]: no unique SDHC node"; fail=1; continue; }
     if [ -n "${SEEN[$sum]:-}" ]; then
