@@ -74,7 +74,7 @@ clean:
 
 # The two commands on a bare Debian (debootstrap minbase, chroot): make setup,
 # the builds and a short subset of make test.  DEBIAN=12 or 13.  Not in make
-# test (a cold setup and kernel build; README.md has its time).
+# test (a cold setup and kernel build; Documentation/make-targets.rst has its time).
 .PHONY: fresh-machine-check
 fresh-machine-check:
 	@DEBIAN=$(or $(DEBIAN),12) scripts/fresh-machine-check
@@ -99,7 +99,7 @@ dkms-source:
 # configuration with the C driver built in (CONFIG_MMC_MESON_MX_SDHC=y), its
 # guest (the Rust module built against it), and tests/board-kernel/: the root
 # file system on the eMMC through the Rust driver.  Not in make test (the
-# third kernel alone is a cold kernel build; README.md)
+# third kernel alone is a cold kernel build; Documentation/make-targets.rst)
 .PHONY: kernel-board guest-board test-board
 
 kernel-board:
