@@ -221,6 +221,15 @@ sh "$SW" users c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
 [ "$rc" = 0 ] && [ ! -s "$T/out" ] && pass "switch-driver users: nothing on the fake card when nothing is mounted" ||
     failed "switch-driver users on the free card: exit $rc, '$(cat "$T/out" "$T/err")'"
 
+# --help prints the usage and exits 0, also where no SDHC exists (this host)
+for tool in "$SW" "$(dirname "$SW")/check-board-config"; do
+    rc=0
+    env -u SWITCH_DRIVER_SYSFS "$tool" --help > "$T/out" 2> "$T/err" || rc=$?
+    if [ "$rc" = 0 ] && grep -q '^usage\|^switch-driver: move\|^check-board-config' "$T/out" &&
+        ! grep -q 'set -e' "$T/out" && [ ! -s "$T/err" ]; then pass "$(basename "$tool") --help: its usage, exit 0"
+    else failed "$(basename "$tool") --help: exit $rc, '$(head -3 "$T/out" "$T/err")'"; fi
+done
+
 if [ -s "$T/calls" ]; then failed "module tools or fio were run:"; sed 's/^/    | /' "$T/calls"
 else pass "no insmod, rmmod, modprobe or fio was run"; fi
 [ "$ok" = 1 ] && echo "board-safety: all passed" || { echo "board-safety: FAILED"; exit 1; }
