@@ -14,7 +14,8 @@ export DEBIAN_FRONTEND=noninteractive
 # so that nothing installed is upgraded from them (apt takes from them only
 # what is asked for by version or is not in bookworm), and deb-src for
 # bookworm.  Debian 13 and later: trixie-backports (deb, deb-src) at 100 and
-# deb-src for the release itself; its own suites keep their priority.
+# deb-src for the release itself and bookworm; its own suites keep their
+# priority.
 # The mirror is the one the system's own sources name.
 mirror_uri() {
     local u=""
@@ -37,12 +38,14 @@ if [ "$(debian_release)" = 12 ]; then
 else
     added_suites="trixie-backports"
 fi
+# deb-src: the release's own, and bookworm's, whose fio source downloads where
+# a newer one may not
+src_suites=$codename
+[ "$codename" = bookworm ] || src_suites="$codename bookworm"
 need_update=0
-if [ ! -f "$SRC" ] || ! grep -qx "Suites: $added_suites" "$SRC"; then
-    uri=$(mirror_uri)
-    [ -n "$uri" ] || die "cannot find the Debian mirror in the system's apt sources"
-    log "adding $added_suites (deb, deb-src) and $codename (deb-src) from the system's mirror: $SRC"
-    cat > "$SRC" <<EOS
+uri=$(mirror_uri)
+[ -n "$uri" ] || die "cannot find the Debian mirror in the system's apt sources"
+want_sources=$(cat <<EOS
 Types: deb deb-src
 URIs: $uri
 Suites: $added_suites
@@ -51,10 +54,14 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb-src
 URIs: $uri
-Suites: $codename
+Suites: $src_suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOS
+)
+if [ ! -f "$SRC" ] || [ "$(cat "$SRC")" != "$want_sources" ]; then
+    log "adding $added_suites (deb, deb-src) and $src_suites (deb-src) from the system's mirror: $SRC"
+    echo "$want_sources" > "$SRC"
     need_update=1
 fi
 if [ ! -f "$PIN" ] || ! grep -q "^Pin: release n=${added_suites%% *}\$" "$PIN"; then
