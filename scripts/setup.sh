@@ -112,7 +112,7 @@ install_pkgs clang-19 lld-19 llvm-19 libclang-19-dev \
     gcc libc6-dev gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
     make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev perl patch \
     ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config \
-    python3 python3-venv git ca-certificates socat e2fsprogs
+    python3 python3-venv python3-dev swig git ca-certificates zstd socat e2fsprogs
 
 # --- 3. linux-source 7.3 -------------------------------------------------------
 if ! dpkg-query -W "linux-source-$KVER_SERIES" >/dev/null 2>&1; then
