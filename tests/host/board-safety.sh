@@ -7,14 +7,17 @@
 #   mmcblk2: a GPT, p1 = [1 MiB, 33 MiB), the backup GPT in the last MiB;
 #   mmcblk3: an MBR, p1 = [2 MiB, 10 MiB), p2 extended at 10 MiB (2 sectors
 #      in sysfs), logical p5 = [11 MiB, 15 MiB) and p6 = [16 MiB, 20 MiB);
+#   mmcblk4: an MBR, p1 = [8 MiB, 24 MiB); mmcblk5: no partition table, not
+#      blank (a vendor layout); mmcblk6: no partition table, blank;
 # mounts and swap from files (SWITCH_DRIVER_MOUNTINFO, SWITCH_DRIVER_SWAPS),
 # and insmod, rmmod, modprobe and fio replaced by stubs that log their call
 # and fail.  It checks that
 #   1. a write region over a partition is refused (exit 3) naming the
 #      partition and the region, and allowed when every overlapped partition
 #      is named (--destroy-partitions), not when only some are;
-#   2. a write region over the partition table area ([0, 1 MiB), or up to
-#      a first partition within 4 MiB, and, with a GPT, the last MiB) is
+#   2. a write region over the partition table area (everything before the
+#      first partition and at least [0, 1 MiB), with a GPT the last MiB, all
+#      of a disk with no table and no partitions that is not blank) is
 #      refused unless --destroy-partition-table; a region between two
 #      logical partitions overlaps their extended partition;
 #   3. --scratch's default region starts after the partition table area and
@@ -73,11 +76,15 @@ card() {
             dd of="$T/dev/$disk" bs=1 seek=446 conv=notrunc 2>/dev/null
         printf 'EFI PART' | dd of="$T/dev/$disk" bs=1 seek=512 conv=notrunc 2>/dev/null ;;
     esac
-    printf '\125\252' | dd of="$T/dev/$disk" bs=1 seek=510 conv=notrunc 2>/dev/null
+    [ "$table" = NONE ] || printf '\125\252' | dd of="$T/dev/$disk" bs=1 seek=510 conv=notrunc 2>/dev/null
 }
 card c1108e00.mmc mmcblk1 8 MBR "1 8" "9 8"
 card d0000000.mmc mmcblk2 16 GPT "1 32"
 card e0000000.mmc mmcblk3 24 MBR "2 8" "10 0" "11 4 5" "16 4 6"
+card e1000000.mmc mmcblk4 32 MBR "8 16"
+card e2000000.mmc mmcblk5 40 NONE
+printf 'vendor' | dd of="$T/dev/mmcblk5" bs=1 seek=2097152 conv=notrunc 2>/dev/null
+card e3000000.mmc mmcblk6 48 NONE
 : > "$T/mountinfo"
 printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' > "$T/swaps"
 for tool in insmod rmmod modprobe fio; do
@@ -220,6 +227,26 @@ rc=0
 sh "$SW" users c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
 [ "$rc" = 0 ] && [ ! -s "$T/out" ] && pass "switch-driver users: nothing on the fake card when nothing is mounted" ||
     failed "switch-driver users on the free card: exit $rc, '$(cat "$T/out" "$T/err")'"
+
+echo "partition table areas beyond 4 MiB; a disk without a partition table"
+D4="--device $T/dev/mmcblk4"
+D5="--device $T/dev/mmcblk5"
+D6="--device $T/dev/mmcblk6"
+bb -- $D4 --offset 2m --size 4m --dry-run
+refused "[2, 6) MiB before a first partition at 8 MiB" "overlaps the partition table area [0, 8388608)" \
+    "--destroy-partition-table"
+bb -- $D4 --scratch --dry-run
+refused "--scratch with a first partition at 8 MiB: the region starts after the area, over p1" \
+    "the write region [8388608, 67108864)" "--destroy-partitions mmcblk4p1"
+bb -- $D5 --scratch --dry-run
+refused "--scratch on a disk with no partition table whose first 4 MiB are not blank" \
+    "no partition table Linux reads" "--destroy-partition-table"
+bb -- $D5 --offset 32m --size 8m --dry-run
+refused "an explicit region on that disk" "table: none, not blank" "--destroy-partition-table"
+bb -- $D5 --scratch --destroy-partition-table --dry-run
+allowed "--scratch --destroy-partition-table on that disk: all of it" "region: [0, 67108864)" "overwrites: partition-table"
+bb -- $D6 --scratch --dry-run
+allowed "--scratch on a blank disk with no partition table: after the first MiB" "region: [1048576, 67108864)"
 
 # --help prints the usage and exits 0, also where no SDHC exists (this host)
 for tool in "$SW" "$(dirname "$SW")/check-board-config"; do
