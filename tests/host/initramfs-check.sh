@@ -11,7 +11,10 @@
 #   refused (exit 1, the message naming what is missing): the same archives
 #   without the module (also behind the uInitrd header and after an early
 #   archive), without its dependency, with a modules.dep that lacks it, with
-#   nothing that loads it, and a file that is no initramfs.
+#   nothing that loads it, a file that is no initramfs, a module whose
+#   vermagic names another release, and a module for another release than
+#   the one the initramfs is for (its name initrd.img-<release>, or
+#   --release).
 #
 # With unmkinitramfs installed the accepted and refused gzip cases run again
 # through it (CBC_NO_UNMKINITRAMFS=1 makes the script walk the segments
@@ -34,7 +37,7 @@ tree() {
     mkdir -p "$d/usr/bin" "$d/conf" "$d/etc/modprobe.d" "$m/updates" "$m/kernel/drivers/mmc/core" "$d/scripts"
     ln -s usr/lib "$d/lib"; ln -s usr/bin "$d/bin"
     echo '#!/bin/sh' > "$d/init"; echo 'busybox' > "$d/usr/bin/busybox"
-    printf 'ELF-module meson_mx_sdhc_rs\n' > "$m/updates/meson_mx_sdhc_rs.ko"
+    printf 'ELF-module meson_mx_sdhc_rs\0vermagic=%s SMP mod_unload ARMv7 p2v8 \0' "$REL" > "$m/updates/meson_mx_sdhc_rs.ko"
     printf 'ELF-module pwrseq_emmc\n' > "$m/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     printf 'kernel/drivers/mmc/core/pwrseq_emmc.ko:\nupdates/meson_mx_sdhc_rs.ko: kernel/drivers/mmc/core/pwrseq_emmc.ko\n' > "$m/modules.dep"
     printf 'alias of:N*T*Camlogic,meson-mx-sdhcC* meson_mx_sdhc_rs\n' > "$m/modules.alias"
@@ -48,6 +51,7 @@ tree() {
         depline) sed -i '/^updates/d' "$m/modules.dep" ;;
         loader) rm "$d/conf/modules"; sed -i '/meson_mx_sdhc_rs$/d' "$m/modules.alias" ;;
         blacklist) rm "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
+        oldbuild) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=7.2.0-old SMP mod_unload ARMv7 p2v8 \0' > "$m/updates/meson_mx_sdhc_rs.ko" ;;
         xz) xz "$m/updates/meson_mx_sdhc_rs.ko"
             sed -i 's,updates/meson_mx_sdhc_rs.ko:,updates/meson_mx_sdhc_rs.ko.xz:,' "$m/modules.dep" ;;
         esac
@@ -68,10 +72,12 @@ uinitrd() { # FILE: mkimage -A arm -O linux -T ramdisk -C none's header, then FI
     cat "$1"
 }
 
-# expect NAME accept|refuse [REGEX]: run the check on $T/NAME.img
+# expect NAME accept|refuse [REGEX]: run the check on $T/NAME.img (or $T/NAME)
 expect() {
     local name=$1 want=$2 re=${3:-} rc=0
-    "$CBC" --initramfs "$T/$name.img" > "$T/$name.out" 2>&1 || rc=$?
+    local img="$T/$name.img"
+    [ -f "$img" ] || img="$T/$name"
+    "$CBC" --initramfs "$img" > "$T/$name.out" 2>&1 || rc=$?
     if [ "$want" = accept ] && [ "$rc" = 0 ] && grep -q '^result: the initramfs loads meson_mx_sdhc_rs' "$T/$name.out" &&
        { [ -z "$re" ] || grep -qE -- "$re" "$T/$name.out"; }; then
         ok "$name: accepted"
@@ -85,7 +91,7 @@ expect() {
 
 start=$SECONDS
 tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
-tree noblacklist blacklist; tree xzmod xz
+tree noblacklist blacklist; tree xzmod xz; tree oldbuild oldbuild
 cpio_of good | gzip > "$T/good-gzip.img"
 cpio_of good | zstd -q > "$T/good-zstd.img"
 cpio_of good | xz -C crc32 > "$T/good-xz.img"
@@ -103,6 +109,8 @@ uinitrd "$T/no-module-early.img" > "$T/no-module-uinitrd.img"
 cpio_of nodep | gzip > "$T/no-dependency.img"
 cpio_of nodepline | gzip > "$T/no-depline.img"
 cpio_of noload | gzip > "$T/nothing-loads.img"
+cpio_of oldbuild | gzip > "$T/old-build.img"
+cp "$T/good-gzip.img" "$T/initrd.img-$REL"; cp "$T/good-gzip.img" "$T/initrd.img-7.3.1-other"
 head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
 
 export CBC_NO_UNMKINITRAMFS=1
@@ -126,6 +134,15 @@ expect no-dependency refuse 'MISSING +  dependency kernel/drivers/mmc/core/pwrse
 expect no-depline refuse "MISSING +  modules.dep of $REL has no line for updates/meson_mx_sdhc_rs.ko"
 expect nothing-loads refuse 'MISSING +nothing in the initramfs loads it'
 expect garbage refuse 'neither a cpio archive nor'
+expect old-build refuse "MISSING +  built for 7.2.0-old .*installed for $REL"
+grep -q "ok .*built for $REL" "$T/good-gzip.out" && ok "good-gzip: the module's vermagic names $REL" ||
+    bad "good-gzip: no vermagic check"
+# the release the initramfs is for, from its name or --release
+expect "initrd.img-$REL" accept "built for $REL"
+expect initrd.img-7.3.1-other refuse "MISSING +no meson_mx_sdhc_rs.ko for release 7.3.1-other"
+rc=0; "$CBC" --initramfs "$T/good-gzip.img" --release 7.3.1-other > "$T/rel.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'for release 7.3.0-board, not 7.3.1-other' "$T/rel.out" &&
+    ok "--release 7.3.1-other: refused, the module is for $REL" || { bad "--release: status $rc"; cat "$T/rel.out"; }
 unset CBC_NO_UNMKINITRAMFS
 if command -v unmkinitramfs >/dev/null; then
     expect good-early accept 'unpacked with unmkinitramfs'
