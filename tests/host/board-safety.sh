@@ -248,6 +248,23 @@ allowed "--scratch --destroy-partition-table on that disk: all of it" "region: [
 bb -- $D6 --scratch --dry-run
 allowed "--scratch on a blank disk with no partition table: after the first MiB" "region: [1048576, 67108864)"
 
+echo "a bind that fails gives the controller back"
+card f0000000.mmc mmcblk7 56 NONE
+FD=$S/devices/platform/f0000000.mmc
+for drv in meson-mx-sdhc meson-mx-sdhc-rs; do mkdir -p "$S/bus/platform/drivers/$drv"; done
+: > "$S/bus/platform/drivers/meson-mx-sdhc/bind"; : > "$S/bus/platform/drivers/meson-mx-sdhc/unbind"
+mkdir -p "$S/bus/platform/drivers/meson-mx-sdhc-rs/bind"     # writing to it fails, as a bind that fails
+ln -s "$S/bus/platform/drivers/meson-mx-sdhc" "$FD/driver"
+rc=0
+SWITCH_DRIVER_MOUNTINFO=$T/mountinfo sh "$SW" rust f0000000.mmc > "$T/out" 2> "$T/err" || rc=$?
+if [ "$rc" = 1 ] && grep -q 'failed to bind f0000000.mmc.*meson-mx-sdhc holds it again' "$T/err" &&
+    [ "$(cat "$FD/driver_override")" = meson-mx-sdhc ] &&
+    grep -qx f0000000.mmc "$S/bus/platform/drivers/meson-mx-sdhc/bind"; then
+    pass "switch-driver rust whose bind fails: exit 1, bound to the C driver again"
+else
+    failed "switch-driver rust whose bind fails: exit $rc, '$(cat "$T/err")', override '$(cat "$FD/driver_override" 2>/dev/null)'"
+fi
+
 # --help prints the usage and exits 0, also where no SDHC exists (this host)
 for tool in "$SW" "$(dirname "$SW")/check-board-config"; do
     rc=0
