@@ -3,8 +3,10 @@
 # refuses a card with a mounted filesystem (an ext2 partition [28, 32) MiB
 # mounted read-only), also with --scratch and --dry-run, refuses a region
 # past the end of the card, and, the partition unmounted, write regions over
-# the partition (unless named) and over the MBR (the --dry-run as the run);
-# a --scratch run with write jobs in [8 MiB, 12 MiB) produces the table
+# the partition (unless named) and over the partition table area, which is
+# everything before the first partition (the --dry-run as the run); a
+# --scratch --destroy-partition-table run with write jobs in [8 MiB, 12 MiB)
+# produces the table
 # and the JSON with every variant, puts the C driver back (and the Rust driver
 # when that held the card, also after an error), and leaves every
 # byte outside the region as it was (a random pattern, checksummed before and
@@ -102,13 +104,16 @@ overlap() { # WANT_RC PATTERN ARGS...: bench-board ARGS (a real run, then --dry-
 }
 overlap 3 "overlaps ${D}p1 \[29360128, 33554432)" --offset 26m --size 4m --jobs write-1m
 overlap 3 "overlaps ${D}p1" --scratch --jobs write-1m
-overlap 3 "the partition table area \[0, 1048576) (table: MBR" --offset 0 --size 4m --jobs write-1m
+overlap 3 "the partition table area \[0, 29360128) (table: MBR" --offset 0 --size 4m --jobs write-1m
+# everything before the first partition is partition table area (a boot
+# loader's place): [8, 12) MiB too, unless --destroy-partition-table
+overlap 3 "the partition table area \[0, 29360128)" --scratch --offset 8m --size 4m --jobs write-1m
 rc=0
-$BB --offset 26m --size 4m --destroy-partitions ${N}p1 --dry-run > /tmp/o 2> /tmp/e || rc=$?
+$BB --offset 28m --size 4m --destroy-partitions ${N}p1 --dry-run > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 0 ] && grep -q "^overwrites: ${D}p1" /tmp/o || { cat /tmp/e; fail "p1 named: exit $rc"; }
 say "ok: refuses write regions over the partition and the MBR, allows a named partition"
 rc=0
-$BB --scratch --offset 8m --size 4m --dry-run > /tmp/o 2> /tmp/e || rc=$?
+$BB --scratch --offset 8m --size 4m --destroy-partition-table --dry-run > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 0 ] || fail "--scratch --dry-run: exit $rc"
 cat /tmp/o
 grep -q '^writes: yes' /tmp/o || fail "--scratch --dry-run: no writes planned"
@@ -118,7 +123,7 @@ awk '/^job: / { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]
 
 # 4. write jobs in [8 MiB, 12 MiB)
 rc=0
-$BB --scratch --offset 8m --size 4m --json /tmp/bb.json > /tmp/table 2> /tmp/progress || rc=$?
+$BB --scratch --offset 8m --size 4m --destroy-partition-table --json /tmp/bb.json > /tmp/table 2> /tmp/progress || rc=$?
 cat /tmp/progress
 [ $rc = 0 ] || fail "the --scratch run failed ($rc)"
 grep -q 'job 36 of 36, 0 left' /tmp/progress || fail "no progress line for the last job"
