@@ -3,69 +3,96 @@
 # response CRC error on a read while its DMA engine goes on writing the remaining blocks to
 # the programmed address for the normal data time, unless the controller is reset.  A mixed
 # soak (one fio job rewriting and verifying one region while another keeps reading and
-# verifying a second region) runs with late-dma faults on 3 % of the reads, with the bounce
-# buffer (default) and without (bounce_size=0), each twice:
+# verifying a second region, LATE_DMA_SECONDS of guest time, default 5) runs with late-dma
+# faults on 1 % of the reads (at most 20 per run), with the bounce buffer (default) and
+# without (bounce_size=0), each with both rules:
 #   - with the C driver's rule (debugfs quiesce_on_error=0: reset only for EIO/ETIMEDOUT on
 #     the command): what the late DMA does to memory the driver has handed back is recorded;
 #   - with the driver's default (reset after any error): 0 verify errors, and the late DMA is
 #     stopped (the model counts the bytes it kept from memory).
+# One boot: the module is loaded again for each bounce setting (the model's counters are
+# saved and zeroed after each run), and both runs with the driver's rule come before the
+# runs with the C rule, whose late DMA may write into memory the kernel has reused.
+# A longer soak per run: LATE_DMA_SECONDS=10 (the run reaches the 20 faults in either case).
 . "$(dirname "$0")/../lib.sh"
+SECS=${LATE_DMA_SECONDS:-5}
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
 case "\$1" in
 arm) "$QMP" "\$EMU_QMP" faults late-dma ppm=10000 seed=9 limit=20 dir=read ;;
 clear) "$QMP" "\$EMU_QMP" faults none ;;
-stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
+stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\$1.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
 HOST
 chmod +x "$T/host.sh"
-guest_for() { # guest_for QUIESCE
-sed "s/@Q@/$1/g" <<'G' | guest "t-$1"
+g=$(sed "s/@SECS@/$SECS/g" <<'G' | guest t
 set -e
-load_driver rust $EMU_MODPARAMS
-wait_card
-D=$(rs_debugfs)
-echo @Q@ > "$D/quiesce_on_error"
+load() { # module parameters
+  load_driver rust "$@"
+  wait_card
+  D=$(rs_debugfs)
+}
+unload() {
+  rmmod meson_mx_sdhc_rs
+  wait_no_card || fail "the card stayed after rmmod"
+}
+run() { # TAG QUIESCE
+  echo $2 > "$D/quiesce_on_error"
+  echo 0 > "$D/stats"
+  host_sync arm
+  set +e
+  fio --output-format=terse --direct=1 --filename=$DEV --bs=128k --time_based --runtime=@SECS@ \
+      --name=writer --rw=randwrite --offset=0 --size=16m --verify=crc32c --do_verify=1 --randseed=1 \
+      --verify_fatal=0 \
+      --name=reader --rw=randread --offset=16m --size=16m --verify=crc32c --verify_only=1 --randseed=2 \
+      --verify_fatal=0 >/tmp/soak.out 2>&1
+  rc=$?
+  set -e
+  host_sync clear
+  bad=$(grep -ci 'verify: bad\|verify failed\|bad magic\|bad header' /tmp/soak.out || true)
+  say "SOAK params=$1 quiesce=$2 fio_rc=$rc verify_errors=$bad deadlines=$(sed -n 's/^error_deadline: //p' $D/stats) cmd_crc=$(sed -n 's/^error_cmd_crc: //p' $D/stats)"
+  grep -m3 -i 'verify\|error' /tmp/soak.out || true
+  host_sync stats-$1-$2
+}
+load
 # region 2 (16..32 MiB) written once, then only read and verified
 fio --name=pre --filename=$DEV --direct=1 --rw=write --bs=128k --offset=16m --size=16m \
     --verify=crc32c --do_verify=0 --randseed=2 --output-format=terse >/tmp/pre.out 2>&1 ||
   { cat /tmp/pre.out; fail "writing region 2"; }
-host_sync arm
-set +e
-fio --output-format=terse --direct=1 --filename=$DEV --bs=128k --time_based --runtime=10 \
-    --name=writer --rw=randwrite --offset=0 --size=16m --verify=crc32c --do_verify=1 --randseed=1 \
-    --verify_fatal=0 \
-    --name=reader --rw=randread --offset=16m --size=16m --verify=crc32c --verify_only=1 --randseed=2 \
-    --verify_fatal=0 >/tmp/soak.out 2>&1
-rc=$?
-set -e
-host_sync clear
-bad=$(grep -ci 'verify: bad\|verify failed\|bad magic\|bad header' /tmp/soak.out || true)
-say "SOAK quiesce=@Q@ fio_rc=$rc verify_errors=$bad deadlines=$(sed -n 's/^error_deadline: //p' $D/stats) cmd_crc=$(sed -n 's/^error_cmd_crc: //p' $D/stats)"
-grep -m3 -i 'verify\|error' /tmp/soak.out || true
-host_sync stats
+host_sync stats-pre-0
+run default 1
+unload
+load bounce_size=0
+run bounce0 1
+run bounce0 0
+unload
+load
+run default 0
 G
-}
+)
 fail=0
-for params in "" "bounce_size=0"; do
+emu --card emmc --size 64 --driver none --timeout 1500 --host-script "$T/host.sh" "$g" ||
+  { echo "FAILED: run"; fail=1; }
+for params in default bounce0; do
   for q in 0 1; do
-    echo "== ${params:-default} quiesce_on_error=$q"
-    emu --card emmc --size 64 --driver none --timeout 900 --host-script "$T/host.sh" \
-        --modparams "$params" "$(guest_for $q)" || { echo "FAILED: run"; fail=1; continue; }
-    line=$(grep -o 'SOAK quiesce=.*' "$T/serial.log")
-    late=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["faults"].get("late-dma",0), s["late_dma_bytes"], s["late_dma_cancelled_bytes"])' "$T/stats.json")
+    name=$params; [ $params = bounce0 ] && name=bounce_size=0
+    echo "== $name quiesce_on_error=$q"
+    line=$(grep -o "SOAK params=$params quiesce=$q .*" "$T/serial.log" || true)
+    if [ -z "$line" ] || [ ! -f "$T/stats-$params-$q.json" ]; then
+      echo "  FAILED: no result for this run"; fail=1; continue
+    fi
+    late=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["faults"].get("late-dma",0), s["late_dma_bytes"], s["late_dma_cancelled_bytes"])' "$T/stats-$params-$q.json")
     echo "  $line; model: late-dma faults, bytes written after the error, bytes stopped by SRST: $late"
     bad=$(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$line")
-    rc=$(sed -n 's/.*fio_rc=\([0-9]*\).*/\1/p' <<<"$line")
     read -r nf lb cb <<<"$late"
-    check "${params:-default} q=$q: late-dma faults injected" [ "$nf" -ge 1 ] || fail=1
-    check "${params:-default} q=$q: 0 verify errors" [ "$bad" = 0 ] || fail=1
+    check "$name q=$q: late-dma faults injected" [ "$nf" -ge 1 ] || fail=1
+    check "$name q=$q: 0 verify errors" [ "$bad" = 0 ] || fail=1
     if [ $q = 0 ]; then
-      check "${params:-default} C rule: the engine wrote into memory already handed back" [ "$lb" -gt 0 ] || fail=1
+      check "$name C rule: the engine wrote into memory already handed back" [ "$lb" -gt 0 ] || fail=1
     else
-      check "${params:-default} quiesce: nothing written after the error interrupt" [ "$lb" = 0 ] || fail=1
-      check "${params:-default} quiesce: the reset stopped the late DMAs" [ "$cb" -gt 0 ] || fail=1
+      check "$name quiesce: nothing written after the error interrupt" [ "$lb" = 0 ] || fail=1
+      check "$name quiesce: the reset stopped the late DMAs" [ "$cb" -gt 0 ] || fail=1
     fi
   done
 done
