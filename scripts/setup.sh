@@ -107,22 +107,9 @@ install_pkgs() {
     apt-get install -y -qq --no-install-recommends $m >/dev/null || die "apt-get install failed for: $m"
 }
 
-# --- 2. packages from the base system -----------------------------------------
-install_pkgs clang-19 lld-19 llvm-19 libclang-19-dev \
-    gcc libc6-dev gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
-    make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev perl patch \
-    ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config \
-    python3 python3-venv python3-dev swig git ca-certificates zstd socat e2fsprogs
-
-# --- 3. linux-source 7.3 -------------------------------------------------------
-if ! dpkg-query -W "linux-source-$KVER_SERIES" >/dev/null 2>&1; then
-    apt_update
-    log "installing linux-source-$KVER_SERIES"
-    apt-get install -y -qq --no-install-recommends "linux-source-$KVER_SERIES" >/dev/null ||
-        die "cannot install linux-source-$KVER_SERIES from the added suites"
-fi
-
-# --- 4. Rust toolchain and bindgen (scripts/toolchain.sh says which) -----------
+# --- 2. Rust toolchain and bindgen (scripts/toolchain.sh says which) -----------
+# Chosen before the other packages, so that a bindgen cargo builds compiles in
+# the background while they install.
 plan=$(toolchain_plan)
 if ! echo "$plan" | grep -q '^rust existing' || ! echo "$plan" | grep -q '^bindgen existing'; then
     apt_update
@@ -139,6 +126,44 @@ debian)
     ;;
 *) die "no Rust toolchain: $rust_a $rust_b" ;;
 esac
+read -r _ bg_how bg_a bg_b <<< "$(echo "$plan" | grep '^bindgen ')"
+BINDGEN_PID=""
+case "$bg_how" in
+existing) BINDGEN_BIN=$bg_a ;;
+debian)
+    install_pkgs bindgen
+    BINDGEN_BIN=/usr/bin
+    ;;
+cargo)
+    log "cargo install bindgen-cli $bg_a into $bg_b, in the background (a few minutes)"
+    rm -rf "$bg_b"
+    mkdir -p "$CACHE/tools"
+    PATH="$RUST_BIN:$PATH" cargo install --quiet --locked --root "$bg_b" bindgen-cli --version "$bg_a" \
+        > "$CACHE/tools/bindgen-$bg_a.log" 2>&1 &
+    BINDGEN_PID=$!
+    # a setup that stops before waiting for it stops it too
+    trap '[ -z "$BINDGEN_PID" ] || kill "$BINDGEN_PID" 2>/dev/null || true' EXIT
+    BINDGEN_BIN=$bg_b/bin
+    ;;
+*) die "no bindgen: $bg_a" ;;
+esac
+
+# --- 3. packages from the base system -----------------------------------------
+install_pkgs clang-19 lld-19 llvm-19 libclang-19-dev \
+    gcc libc6-dev gcc-arm-linux-gnueabihf libc6-dev-armhf-cross \
+    make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod dpkg-dev perl patch \
+    ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config \
+    python3 python3-venv python3-dev swig git ca-certificates zstd socat e2fsprogs
+
+# --- 4. linux-source 7.3 -------------------------------------------------------
+if ! dpkg-query -W "linux-source-$KVER_SERIES" >/dev/null 2>&1; then
+    apt_update
+    log "installing linux-source-$KVER_SERIES"
+    apt-get install -y -qq --no-install-recommends "linux-source-$KVER_SERIES" >/dev/null ||
+        die "cannot install linux-source-$KVER_SERIES from the added suites"
+fi
+
+# --- 5. the library sources of this rustc ------------------------------------
 rustc_ver=$(rustc_version "$RUST_BIN")
 [ -n "$rustc_ver" ] || die "$RUST_BIN/rustc does not run"
 # The library sources of exactly this rustc: rustup's rust-src component, the
@@ -154,26 +179,7 @@ if [ -z "$(RUSTC=$RUST_BIN/rustc find_rust_lib_src)" ]; then
     apt-get install -y -qq --no-install-recommends --allow-downgrades "rust-src=$cand" >/dev/null ||
         die "cannot install rust-src=$cand"
 fi
-read -r _ bg_how bg_a bg_b <<< "$(echo "$plan" | grep '^bindgen ')"
-case "$bg_how" in
-existing) BINDGEN_BIN=$bg_a ;;
-debian)
-    install_pkgs bindgen
-    BINDGEN_BIN=/usr/bin
-    ;;
-cargo)
-    log "cargo install bindgen-cli $bg_a into $bg_b (a few minutes)"
-    rm -rf "$bg_b"
-    PATH="$RUST_BIN:$PATH" cargo install --quiet --locked --root "$bg_b" bindgen-cli --version "$bg_a" ||
-        die "cargo install bindgen-cli failed"
-    BINDGEN_BIN=$bg_b/bin
-    ;;
-*) die "no bindgen: $bg_a" ;;
-esac
-printf 'RUST_BIN=%q\nBINDGEN_BIN=%q\n' "$RUST_BIN" "$BINDGEN_BIN" > "$TOOLCHAIN_ENV"
-log "Rust $rustc_ver from $RUST_BIN, bindgen $(bindgen_version "$BINDGEN_BIN/bindgen") from $BINDGEN_BIN"
-
-# --- 5. Python tools for QEMU's build: a virtual environment in the cache -------
+# --- 6. Python tools for QEMU's build: a virtual environment in the cache -------
 if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
     log "meson and pycotap into $TOOLS_VENV"
     rm -rf "$TOOLS_VENV"
@@ -182,7 +188,7 @@ if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, sys; from mesonbui
         die "pip install meson pycotap failed"
 fi
 
-# --- 6. sources and guest binaries into the cache -----------------------------
+# --- 7. sources and guest binaries into the cache -----------------------------
 SRCDIR="$CACHE/src"
 mkdir -p "$SRCDIR"
 # armhf packages come through a private apt state (armhf only, base suite
@@ -234,7 +240,7 @@ fetch_source() { # name version-regex: newest version whose upstream tarball dow
 fetch_source qemu "^1:${QEMU_SERIES//./\\.}\."
 fetch_source fio '.'
 
-# --- 6b. board checks: dtc, dt-validate (dtschema, PyPI, in a venv) and dkms --
+# --- 7b. board checks: dtc, dt-validate (dtschema, PyPI, in a venv) and dkms --
 # tests/board/dt-validate.sh validates the emulated board's DT with the
 # kernel's own bindings; tests/board/install.sh builds the module with Debian's
 # dkms (into temporary trees, never the system's).
@@ -250,12 +256,23 @@ if ! "$DTS_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.
         die "pip install dtschema failed"
 fi
 
-# --- 6c. make test-board: the card image of tests/board-kernel/ ---------------
+# --- 7c. make test-board: the card image of tests/board-kernel/ ---------------
 # A partition table (sfdisk, Debian's fdisk package) and an ext4 root file
 # system made from a directory (mkfs.ext4 -d, e2fsprogs), on the host.
 install_pkgs fdisk e2fsprogs
 
-# --- 7. check the tools against the kernel's minimum versions ------------------
+# --- 7d. bindgen ready; the choice recorded -----------------------------------
+if [ -n "$BINDGEN_PID" ]; then
+    log "waiting for the bindgen build"
+    bg_rc=0
+    wait "$BINDGEN_PID" || bg_rc=$?
+    BINDGEN_PID=""
+    [ "$bg_rc" = 0 ] || { tail -20 "$CACHE/tools/bindgen-$bg_a.log" >&2; die "cargo install bindgen-cli failed (log: $CACHE/tools/bindgen-$bg_a.log)"; }
+fi
+printf 'RUST_BIN=%q\nBINDGEN_BIN=%q\n' "$RUST_BIN" "$BINDGEN_BIN" > "$TOOLCHAIN_ENV"
+log "Rust $rustc_ver from $RUST_BIN, bindgen $(bindgen_version "$BINDGEN_BIN/bindgen") from $BINDGEN_BIN"
+
+# --- 8. check the tools against the kernel's minimum versions ------------------
 kbuild_env
 tarball=$(linux_tarball)
 [ -n "$tarball" ] || die "linux-source-$KVER_SERIES has no tarball"
