@@ -14,8 +14,9 @@
 #   4. p1 as the root mounted by the kernel itself, /dev/root in mountinfo,
 #      found by its device number (a mountinfo file, SWITCH_DRIVER_MOUNTINFO);
 #      bench-board --dry-run is refused (exit 3) with the same line;
-# then --force overrides (4.'s file, nothing really mounted), and with
-# nothing in use the switch to Rust and back goes through.  Last,
+# then --force does not override 4. (the root file system) but overrides
+# the same mount on /mnt/x (a mountinfo file, nothing really mounted), and
+# with nothing in use the switch to Rust and back goes through.  Last,
 # switch-driver reload bounce_size=131072: refused (exit 3, naming the
 # mount; the controller and the module left alone) while p1 is mounted,
 # done when it is not (the Rust driver holds the card, debugfs limits says
@@ -95,9 +96,15 @@ cat /tmp/e
 [ $rc = 3 ] && grep -q "^bench-board:   ${D}p1 is mounted on / (as /dev/root)\$" /tmp/e ||
     fail "bench-board --dry-run with /dev/root: exit $rc, not refused with the same line"
 say "ok: bench-board refuses through the same check"
-SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo switch-driver rust --force > /tmp/o 2> /tmp/e ||
+rc=0
+SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo switch-driver rust --force > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 3 ] && grep -q 'the root file system is on its card' /tmp/e && [ "$(sdhc_driver)" = c ] ||
+    { cat /tmp/e; fail "--force with the root on the card: exit $rc, not refused"; }
+say "ok: --force does not override the root file system"
+{ cat /proc/self/mountinfo; echo "1 1 $mm / /mnt/x rw,relatime shared:1 - ext4 /dev/root rw"; } > /tmp/mountinfo-x
+SWITCH_DRIVER_MOUNTINFO=/tmp/mountinfo-x switch-driver rust --force > /tmp/o 2> /tmp/e ||
     { cat /tmp/e; fail "--force did not override"; }
-grep -q -- "--force, although: ${D}p1 is mounted on / (as /dev/root)" /tmp/e || fail "--force: no warning"
+grep -q -- "--force, although: ${D}p1 is mounted on /mnt/x (as /dev/root)" /tmp/e || fail "--force: no warning"
 wait_card 30 && [ "$(sdhc_driver)" = rust ] || fail "--force: the Rust driver does not hold the card"
 switch-driver c > /dev/null || fail "switch-driver c"
 wait_card 30 && [ "$(sdhc_driver)" = c ] || fail "back to the C driver"

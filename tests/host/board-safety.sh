@@ -248,6 +248,33 @@ allowed "--scratch --destroy-partition-table on that disk: all of it" "region: [
 bb -- $D6 --scratch --dry-run
 allowed "--scratch on a blank disk with no partition table: after the first MiB" "region: [1048576, 67108864)"
 
+echo "users that hold no device number: btrfs, loop, an open file; --force and the root"
+mm1=$(cat "$S/class/block/mmcblk1p1/dev")
+printf '40 1 0:45 / /mnt/b rw,relatime shared:9 - btrfs /dev/mmcblk1p2 rw\n' > "$T/mi-btrfs"
+uses() { # WHAT PATTERN [ENV=VALUE...]: switch-driver users c1108e00.mmc names PATTERN
+    local what=$1 pat=$2; shift 2
+    env "$@" sh "$SW" users c1108e00.mmc > "$T/out" 2> "$T/err" || true
+    grep -qF -- "$pat" "$T/out" && pass "users: $what" || failed "users: $what: '$(cat "$T/out" "$T/err")'"
+}
+uses "a btrfs mount (anonymous device number) by its source" "/dev/mmcblk1p2 is mounted on /mnt/b" SWITCH_DRIVER_MOUNTINFO="$T/mi-btrfs"
+mkdir -p "$S/block/loop0/loop"; echo /dev/mmcblk1p1 > "$S/block/loop0/loop/backing_file"
+uses "the backing file of a loop device" "/dev/mmcblk1p1 is the backing file of loop0"
+rm -r "$S/block/loop0"
+mkdir -p "$T/proc/4242/fd"; ln -s /dev/mmcblk1 "$T/proc/4242/fd/3"; echo holder > "$T/proc/4242/comm"
+uses "a process holding the disk open" "/dev/mmcblk1 is open in process 4242 (holder)" SWITCH_DRIVER_PROC="$T/proc"
+rc=0
+SWITCH_DRIVER_PROC="$T/proc" sh "$SW" rust c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 3 ] && grep -q 'open in process 4242' "$T/err" && pass "switch-driver rust refused while a process holds the disk" ||
+    failed "switch-driver rust with the disk open: exit $rc: $(cat "$T/err")"
+printf '1 1 %s / / rw,relatime shared:1 - ext4 /dev/root rw\n' "$mm1" > "$T/mi-root"
+rc=0
+SWITCH_DRIVER_MOUNTINFO="$T/mi-root" sh "$SW" rust c1108e00.mmc --force > "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 3 ] && grep -q 'the root file system is on its card' "$T/err" &&
+    pass "switch-driver rust --force refused for the root file system" ||
+    failed "switch-driver rust --force with the root on the card: exit $rc: $(cat "$T/err")"
+[ ! -e "$S/devices/platform/c1108e00.mmc/driver_override" ] && pass "those refusals left the controller alone" ||
+    failed "a refusal wrote driver_override"
+
 echo "a bind that fails gives the controller back"
 card f0000000.mmc mmcblk7 56 NONE
 FD=$S/devices/platform/f0000000.mmc

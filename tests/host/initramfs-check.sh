@@ -11,7 +11,9 @@
 #   refused (exit 1, the message naming what is missing): the same archives
 #   without the module (also behind the uInitrd header and after an early
 #   archive), without its dependency, with a modules.dep that lacks it, with
-#   nothing that loads it, a file that is no initramfs, a module whose
+#   nothing that loads it, a file that is no initramfs, parameters the
+#   module refuses (conf/modules or a modprobe.d options line: a
+#   bounce_size out of range, max_segs over 256, a name it lacks), a module whose
 #   vermagic names another release, and a module for another release than
 #   the one the initramfs is for (its name initrd.img-<release>, or
 #   --release).
@@ -51,6 +53,9 @@ tree() {
         depline) sed -i '/^updates/d' "$m/modules.dep" ;;
         loader) rm "$d/conf/modules"; sed -i '/meson_mx_sdhc_rs$/d' "$m/modules.alias" ;;
         blacklist) rm "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
+        badsize) printf 'meson_mx_sdhc_rs bounce_size=12345\n' > "$d/conf/modules" ;;
+        badsegs) printf 'options meson_mx_sdhc_rs max_segs=300 sdio_irq=1\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
+        badname) printf 'options meson_mx_sdhc_rs bounce_sizes=4096\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
         oldbuild) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=7.2.0-old SMP mod_unload ARMv7 p2v8 \0' > "$m/updates/meson_mx_sdhc_rs.ko" ;;
         xz) xz "$m/updates/meson_mx_sdhc_rs.ko"
             sed -i 's,updates/meson_mx_sdhc_rs.ko:,updates/meson_mx_sdhc_rs.ko.xz:,' "$m/modules.dep" ;;
@@ -92,6 +97,7 @@ expect() {
 start=$SECONDS
 tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
 tree noblacklist blacklist; tree xzmod xz; tree oldbuild oldbuild
+tree badsize badsize; tree badsegs badsegs; tree badname badname
 cpio_of good | gzip > "$T/good-gzip.img"
 cpio_of good | zstd -q > "$T/good-zstd.img"
 cpio_of good | xz -C crc32 > "$T/good-xz.img"
@@ -110,6 +116,7 @@ cpio_of nodep | gzip > "$T/no-dependency.img"
 cpio_of nodepline | gzip > "$T/no-depline.img"
 cpio_of noload | gzip > "$T/nothing-loads.img"
 cpio_of oldbuild | gzip > "$T/old-build.img"
+for x in badsize badsegs badname; do cpio_of $x | gzip > "$T/param-$x.img"; done
 cp "$T/good-gzip.img" "$T/initrd.img-$REL"; cp "$T/good-gzip.img" "$T/initrd.img-7.3.1-other"
 head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
 
@@ -134,6 +141,11 @@ expect no-dependency refuse 'MISSING +  dependency kernel/drivers/mmc/core/pwrse
 expect no-depline refuse "MISSING +  modules.dep of $REL has no line for updates/meson_mx_sdhc_rs.ko"
 expect nothing-loads refuse 'MISSING +nothing in the initramfs loads it'
 expect garbage refuse 'neither a cpio archive nor'
+grep -q "ok .*conf/modules: bounce_size=131072" "$T/good-gzip.out" && ok "good-gzip: conf/modules' bounce_size=131072 taken" ||
+    bad "good-gzip: the parameters are not checked"
+expect param-badsize refuse "MISSING +conf/modules: bounce_size=12345 is not 0 or a power of two"
+expect param-badsegs refuse "MISSING +etc/modprobe.d/meson_mx_sdhc_rs.conf: max_segs=300 is not from 1 to 256"
+expect param-badname refuse "MISSING +etc/modprobe.d/meson_mx_sdhc_rs.conf: bounce_sizes=4096 is no such parameter"
 expect old-build refuse "MISSING +  built for 7.2.0-old .*installed for $REL"
 grep -q "ok .*built for $REL" "$T/good-gzip.out" && ok "good-gzip: the module's vermagic names $REL" ||
     bad "good-gzip: no vermagic check"
