@@ -173,7 +173,7 @@ if [ -z "$(RUSTC=$RUST_BIN/rustc find_rust_lib_src)" ]; then
            grep -E "^${rustc_ver//./\\.}(\+|-|~)" | head -1 || true)
     if [ -z "$cand" ]; then
         avail=$(apt-cache madison rust-src | awk -F'|' '{gsub(/ /,"",$2); print $2}' | tr '\n' ' ')
-        die "rustc is $rustc_ver but no rust-src package has that version (available: ${avail:-none})"
+        die "rustc is $rustc_ver ($RUST_BIN) but it has no library sources and no rust-src package has that version (available: ${avail:-none}): add them (rustup component add rust-src) or take that rustc off PATH, so that setup takes Debian's toolchain"
     fi
     log "installing rust-src=$cand (rustc $rustc_ver)"
     apt-get install -y -qq --no-install-recommends --allow-downgrades "rust-src=$cand" >/dev/null ||
