@@ -10,10 +10,9 @@
 # compatible "xunlei,onecloud", which no binding lists) are counted and
 # printed, not failed on.
 #
-# The schema is the one tests/board/dt-validate.sh caches (same key: the
-# dtschema version and the bindings' hashes, in $CACHE/dtschema, the venv
-# $CACHE/venv-dtschema from make setup); made here (dt-mk-schema -j, about
-# 90 s) when it is not cached yet.
+# The schema is scripts/dt-schema's, which tests/board/dt-validate.sh uses
+# too (made once, about 90 s, and cached; the venv $CACHE/venv-dtschema from
+# make setup).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/scripts/common.sh"
@@ -24,7 +23,7 @@ VENV="$CACHE/venv-dtschema"
 fail=0
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAILED: $*"; fail=1; }
-for t in "$VENV/bin/dt-validate" "$VENV/bin/dt-mk-schema"; do
+for t in "$VENV/bin/dt-validate"; do
     [ -x "$t" ] || die "$t missing (run 'make setup')"
 done
 for t in dtc fdtget cpp; do command -v "$t" >/dev/null || die "$t missing (make setup: device-tree-compiler, cpp)"; done
@@ -73,25 +72,10 @@ done
 ALIAS=$(fdtget "$T/onecloud.dtb" /aliases mmc1 2>/dev/null || true)
 [ "$ALIAS" = "$P" ] && ok "aliases: mmc1 = $P (the eMMC is mmcblk1)" || bad "mmc1 alias is '$ALIAS'"
 
-# --- the schema, as tests/board/dt-validate.sh caches it ----------------------------------
-bindings="$src/Documentation/devicetree/bindings"
-[ -d "$bindings" ] || die "no bindings in $src"
-dtschema_ver=$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("dtschema"))')
-key=$( {
-    echo "dtschema $dtschema_ver dt-mk-schema -j"
-    (cd "$bindings" && find . -type f -name '*.yaml' -print0 | sort -z | xargs -0 sha256sum)
-} | hash_inputs)
-SCHEMA="$CACHE/dtschema/schema-$key.json"
-if [ -s "$SCHEMA" ]; then
-    echo "schema cached: $SCHEMA"
-else
-    mkdir -p "$CACHE/dtschema"
-    s=$SECONDS
-    nice -n 10 "$VENV/bin/dt-mk-schema" -j "$bindings" > "$SCHEMA.tmp.$$" 2> "$T/mk.err" ||
-        { rm -f "$SCHEMA.tmp.$$"; cat "$T/mk.err"; die "dt-mk-schema failed"; }
-    mv "$SCHEMA.tmp.$$" "$SCHEMA"
-    echo "schema made in $((SECONDS - s)) s: $SCHEMA"
-fi
+# --- the schema (scripts/dt-schema: made once, cached, shared with dt-validate) ---
+s=$SECONDS
+SCHEMA=$("$TOP/scripts/dt-schema") || die "scripts/dt-schema failed"
+echo "schema: $SCHEMA ($((SECONDS - s)) s)"
 
 # validate DTB: SDHC-node lines to $T/node.err (count NERR), all others counted in NOTHER
 validate() {
