@@ -50,11 +50,22 @@ check:
 	@scripts/build-module.sh check
 	@TEST_KNOBS=1 MODDIR=$(CURDIR)/build/module-test scripts/build-module.sh check
 
-test: setup kernel qemu
+# The kernel (variant $(1)) and QEMU build side by side: the kernel's Rust
+# crates compile one at a time on one core (rustc, one codegen unit), and
+# QEMU's build takes the other core meanwhile.  Either failing fails both.
+define kernel_and_qemu
+	@KERNEL_VARIANT=$(1) scripts/build-kernel.sh & k=$$!; \
+	    q=0; scripts/build-qemu.sh || q=$$?; \
+	    r=0; wait $$k || r=$$?; [ $$q = 0 ] && [ $$r = 0 ]
+endef
+
+test: setup
+	$(call kernel_and_qemu,test)
 	@$(MAKE) --no-print-directory guest
 	@tests/run-all
 
-bench: setup kernel-bench qemu
+bench: setup
+	$(call kernel_and_qemu,bench)
 	@$(MAKE) --no-print-directory guest-bench
 	@scripts/bench
 
