@@ -217,6 +217,12 @@ armhf_fetch() { # package dest: download package:armhf and unpack it into dest
 }
 if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
     armhf_fetch busybox-static "$SRCDIR/busybox-static"
+    # Debian 13's package has it in usr/bin (merged /usr), Debian 12's in bin
+    if [ ! -e "$SRCDIR/busybox-static/bin/busybox" ] && [ -x "$SRCDIR/busybox-static/usr/bin/busybox" ]; then
+        mkdir -p "$SRCDIR/busybox-static/bin"
+        ln -s ../usr/bin/busybox "$SRCDIR/busybox-static/bin/busybox"
+    fi
+    [ -x "$SRCDIR/busybox-static/bin/busybox" ] || die "no busybox in the busybox-static package"
 fi
 # libaio for fio's libaio engine (linked statically)
 if ! ls "$SRCDIR"/libaio-armhf/usr/lib/arm-linux-gnueabihf/libaio.a >/dev/null 2>&1; then
