@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # README.md is for its readers: at most 120 lines, no Markdown table cell
 # over 300 characters, and on its first screen (the first 40 lines) what it
-# is, what it needs, that it has never run on a real board, and the two
-# commands.
+# is, what it needs, that it has never run on a real board, the two
+# commands, and where board owners go (Documentation/board.rst).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 R="$TOP/README.md"
@@ -17,7 +17,8 @@ long=$(awk -F' [|] ' '/^\|/ { line = $0; gsub(/\\\|/, "", line); n = split(line,
 [ -z "$long" ] && ok "no table cell over 300 characters" || bad "$long"
 head -40 "$R" > "${TMPDIR:-/tmp}/readme-head.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/readme-head.$$"' EXIT
-for want in 'Linux 7.3' 'CONFIG_RUST=y' 'never run on a real board' 'make bench' 'make test' 'Debian 12 or 13'; do
+for want in 'Linux 7.3' 'CONFIG_RUST=y' 'never run on a real board' 'make bench' 'make test' 'Debian 12 or 13' \
+    'Documentation/board.rst'; do
     grep -qiF "$want" "${TMPDIR:-/tmp}/readme-head.$$" && ok "first screen: $want" || bad "first screen lacks '$want'"
 done
 [ "$fail" = 0 ]

@@ -71,7 +71,9 @@ bare 'version_ge 1.96.0 1.85.0 && version_ge 1.85.0 1.85.0 && ! version_ge 1.84.
     ok "version comparison" || bad "version comparison"
 
 # With the machine's own environment: the toolchain setup recorded.
-if [ -f "$CACHE_DIR/toolchain.env" ]; then
+if [ ! -f "$CACHE_DIR/toolchain.env" ]; then
+    bad "no $CACHE_DIR/toolchain.env: make setup records its choice there"
+else
     here=$(bash -c ". '$TOP/scripts/common.sh'; toolchain_plan" | grep '^rust ')
     # shellcheck disable=SC1091
     rec=$(. "$CACHE_DIR/toolchain.env"; echo "$RUST_BIN")
