@@ -276,6 +276,14 @@ if [ -n "$BINDGEN_PID" ]; then
     [ "$bg_rc" = 0 ] || { tail -20 "$CACHE/tools/bindgen-$bg_a.log" >&2; die "cargo install bindgen-cli failed (log: $CACHE/tools/bindgen-$bg_a.log)"; }
 fi
 printf 'RUST_BIN=%q\nBINDGEN_BIN=%q\n' "$RUST_BIN" "$BINDGEN_BIN" > "$TOOLCHAIN_ENV"
+# A folder of links to just these tools, which the build puts first on PATH
+# (the toolchain's own folder may be /usr/bin, which holds everything else too)
+rm -rf "$TOOLCHAIN_BIN"
+mkdir -p "$TOOLCHAIN_BIN"
+for t in rustc rustdoc cargo rustfmt cargo-fmt clippy-driver cargo-clippy; do
+    [ ! -x "$RUST_BIN/$t" ] || ln -s "$RUST_BIN/$t" "$TOOLCHAIN_BIN/$t"
+done
+ln -s "$BINDGEN_BIN/bindgen" "$TOOLCHAIN_BIN/bindgen"
 log "Rust $rustc_ver from $RUST_BIN, bindgen $(bindgen_version "$BINDGEN_BIN/bindgen") from $BINDGEN_BIN"
 
 # --- 8. check the tools against the kernel's minimum versions ------------------

@@ -19,11 +19,13 @@
 # cache ($CACHE/venv-tools), never the system's Python.
 #
 # The choice is written to $CACHE/toolchain.env (RUST_BIN and BINDGEN_BIN,
-# folders), which toolchain_path reads.
+# folders) and made a folder of links, $CACHE/toolchain-bin, which
+# toolchain_path puts first on PATH.
 # shellcheck shell=bash
 
 BINDGEN_VERSION=0.72.1
 TOOLCHAIN_ENV="$CACHE/toolchain.env"
+TOOLCHAIN_BIN="$CACHE/toolchain-bin"
 TOOLS_VENV="$CACHE/venv-tools"
 
 # version_ge A B: A >= B as versions.
@@ -158,10 +160,16 @@ toolchain_plan() {
     echo "python venv $TOOLS_VENV (from $(command -v python3 || echo python3))"
 }
 
-# toolchain_path: the PATH prefix of the chosen Rust toolchain and bindgen
-# (from $CACHE/toolchain.env; before setup, rustup's folder and the cache's
-# bindgen).
+# toolchain_path: the PATH prefix of the chosen Rust toolchain and bindgen:
+# $CACHE/toolchain-bin, links to those tools alone (so that a toolchain in
+# /usr/bin does not put the rest of /usr/bin first); without it, the folders
+# of $CACHE/toolchain.env; before setup, rustup's folder and the cache's
+# bindgen.
 toolchain_path() {
+    if [ -d "$TOOLCHAIN_BIN" ] && [ -e "$TOOLCHAIN_BIN/rustc" ]; then
+        echo "$TOOLCHAIN_BIN"
+        return 0
+    fi
     local RUST_BIN="" BINDGEN_BIN=""
     # shellcheck disable=SC1090
     [ -f "$TOOLCHAIN_ENV" ] && . "$TOOLCHAIN_ENV"
