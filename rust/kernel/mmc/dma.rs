@@ -394,17 +394,19 @@ pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
 /// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
 /// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
 pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
-    // SAFETY: An idle request is not in flight, so nothing maps or moves its data.
-    mrq.data()
-        .map_or(0, |data| unsafe { sg_to_buffer(data, buf, len) })
+    mrq.data().map_or(0, |data| {
+        // SAFETY: An idle request is not in flight, so nothing maps or moves its data.
+        unsafe { sg_to_buffer(data, buf, len) }
+    })
 }
 
 /// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
 /// the rules of [`DmaRequest::copy_from_buffer`].
 pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
-    // SAFETY: As in `copy_idle_to_buffer`.
-    mrq.data()
-        .map_or(0, |data| unsafe { buffer_to_sg(buf, data, len) })
+    mrq.data().map_or(0, |data| {
+        // SAFETY: As in `copy_idle_to_buffer`.
+        unsafe { buffer_to_sg(buf, data, len) }
+    })
 }
 
 /// `sg_copy_to_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
@@ -415,11 +417,11 @@ pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u
 unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
     let sg = data.sg_list();
     let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+    let dst = buf.cpu_ptr().cast();
     // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
-    // the CPU's; `buf.cpu_ptr()` is valid for writes of `buf.size()` >= `len` bytes
+    // the CPU's; `dst` (`buf.cpu_ptr()`) is valid for writes of `buf.size()` >= `len` bytes
     // (`CpuBuffer`).
-    let n =
-        unsafe { bindings::sg_copy_to_buffer(sg.as_raw(), sg.len(), buf.cpu_ptr().cast(), len) };
+    let n = unsafe { bindings::sg_copy_to_buffer(sg.as_raw(), sg.len(), dst, len) };
     u32::try_from(n).unwrap_or(0)
 }
 

@@ -216,8 +216,8 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
         // parent without taking a reference; the returned object borrows `dev` for `'a`, and
         // frees the host (which reads the parent) on drop, within `'a`.
-        let host =
-            NonNull::new(unsafe { bindings::mmc_alloc_host(extra, raw_dev(dev)) }).ok_or(ENOMEM)?;
+        let raw = unsafe { bindings::mmc_alloc_host(extra, raw_dev(dev)) };
+        let host = NonNull::new(raw).ok_or(ENOMEM)?;
         // SAFETY: `host` was allocated with `size_of::<Private<T>>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
