@@ -105,24 +105,18 @@ bb() {
     env "${envs[@]}" sh "$BB" --rust-module "$T/fake.ko" --json "$T/bb.json" "$@" > "$T/out" 2> "$T/err" || rc=$?
     out=$(cat "$T/out"); err=$(cat "$T/err")
 }
-# refused WHAT PATTERN...: the last run exited 3 and its stderr has every
-# (fixed-string) PATTERN
-refused() {
-    local what=$1 p; shift
-    if [ "$rc" != 3 ]; then failed "$what: exit status $rc, expected 3 (refused)"; sed 's/^/    | /' "$T/err"; return; fi
+# outcome WANT_RC FILE WORD WHAT PATTERN...: the last run exited WANT_RC and
+# FILE (its stderr or stdout) has every (fixed-string) PATTERN
+outcome() {
+    local want=$1 f=$2 word=$3 what=$4 p; shift 4
+    if [ "$rc" != "$want" ]; then failed "$what: exit status $rc, expected $want"; sed 's/^/    | /' "$T/err"; return; fi
     for p in "$@"; do
-        grep -qF -- "$p" "$T/err" || { failed "$what: the refusal does not say '$p'"; sed 's/^/    | /' "$T/err"; return; }
+        grep -qF -- "$p" "$f" || { failed "$what: the output does not say '$p'"; sed 's/^/    | /' "$f"; return; }
     done
-    pass "$what: refused"
+    pass "$what: $word"
 }
-allowed() { # WHAT PATTERN...: the last run exited 0 and its stdout has every PATTERN
-    local what=$1 p; shift
-    if [ "$rc" != 0 ]; then failed "$what: exit status $rc, expected 0"; sed 's/^/    | /' "$T/err"; return; fi
-    for p in "$@"; do
-        grep -qF -- "$p" "$T/out" || { failed "$what: the plan does not say '$p'"; sed 's/^/    | /' "$T/out"; return; }
-    done
-    pass "$what: allowed"
-}
+refused() { outcome 3 "$T/err" refused "$@"; }   # WHAT PATTERN...: exit 3, stderr has them
+allowed() { outcome 0 "$T/out" allowed "$@"; }   # WHAT PATTERN...: exit 0, stdout has them
 # same_refusal WHAT ARGS...: the run and the dry run exit 3 with the same
 # "refusing to run" line
 same_refusal() {
