@@ -35,8 +35,7 @@ version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; 
 # from the tarball once and kept in the cache by the tarball's name and size.
 min_tool_version_script() {
     local t f
-    t=$(dpkg -L "linux-source-$KVER_SERIES" 2>/dev/null |
-        grep -E '/linux-source-.*\.tar\.(xz|bz2|gz)$' | head -1 || true)
+    t=$(linux_tarball)
     [ -n "$t" ] || return 1
     f="$CACHE/min-tool-version-$(echo "$t $(stat -c %s "$t")" | sha256sum | cut -c1-16).sh"
     if [ ! -s "$f" ]; then
