@@ -81,6 +81,9 @@ pub(crate) struct Sdhc<'a> {
     /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
     /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
     pub(crate) irq_ista: Atomic<u32>,
+    /// The bounce buffers held back after an error, one bit each, while the controller may
+    /// still write them (`drain.rs`).
+    pub(crate) held_slots: Atomic<u32>,
     /// The number of the request last handed to the controller (`InFlight::seq`).
     pub(crate) started_seq: Atomic<u32>,
     /// `started_seq` when the hard IRQ handler ran: the request the interrupt is for.

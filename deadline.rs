@@ -58,7 +58,7 @@ impl SdhcHost<'_> {
     pub(crate) fn deadline_expired(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         match sdhc.take_expired() {
-            Due::TimedOut(f) => sdhc.time_out(f),
+            Due::TimedOut(f) => sdhc.expire(f),
             Due::Later(ms) => {
                 #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_deadline_rearm();
@@ -66,6 +66,27 @@ impl SdhcHost<'_> {
                 host.arm_timer_if_idle(Delta::from_millis(i64::from(ms)));
             }
             Due::Idle => {}
+        }
+        #[cfg(feature = "sdio_irq")]
+        SdhcHost::watch_sdio_irq(host);
+    }
+
+    /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
+    /// request is in flight, and arms the host's timer to look again while the interrupt is
+    /// enabled, unless a request's deadline has it armed already.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn watch_sdio_irq(host: &Host<Self>) {
+        let sdhc = &host.data().sdhc;
+        {
+            // Under the lock no command starts: DAT1 is the card's interrupt, not data.
+            let cur = sdhc.cur.lock();
+            if cur.is_none() && sdhc.sdio.recover(&sdhc.regs) {
+                #[cfg(feature = "stats")]
+                sdhc.debugfs.stats().record_sdio_irq_recovered();
+            }
+        }
+        if sdhc.sdio.watched() {
+            host.arm_timer_if_idle(Delta::from_millis(crate::sdio_irq::RECOVER_PERIOD_MS));
         }
     }
 }
@@ -114,6 +135,28 @@ impl<'a> Sdhc<'a> {
         }
     }
 
+    /// Completes `f`, past its deadline without an interrupt: as its interrupt would have if
+    /// `ISTA` shows it completed (the controller latched the status, the interrupt was lost on
+    /// its way: an edge the interrupt controller missed), else with `ETIMEDOUT`.
+    fn expire(&self, f: InFlight<'a>) {
+        let ictl = self.regs.read(regs::ICTL).into_raw();
+        let ista = self.regs.read(regs::ISTA).into_raw();
+        if !logic::IrqSources::new(ictl, ista).cmd {
+            self.time_out(f);
+            return;
+        }
+        dev_warn!(
+            self.dev,
+            "CMD{} completed without its interrupt (ISTA 0x{:08x}): completed at its {} ms deadline\n",
+            f.mrq.cmd().opcode(),
+            ista,
+            f.deadline_ms
+        );
+        #[cfg(feature = "stats")]
+        self.debugfs.stats().record_deadline_completed();
+        self.complete(f, ista);
+    }
+
     /// Quiesces the controller and completes `f` with `ETIMEDOUT`.
     fn time_out(&self, f: InFlight<'a>) {
         let InFlight {
@@ -133,16 +176,21 @@ impl<'a> Sdhc<'a> {
             stat
         );
         // Stop the controller and its DMA before the request's memory is handed back.
-        self.quiesce();
+        let idle = self.quiesce();
+        if !idle && slot.is_none() {
+            self.hold_direct();
+        }
         self.hw().disable_irqs();
 
         mrq.cmd().set_error(ETIMEDOUT);
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(0);
         }
-        if let Some(slot) = slot {
+        match slot {
             // Nothing is copied back: the buffer is free again.
-            self.bounce.release(slot);
+            Some(slot) if idle => self.bounce.release(slot),
+            Some(slot) => self.hold_back(slot),
+            None => {}
         }
         #[cfg(feature = "stats")]
         {

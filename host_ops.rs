@@ -51,12 +51,14 @@ impl HostOps for SdhcHost<'_> {
     fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, enable);
+        SdhcHost::watch_sdio_irq(host);
     }
 
     #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, true);
+        SdhcHost::watch_sdio_irq(host);
     }
 
     #[cfg(feature = "deadline")]

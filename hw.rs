@@ -43,6 +43,11 @@ use crate::{
 /// delay of 10 us or less would make `fsleep()` spin instead.
 const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(20);
 const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
+/// The read flush moves at most the RX FIFO's threshold (7 words) to memory: well under a
+/// microsecond at any DDR speed. The poll spins ([`Delta::ZERO`] between reads) for at most
+/// 1 ms, a thousand times that.
+const WAIT_RX_FLUSH_SLEEP: Delta = Delta::ZERO;
+const WAIT_RX_FLUSH_TIMEOUT: Delta = Delta::from_micros(1000);
 
 /// How long the DMA engine may go on writing to memory after `SRST`, in microseconds, as the
 /// driver assumes it: nothing documents a DMA-idle bit and neither the C driver nor the vendor
@@ -211,8 +216,9 @@ impl CmdProgram {
 }
 
 impl Hw<'_> {
-    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`).
-    pub(crate) fn start_cmd(&self, cmd: &CmdInfo) {
+    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`); fails if the controller
+    /// cannot be made ready for it, with nothing sent.
+    pub(crate) fn start_cmd(&self, cmd: &CmdInfo) -> Result {
         let p = CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds);
         let regs = self.regs;
 
@@ -238,7 +244,7 @@ impl Hw<'_> {
             regs.write_reg(regs::ADDR::from_raw(data.dma_addr));
         }
 
-        self.wait_cmd_ready(cmd.opcode);
+        self.ready_for_cmd(cmd.opcode)?;
 
         if let Some(data) = cmd.data {
             (self.soc.set_pdma)(regs, data.write);
@@ -249,6 +255,7 @@ impl Hw<'_> {
         }
 
         regs.write_reg(p.send);
+        Ok(())
     }
 
     /// Resets the FIFOs if they hold anything.
@@ -265,6 +272,9 @@ impl Hw<'_> {
                 .with_main_ctrl(true),
         );
         udelay(Delta::from_micros(5));
+        // A reset of MAIN_CTRL may return DAT1 sampling and its enables to their reset values.
+        #[cfg(feature = "sdio_irq")]
+        self.sdio.restore(self.regs);
 
         let stat = self.regs.read(regs::STAT);
         if stat.rxfifo_cnt().get() != 0 || stat.txfifo_cnt().get() != 0 {
@@ -277,8 +287,12 @@ impl Hw<'_> {
         }
     }
 
-    /// Waits until the controller is idle; resets it if it does not get there.
-    pub(crate) fn wait_cmd_ready(&self, opcode: u32) {
+    /// Waits until the controller is idle: `STAT.CMD_BUSY` clear, then `ESTA[13:11]` zero, for
+    /// at most 100 ms each (`meson_mx_sdhc_wait_cmd_ready()`). Unlike the C driver it does not
+    /// reset the controller when that fails but says so: `ETIMEDOUT`, which fails the request
+    /// the wait was for (an automatic CMD12 that hangs, a command path busy through a busy
+    /// phase); the caller resets.
+    pub(crate) fn wait_cmd_ready(&self, opcode: u32) -> Result {
         let busy = read_poll_timeout(
             || Ok(self.regs.read(regs::STAT)),
             |s| !s.cmd_busy(),
@@ -291,7 +305,7 @@ impl Hw<'_> {
                 "Failed to poll for CMD_BUSY while processing CMD{}\n",
                 opcode
             );
-            self.reset();
+            return Err(ETIMEDOUT);
         }
 
         let esta = read_poll_timeout(
@@ -306,8 +320,67 @@ impl Hw<'_> {
                 "Failed to poll for ESTA[13:11] while processing CMD{}\n",
                 opcode
             );
-            self.reset();
+            return Err(ETIMEDOUT);
         }
+        Ok(())
+    }
+
+    /// Makes the controller ready for a new command: waits as [`Self::wait_cmd_ready`], and if
+    /// it stays busy resets it (as the C driver does); fails with `EIO` if even the reset does
+    /// not make it ready.
+    fn ready_for_cmd(&self, opcode: u32) -> Result {
+        if self.wait_cmd_ready(opcode).is_ok() {
+            return Ok(());
+        }
+        self.reset();
+        let stat = self.regs.read(regs::STAT);
+        let esta = self.regs.read(regs::ESTA);
+        if stat.cmd_busy() || esta.esta_11_13().get() != 0 {
+            dev_err!(
+                self.dev,
+                "controller still busy after its reset, CMD{} not sent (STAT 0x{:08x}, ESTA 0x{:08x})\n",
+                opcode,
+                stat.into_raw(),
+                esta.into_raw()
+            );
+            return Err(EIO);
+        }
+        Ok(())
+    }
+
+    /// Sends the last words of a read from the RX FIFO to memory (Meson6/8/8b, which do not
+    /// flush by themselves) and, if `wait`, waits until `STAT` counts no word in the RX FIFO, as
+    /// FreeBSD's and Amlogic's drivers do before they use the data. The FIFO reset that follows
+    /// a data command would otherwise drop words still on their way: the read's last bytes
+    /// would be what the buffer held before. `EIO` if they do not arrive in time.
+    pub(crate) fn flush_rx_fifo(&self, opcode: u32, wait: bool) -> Result {
+        // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become 2.
+        // Without this, reading SD cards sometimes transfers garbage, which results in cards
+        // not being detected due to: unrecognised SCR structure version.
+        self.regs.update(regs::PDMA, |r| {
+            r.with_rxfifo_manual_flush(Bounded::from_expr(
+                (r.rxfifo_manual_flush().get() | 2) & 0x3,
+            ))
+        });
+        if !wait {
+            return Ok(());
+        }
+        read_poll_timeout(
+            || Ok(self.regs.read(regs::STAT)),
+            |s| s.rxfifo_cnt().get() == 0,
+            WAIT_RX_FLUSH_SLEEP,
+            WAIT_RX_FLUSH_TIMEOUT,
+        )
+        .map(|_| ())
+        .map_err(|_| {
+            dev_err!(
+                self.dev,
+                "CMD{}: the read's last words did not leave the RX FIFO (STAT 0x{:08x})\n",
+                opcode,
+                self.regs.read(regs::STAT).into_raw()
+            );
+            EIO
+        })
     }
 
     /// Resets the whole controller.
@@ -318,24 +391,36 @@ impl Hw<'_> {
         self.sdio.restore(self.regs);
     }
 
+    /// Whether `STAT` shows the controller idle: no busy command path, no word in the FIFOs.
+    fn idle(&self) -> bool {
+        let s = self.regs.read(regs::STAT);
+        !s.cmd_busy() && s.rxfifo_cnt().get() == 0 && s.txfifo_cnt().get() == 0
+    }
+
+    /// Waits until `STAT` shows the controller idle, for at most `timeout`; returns whether it
+    /// does.
+    pub(crate) fn wait_idle(&self, timeout: Delta) -> bool {
+        read_poll_timeout(
+            || Ok(self.idle()),
+            |idle| *idle,
+            WAIT_CMD_READY_SLEEP,
+            timeout,
+        )
+        .is_ok()
+    }
+
     /// Resets the controller after an error and waits until its DMA engine can no longer write
-    /// to memory: `wait_us` (normally [`RESET_DRAIN_US`]), then until `STAT` shows neither a
-    /// busy command path nor words in the FIFOs, for at most another `wait_us`. Returns the
-    /// microseconds waited.
-    pub(crate) fn quiesce(&self, wait_us: u32) -> u32 {
+    /// to memory: `wait_us` (normally [`RESET_DRAIN_US`]), then until `STAT` shows it idle, for
+    /// at most another `wait_us`. Returns the microseconds waited and whether it showed idle.
+    pub(crate) fn quiesce(&self, wait_us: u32) -> (u32, bool) {
         self.reset();
         if wait_us == 0 {
-            return 0;
+            return (0, true);
         }
         let start = Instant::<Monotonic>::now();
         fsleep(Delta::from_micros(i64::from(wait_us)));
-        let idle = read_poll_timeout(
-            || Ok(self.regs.read(regs::STAT)),
-            |s| !s.cmd_busy() && s.rxfifo_cnt().get() == 0 && s.txfifo_cnt().get() == 0,
-            WAIT_CMD_READY_SLEEP,
-            Delta::from_micros(i64::from(wait_us)),
-        );
-        if idle.is_err() {
+        let idle = self.wait_idle(Delta::from_micros(i64::from(wait_us)));
+        if !idle {
             dev_warn!(
                 self.dev,
                 "controller still busy {} us after its reset (STAT 0x{:08x})\n",
@@ -343,7 +428,8 @@ impl Hw<'_> {
                 self.regs.read(regs::STAT).into_raw()
             );
         }
-        u32::try_from(start.elapsed().as_micros_ceil()).unwrap_or(u32::MAX)
+        let waited = u32::try_from(start.elapsed().as_micros_ceil()).unwrap_or(u32::MAX);
+        (waited, idle)
     }
 
     /// Reads response word `idx` through the `ARGU` window.

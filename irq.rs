@@ -10,7 +10,6 @@ use kernel::{
         ThreadedHandler,
         ThreadedIrqReturn, //
     },
-    num::Bounded,
     prelude::*,
     sync::{
         atomic::{
@@ -29,7 +28,8 @@ use crate::{
     },
     logic::{
         ErrorKind,
-        IrqSources, //
+        IrqSources,
+        ERROR_IRQS, //
     },
     mmc::{
         bounce::policy,
@@ -57,6 +57,35 @@ impl ThreadedHandler for IrqHandler<'_> {
 pub(crate) struct Errors {
     pub(crate) cmd: Option<ErrorKind>,
     pub(crate) data: Option<ErrorKind>,
+}
+
+impl Errors {
+    /// Whether the command or its data failed.
+    pub(crate) fn any(&self) -> bool {
+        self.cmd.is_some() || self.data.is_some()
+    }
+
+    /// Whether the controller stayed busy after the command.
+    #[cfg(feature = "stats")]
+    fn not_ready(&self) -> bool {
+        self.cmd == Some(ErrorKind::NotReady) || self.data == Some(ErrorKind::NotReady)
+    }
+
+    /// The controller stayed busy after the command completed: the request fails with
+    /// `ETIMEDOUT` (on its data if it has any, else on the command) unless it failed already.
+    fn set_not_ready(&mut self, mrq: &Request) {
+        match mrq.data() {
+            Some(d) if d.error().is_none() => {
+                d.set_error(ETIMEDOUT);
+                self.data = Some(ErrorKind::NotReady);
+            }
+            None if mrq.cmd().error().is_none() => {
+                mrq.cmd().set_error(ETIMEDOUT);
+                self.cmd = Some(ErrorKind::NotReady);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What became of a request's data.
@@ -150,11 +179,18 @@ impl Sdhc<'_> {
     // cfg(feature = "deadline")
     ///
     // cfg(feature = "deadline")
-    /// That happens when its deadline fired and the controller was reset first.
+    /// That happens when its deadline fired and the controller was reset first. What the
+    /// interrupt latched is then cleared, unless a later request is in flight (whose own
+    /// status it may be): left latched and enabled, a level-triggered line would raise the
+    /// interrupt again at once.
     fn take_for_irq(&self, seq: u32) -> Option<InFlight<'_>> {
         let mut cur = self.cur.lock();
         if cur.as_ref().is_some_and(|f| f.seq == seq) {
             return cur.take();
+        }
+        if cur.is_none() {
+            // Under the lock: no command can start meanwhile (`request` sends under it).
+            self.hw().disable_irqs();
         }
         drop(cur);
         #[cfg(feature = "stats")]
@@ -167,7 +203,7 @@ impl Sdhc<'_> {
         None
     }
 
-    /// Threaded IRQ handler: finishes the transfer, reads the response, completes the request.
+    /// Threaded IRQ handler: finishes the request the interrupt is for.
     fn irq_thread(&self) -> IrqReturn {
         #[cfg(not(feature = "sdio_irq"))]
         let ista = self.irq_ista.load(Acquire);
@@ -181,12 +217,40 @@ impl Sdhc<'_> {
         if ista == 0 {
             return IrqReturn::Handled;
         }
-        let Some(InFlight { mut mrq, slot, .. }) = self.take_for_irq(self.irq_seq.load(Relaxed))
-        else {
-            return IrqReturn::Handled;
-        };
-        let errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
-        if mrq.cmd().error().is_some() || mrq.data().is_some_and(|d| d.error().is_some()) {
+        if let Some(f) = self.take_for_irq(self.irq_seq.load(Relaxed)) {
+            self.complete(f, ista);
+        }
+        IrqReturn::Handled
+    }
+
+    /// The status of the command in flight once the controller is done with it: `ista` as its
+    /// interrupt showed it, with the error bits that latched since. The silicon may latch a
+    /// command's error bits after its completion bit (a write's CRC status after `DMA_DONE`):
+    /// unless `ista` has an error already, this waits until the controller is idle and reads
+    /// `ISTA` again. `Err` if the controller stays busy.
+    fn final_status(&self, opcode: u32, ista: u32) -> (u32, Result) {
+        if ista & ERROR_IRQS != 0 {
+            return (ista, Ok(()));
+        }
+        let ready = self.hw().wait_cmd_ready(opcode);
+        let late = self.regs.read(regs::ISTA).into_raw() & ERROR_IRQS;
+        #[cfg(feature = "stats")]
+        if late != 0 {
+            self.debugfs.stats().record_late_status();
+        }
+        (ista | late, ready)
+    }
+
+    /// Finishes the transfer of `f`, whose interrupt showed `ista`, reads the response and
+    /// completes the request.
+    pub(crate) fn complete(&self, f: InFlight<'_>, ista: u32) {
+        let InFlight { mut mrq, slot, .. } = f;
+        let (ista, ready) = self.final_status(mrq.cmd().opcode(), ista);
+        let mut errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
+        if ready.is_err() {
+            errors.set_not_ready(&mrq);
+        }
+        if errors.any() {
             dev_dbg!(
                 self.dev,
                 "CMD{} error, ISTA: 0x{:08x}\n",
@@ -195,23 +259,25 @@ impl Sdhc<'_> {
             );
         }
         let hw = self.hw();
-        let failed = errors.cmd.is_some() || errors.data.is_some();
         #[cfg(not(feature = "stats"))]
-        let quiesce = failed;
+        let quiesce = errors.any();
         #[cfg(feature = "stats")]
-        let quiesce = failed && self.quiesce_needed(mrq.cmd().error());
-        if quiesce {
-            // After any error the controller's DMA may still be moving blocks (a response CRC
-            // error is reported while the data phase goes on): stop it before the request's
-            // pages are unmapped or the bounce buffer is used again. The C driver resets only
-            // for EIO/ETIMEDOUT on the command.
+        let quiesce =
+            errors.any() && (errors.not_ready() || self.quiesce_needed(mrq.cmd().error()));
+        // After any error the controller's DMA may still be moving blocks (a response CRC
+        // error is reported while the data phase goes on): stop it before the request's
+        // pages are unmapped or the bounce buffer is used again (`drain.rs`). The C driver
+        // resets only for EIO/ETIMEDOUT on the command.
+        let idle = !quiesce || {
             hw.read_response_into(mrq.cmd());
-            self.quiesce();
-        }
+            self.quiesce()
+        };
         let bounced = slot.is_some();
-        let result = self.finish_data(&mut mrq, bounced, quiesce);
+        if !idle && !bounced {
+            self.hold_direct();
+        }
+        let result = self.finish_data(&mut mrq, bounced, quiesce, &mut errors);
         if !quiesce {
-            hw.wait_cmd_ready(mrq.cmd().opcode());
             hw.read_response_into(mrq.cmd());
             if mrq.data().is_some() {
                 // Clear the FIFOs after completing data transfers to prevent corrupting data on
@@ -221,19 +287,23 @@ impl Sdhc<'_> {
             }
         }
 
-        // The controller is done with the bounce buffer: hand the read data over.
-        #[cfg(not(feature = "stats"))]
-        if let Some(slot) = slot {
-            self.hand_over(&mrq, slot, result.copy_back);
-        }
+        // The controller is done with the bounce buffer: hand the read data over, unless the
+        // controller may still write it.
+        let handed_over = match slot {
+            Some(slot) if idle => self.hand_over(&mrq, slot, result.copy_back),
+            Some(slot) => {
+                // Failed already (it was quiesced): nothing to copy back.
+                self.hold_back(slot);
+                true
+            }
+            None => true,
+        };
         #[cfg(feature = "stats")]
-        {
-            let handed_over = slot.is_none_or(|slot| self.hand_over(&mrq, slot, result.copy_back));
-            self.record(&mrq, bounced, errors, result, handed_over);
-        }
+        self.record(&mrq, bounced, errors, result, handed_over);
+        #[cfg(not(feature = "stats"))]
+        let _ = handed_over;
         hw.disable_irqs();
         mrq.done();
-        IrqReturn::Handled
     }
 
     /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
@@ -250,26 +320,34 @@ impl Sdhc<'_> {
         false
     }
 
-    /// Ends the data phase of `mrq`: flushes the read FIFO (not after a quiescing reset, which
-    /// emptied it), unmaps the data and reports what was transferred and what is to be copied
-    /// back.
-    fn finish_data(&self, mrq: &mut DmaRequest<'_>, bounced: bool, quiesced: bool) -> DataResult {
-        let Some((is_read, data_error)) = mrq.data().map(|d| (d.is_read(), d.error().is_some()))
-        else {
+    /// Ends the data phase of `mrq`: flushes the read FIFO and waits for its last words (not
+    /// after a quiescing reset, which emptied it; a flush that does not finish fails the data
+    /// with `EIO`, counted in `errors`), unmaps the data and reports what was transferred and
+    /// what is to be copied back.
+    fn finish_data(
+        &self,
+        mrq: &mut DmaRequest<'_>,
+        bounced: bool,
+        quiesced: bool,
+        errors: &mut Errors,
+    ) -> DataResult {
+        let Some(is_read) = mrq.data().map(|d| d.is_read()) else {
             return DataResult::default();
         };
-        if !quiesced && !data_error && !self.soc.hardware_flush_all_cmds && is_read {
-            self.hw().wait_cmd_ready(mrq.cmd().opcode());
-
-            // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
-            // 2. Without this, reading SD cards sometimes transfers garbage, which results in
-            // cards not being detected due to: unrecognised SCR structure version.
-            self.regs.update(regs::PDMA, |r| {
-                r.with_rxfifo_manual_flush(Bounded::from_expr(
-                    (r.rxfifo_manual_flush().get() | 2) & 0x3,
-                ))
-            });
+        let failed = mrq.data().is_some_and(|d| d.error().is_some());
+        if !quiesced && !failed && !self.soc.hardware_flush_all_cmds && is_read {
+            #[cfg(not(feature = "stats"))]
+            let wait = true;
+            #[cfg(feature = "stats")]
+            let wait = self.debugfs.read_flush_wait();
+            if let Err(e) = self.hw().flush_rx_fifo(mrq.cmd().opcode(), wait) {
+                if let Some(d) = mrq.data() {
+                    d.set_error(e);
+                }
+                errors.data = Some(ErrorKind::Flush);
+            }
         }
+        let data_error = mrq.data().is_some_and(|d| d.error().is_some());
 
         // Data that failed is unmapped too; data `pre_req` mapped is unmapped by `post_req`.
         mrq.end_transfer();
@@ -301,18 +379,6 @@ impl Sdhc<'_> {
     fn quiesce_needed(&self, cmd_error: Option<Error>) -> bool {
         self.debugfs.quiesce_on_error()
             || matches!(cmd_error, Some(e) if e == EIO || e == ETIMEDOUT)
-    }
-
-    /// Resets the controller after an error and waits for its DMA engine to drain
-    /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again.
-    pub(crate) fn quiesce(&self) {
-        #[cfg(not(feature = "stats"))]
-        self.hw().quiesce(crate::hw::RESET_DRAIN_US);
-        #[cfg(feature = "stats")]
-        {
-            let waited = self.hw().quiesce(self.debugfs.reset_drain_us());
-            self.debugfs.stats().record_quiesce(waited);
-        }
     }
 
     /// Counts the request's outcome in the statistics; a request whose data could not be

@@ -190,8 +190,8 @@ fn clks_to_ms(clks: u32, khz: u32) -> u32 {
 
 /// How long the card itself may make the request wait, in milliseconds: the per-block data
 /// timeout for every block (the core's `timeout_ns` is per block: a card may stall between
-/// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout, the
-/// controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
+/// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout and a
+/// quarter, the controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
 #[cfg(feature = "deadline")]
 fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
     let mut ms = 0u32;
@@ -203,9 +203,11 @@ fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
         ms = per_block.saturating_mul(r.blocks.max(1));
     }
     if r.busy {
+        // A quarter more than the core's busy timeout: a card that takes all of it must not
+        // meet a deadline that the interrupt's and the work's scheduling alone can pass.
         let busy = match r.busy_timeout_ms {
             0 => MAX_BUSY_TIMEOUT_MS,
-            t => t,
+            t => t.saturating_add(t / 4),
         };
         ms = ms.saturating_add(busy);
     }
@@ -277,6 +279,11 @@ pub(crate) const DAT1_IRQS: u32 = (1 << 10) | (1 << 14);
 /// `ICTL`/`ISTA`: the interrupts of a command and its data: all but the SDIO card's.
 pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
 
+/// `ICTL`/`ISTA`: the error bits of a command and its data: `RESP_TIMEOUT`, `RESP_ERR_CRC`,
+/// `DATA_TIMEOUT`, `DATA_ERR_CRC`, `RXFIFO_FULL`, `TXFIFO_EMPTY`.
+pub(crate) const ERROR_IRQS: u32 =
+    (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6) | (1 << 12) | (1 << 13);
+
 /// What an interrupt of the controller is for: the enabled sources that are pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IrqSources {
@@ -320,6 +327,11 @@ pub(crate) enum ErrorKind {
     DataTimeout,
     /// The controller's FIFO overran or ran dry (`RXFIFO_FULL`/`TXFIFO_EMPTY`, `EIO`).
     Fifo,
+    /// The controller stayed busy (`STAT.CMD_BUSY` or `ESTA[13:11]`) 100 ms after the command
+    /// completed (`ETIMEDOUT`); it was reset.
+    NotReady,
+    /// The last words of a read did not leave the RX FIFO after its flush (`EIO` on the data).
+    Flush,
     /// The request was failed before it reached the controller (mapping, bounce copy, a
     /// failed `set_ios`).
     #[cfg(feature = "stats")]
@@ -333,12 +345,14 @@ pub(crate) enum ErrorKind {
 #[cfg(feature = "stats")]
 impl ErrorKind {
     /// Every kind, in the order of [`Stats::errors`].
-    pub(crate) const ALL: [ErrorKind; 7] = [
+    pub(crate) const ALL: [ErrorKind; 9] = [
         Self::CmdCrc,
         Self::CmdTimeout,
         Self::DataCrc,
         Self::DataTimeout,
         Self::Fifo,
+        Self::NotReady,
+        Self::Flush,
         Self::Setup,
         Self::Deadline,
     ];
@@ -351,6 +365,8 @@ impl ErrorKind {
             Self::DataCrc => "data_crc",
             Self::DataTimeout => "data_timeout",
             Self::Fifo => "fifo",
+            Self::NotReady => "not_ready",
+            Self::Flush => "flush",
             Self::Setup => "setup",
             Self::Deadline => "deadline",
         }
@@ -451,10 +467,24 @@ pub(crate) struct Stats {
     /// Times the deadline's work ran before its request was due and armed itself again.
     #[cfg(feature = "deadline")]
     pub(crate) deadline_rearms: u64,
+    /// Commands whose error bits latched after their completion bit, found by reading `ISTA`
+    /// again once the controller was idle.
+    pub(crate) late_status: u64,
+    /// Requests the deadline found completed in `ISTA` (an interrupt that did not arrive):
+    /// completed as the interrupt would have.
+    #[cfg(feature = "deadline")]
+    pub(crate) deadline_completed: u64,
+    /// SDIO card interrupts the host's timer found that no interrupt had reported.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) sdio_irq_recovered: u64,
     /// Controller resets after an error or a deadline, before memory was handed back.
     pub(crate) quiesce_resets: u64,
     /// Microseconds spent after those resets waiting for the DMA engine to drain.
     pub(crate) quiesce_wait_us: u64,
+    /// Of those resets, the ones after which the controller still showed activity.
+    pub(crate) quiesce_busy: u64,
+    /// Bounce buffers held back after such a reset until the controller showed idle.
+    pub(crate) held_back: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -476,8 +506,15 @@ impl Stats {
             post_req_copies: 0,
             #[cfg(feature = "deadline")]
             deadline_rearms: 0,
+            late_status: 0,
+            #[cfg(feature = "deadline")]
+            deadline_completed: 0,
+            #[cfg(feature = "sdio_irq")]
+            sdio_irq_recovered: 0,
             quiesce_resets: 0,
             quiesce_wait_us: 0,
+            quiesce_busy: 0,
+            held_back: 0,
         }
     }
 
@@ -543,10 +580,36 @@ impl Stats {
         self.deadline_rearms = self.deadline_rearms.wrapping_add(1);
     }
 
-    /// Counts a quiescing reset and the time waited after it for the DMA engine.
-    pub(crate) fn record_quiesce(&mut self, waited_us: u32) {
+    /// Counts a command whose error bits latched after its completion bit.
+    pub(crate) fn record_late_status(&mut self) {
+        self.late_status = self.late_status.wrapping_add(1);
+    }
+
+    /// Counts a request the deadline found completed.
+    #[cfg(feature = "deadline")]
+    pub(crate) fn record_deadline_completed(&mut self) {
+        self.deadline_completed = self.deadline_completed.wrapping_add(1);
+    }
+
+    /// Counts an SDIO card interrupt found by the host's timer.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn record_sdio_irq_recovered(&mut self) {
+        self.sdio_irq_recovered = self.sdio_irq_recovered.wrapping_add(1);
+    }
+
+    /// Counts a bounce buffer held back after a reset.
+    pub(crate) fn record_held_back(&mut self) {
+        self.held_back = self.held_back.wrapping_add(1);
+    }
+
+    /// Counts a quiescing reset, the time waited after it for the DMA engine and whether the
+    /// controller showed idle then.
+    pub(crate) fn record_quiesce(&mut self, waited_us: u32, idle: bool) {
         self.quiesce_resets = self.quiesce_resets.wrapping_add(1);
         self.quiesce_wait_us = self.quiesce_wait_us.wrapping_add(u64::from(waited_us));
+        if !idle {
+            self.quiesce_busy = self.quiesce_busy.wrapping_add(1);
+        }
     }
 
     /// Counts a request that failed before it reached the controller.
@@ -616,8 +679,15 @@ impl fmt::Display for Stats {
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
         #[cfg(feature = "deadline")]
         writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
+        writeln!(f, "late_status: {}", Dec(self.late_status))?;
+        #[cfg(feature = "deadline")]
+        writeln!(f, "deadline_completed: {}", Dec(self.deadline_completed))?;
+        #[cfg(feature = "sdio_irq")]
+        writeln!(f, "sdio_irq_recovered: {}", Dec(self.sdio_irq_recovered))?;
         writeln!(f, "quiesce_resets: {}", Dec(self.quiesce_resets))?;
         writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;
+        writeln!(f, "quiesce_busy: {}", Dec(self.quiesce_busy))?;
+        writeln!(f, "held_back: {}", Dec(self.held_back))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

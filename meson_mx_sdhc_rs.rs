@@ -45,6 +45,7 @@ mod clkc;
 mod controller;
 #[cfg(feature = "deadline")]
 mod deadline;
+mod drain;
 mod host_ops;
 mod hw;
 mod ios;

@@ -164,6 +164,7 @@ fn new_sdhc<'bound>(
             bounce <- buffers.into_bouncer(merge_boundary),
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),
+            held_slots: Atomic::new(0),
             started_seq: Atomic::new(0),
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),

@@ -69,18 +69,42 @@ impl SdhcHost<'_> {
                     #[cfg(feature = "deadline")]
                     deadline_ms,
                 });
-                drop(cur);
                 sdhc.started_seq.store(seq, Release);
-                sdhc.hw().start_cmd(&cmd);
+                // Sent under the lock: neither the deadline nor an interrupt for an earlier
+                // request can complete this one, and free its memory, before its command is
+                // written (`start_cmd` may sleep first).
+                let sent = sdhc.hw().start_cmd(&cmd);
+                let unsent = sent.err().and_then(|e| cur.take().map(|f| (f, e)));
+                drop(cur);
+                if let Some((f, e)) = unsent {
+                    sdhc.fail_unsent(f, e);
+                }
             }
         }
     }
 }
 
-impl Sdhc<'_> {
+impl<'a> Sdhc<'a> {
+    /// Completes `f`, whose command could not be sent, with `error`: nothing reached the
+    /// controller's DMA engine, its bounce buffer is free again and its data unmapped.
+    fn fail_unsent(&self, f: InFlight<'a>, error: Error) {
+        let InFlight { mrq, slot, .. } = f;
+        mrq.cmd().set_error(error);
+        if let Some(d) = mrq.data() {
+            d.set_bytes_xfered(0);
+        }
+        if let Some(slot) = slot {
+            self.bounce.release(slot);
+        }
+        #[cfg(feature = "stats")]
+        self.debugfs.stats().record_setup_error();
+        mrq.done();
+    }
+
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {
+            self.release_held();
             #[cfg(not(feature = "stats"))]
             let force = false;
             #[cfg(feature = "stats")]

@@ -5,7 +5,13 @@
 //! With `CTRL.SDIO_IRQ_MODE` the controller samples DAT1: low while the bus is idle latches
 //! `ISTA.DAT1_IRQ`, low in the interrupt period between two blocks of a 4-bit transfer
 //! (`ENHC.SDIO_IRQ_PERIOD`, set by `soc.rs`) `ISTA.ADDI_DAT1_IRQ`. Like every `ISTA` bit they
-//! stay until written 1, and latch again while the card still holds DAT1 low.
+//! stay until written 1. Whether they latch again while the card still holds DAT1 low (level)
+//! or only on DAT1's next falling edge is not documented, and no other driver for this
+//! controller uses them; the driver is written for both readings: it never clears a DAT1 it
+//! has not signalled ([`SdioIrqs::enable`]), and while the interrupt is enabled and no command
+//! is in flight the host's timer looks at DAT1 itself every [`RECOVER_PERIOD_MS`]
+//! ([`SdioIrqs::recover`]), for an edge that was missed (a reset in between, an edge the
+//! interrupt controller did not see).
 //!
 //! The interrupt stays enabled in `ICTL` across requests, from `enable_sdio_irq` until the core
 //! disables it: every `ICTL` write of a command goes through [`SdioIrqs`], which adds the DAT1
@@ -38,6 +44,10 @@ use crate::{
         Regs, //
     }, //
 };
+
+/// How often the host's timer looks for an SDIO card interrupt that no interrupt reported,
+/// while the interrupt is enabled and the bus idle.
+pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 
 /// The state of the SDIO card interrupt.
 struct State {
@@ -95,16 +105,24 @@ impl SdioIrqs {
         regs.write_reg(regs::ICTL::from_raw(ictl_enables(cmd, on)));
     }
 
-    /// `enable_sdio_irq`/`ack_sdio_irq`: turns DAT1 sampling on (`CTRL.SDIO_IRQ_MODE`, left on)
-    /// and enables or disables the interrupt. A DAT1 latched meanwhile is cleared first: it
-    /// latches again if the card still holds DAT1 low.
+    /// `enable_sdio_irq`/`ack_sdio_irq`: enables the interrupt, turning DAT1 sampling on
+    /// (`CTRL.SDIO_IRQ_MODE`) if it is off, or disables it and turns sampling off.
+    ///
+    /// Enabling leaves a DAT1 latched meanwhile as it is: it raises the interrupt as soon as it
+    /// is enabled. Whether the silicon latches DAT1 again while the card holds it low (level)
+    /// or once per falling edge is not known; cleared here, an interrupt the card raised after
+    /// [`Self::service`] would be lost for good under the second reading. Under the first, the
+    /// latch of the interrupt already serviced costs one signal the core finds nothing for.
     pub(crate) fn enable(&self, regs: &Regs<'_>, enable: bool) {
         let mut st = self.state.lock();
         st.enabled = enable;
-        if enable {
-            st.sampling = true;
-            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
-            regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        if enable != st.sampling {
+            st.sampling = enable;
+            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(enable));
+            if !enable {
+                // Nobody wants the interrupt: what latched before sampling stopped is stale.
+                regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+            }
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }
@@ -137,6 +155,42 @@ impl SdioIrqs {
         self.service(regs);
     }
 
+    /// Signals an SDIO card interrupt that no interrupt reported: one latched in `ISTA` whose
+    /// edge the interrupt controller missed, or DAT1 held low by a card whose falling edge the
+    /// controller did not latch (during a reset, or before sampling was on). Returns whether
+    /// there was one. The caller guarantees that no command is in flight: DAT1 is data during a
+    /// transfer.
+    pub(crate) fn recover(&self, regs: &Regs<'_>) -> bool {
+        let mut st = self.state.lock();
+        if !st.enabled || st.signal.is_none() {
+            return false;
+        }
+        let latched = regs.read(regs::ISTA).into_raw() & DAT1_IRQS != 0;
+        let dat1_low = regs.read(regs::STAT).dat3_0().get() & 0b10 == 0;
+        if !latched && !dat1_low {
+            return false;
+        }
+        Self::signal_masked(&mut st, regs);
+        true
+    }
+
+    /// Whether the interrupt is enabled and can be signalled: the host's timer keeps looking
+    /// for a missed one.
+    pub(crate) fn watched(&self) -> bool {
+        let st = self.state.lock();
+        st.enabled && st.signal.is_some()
+    }
+
+    /// Masks DAT1 in `ICTL`, clears it in `ISTA` and signals the MMC core.
+    fn signal_masked(st: &mut State, regs: &Regs<'_>) {
+        st.enabled = false;
+        Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
+        regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        if let Some(signal) = st.signal.as_ref() {
+            signal.signal();
+        }
+    }
+
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
     /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. Runs in the
     /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
@@ -150,12 +204,7 @@ impl SdioIrqs {
         if st.signal.is_none() {
             return false;
         }
-        st.enabled = false;
-        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
-        regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
-        if let Some(signal) = st.signal.as_ref() {
-            signal.signal();
-        }
+        Self::signal_masked(&mut st, regs);
         true
     }
 }

@@ -137,6 +137,11 @@ impl HostDebugfs {
         self.knobs.quiesce_on_error()
     }
 
+    /// Whether a read's flush is waited for.
+    pub(crate) fn read_flush_wait(&self) -> bool {
+        self.knobs.read_flush_wait()
+    }
+
     /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
     pub(crate) fn reset_drain_us(&self) -> u32 {
         self.knobs.reset_drain_us()

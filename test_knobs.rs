@@ -11,6 +11,9 @@
 //! - `quiesce_on_error`: 1 (default) resets the controller after any command or data error
 //!   before the request's memory is handed back; 0 restores the C driver's rule (reset only for
 //!   EIO/ETIMEDOUT on the command), to show what that rule lets the DMA engine do.
+//! - `read_flush_wait`: 1 (default) waits after a read's RX FIFO flush until the FIFO is
+//!   empty (`hw::Hw::flush_rx_fifo`); 0 does not wait, as the C driver, to show what a flush
+//!   still on its way loses.
 //! - `reset_drain_us`: how long to wait after a quiescing reset before memory is handed back
 //!   (default `hw::RESET_DRAIN_US`); 0 shows what a DMA engine still draining does without it.
 // cfg(feature = "deadline")
@@ -34,6 +37,7 @@ use crate::{
 pub(crate) struct TestKnobs {
     force_bounce: Atomic<u32>,
     quiesce_on_error: Atomic<u32>,
+    read_flush_wait: Atomic<u32>,
     reset_drain_us: Atomic<u32>,
     #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
@@ -46,6 +50,7 @@ impl TestKnobs {
         Self {
             force_bounce: Atomic::new(0),
             quiesce_on_error: Atomic::new(1),
+            read_flush_wait: Atomic::new(1),
             reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
             #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
@@ -57,6 +62,9 @@ impl TestKnobs {
         host.debugfs_rw_file(c"force_bounce", |h| &h.sdhc.debugfs.knobs.force_bounce)?;
         host.debugfs_rw_file(c"quiesce_on_error", |h| {
             &h.sdhc.debugfs.knobs.quiesce_on_error
+        })?;
+        host.debugfs_rw_file(c"read_flush_wait", |h| {
+            &h.sdhc.debugfs.knobs.read_flush_wait
         })?;
         host.debugfs_rw_file(c"reset_drain_us", |h| &h.sdhc.debugfs.knobs.reset_drain_us)?;
         #[cfg(feature = "deadline")]
@@ -74,6 +82,11 @@ impl TestKnobs {
     /// Whether every error quiesces the controller.
     pub(crate) fn quiesce_on_error(&self) -> bool {
         self.quiesce_on_error.load(Relaxed) != 0
+    }
+
+    /// Whether a read's flush is waited for.
+    pub(crate) fn read_flush_wait(&self) -> bool {
+        self.read_flush_wait.load(Relaxed) != 0
     }
 
     /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
@@ -111,6 +124,11 @@ impl TestKnobs {
 
     /// Every error quiesces the controller.
     pub(crate) fn quiesce_on_error(&self) -> bool {
+        true
+    }
+
+    /// A read's flush is waited for.
+    pub(crate) fn read_flush_wait(&self) -> bool {
         true
     }
 

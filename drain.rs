@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! After an error: the controller's reset, and the memory its DMA engine may still write.
+//!
+//! A failed command can leave the DMA engine moving blocks (a response CRC error is reported
+//! while the data phase goes on), and nothing documents when a reset stops it or a bit that
+//! shows it idle. The driver resets the controller, waits [`crate::hw::RESET_DRAIN_US`], then
+//! polls `STAT` for the same time until it shows neither a busy command path nor words in the
+//! FIFOs ([`crate::hw::Hw::quiesce`]). If the controller still shows activity then, the
+//! request's memory is not handed to anyone who could use it while the engine may write it:
+//!
+//! - a bounce buffer is held back: the request fails (nothing is copied back), and the buffer
+//!   is freed only when a later request finds the controller idle ([`Sdhc::release_held`]);
+//! - the pages of a direct request are handed back only when the controller shows idle, for
+//!   at most [`DIRECT_HOLD_MS`] more; the request fails.
+//!
+//! A drain that `STAT` does not show cannot be seen by any driver: the bound is all there is.
+
+use kernel::{
+    prelude::*,
+    sync::atomic::Relaxed,
+    time::Delta, //
+};
+
+use crate::controller::Sdhc;
+
+/// How long a direct request's pages wait, at most, for a controller that still shows activity
+/// after the quiescing wait.
+pub(crate) const DIRECT_HOLD_MS: i64 = 100;
+
+/// How long a request waits, at most, for the controller to show idle before a bounce buffer
+/// held back after an error is freed.
+const RELEASE_WAIT_MS: i64 = 100;
+
+impl Sdhc<'_> {
+    /// Resets the controller after an error and waits for its DMA engine to drain
+    /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again. Returns
+    /// whether the controller showed idle afterwards.
+    pub(crate) fn quiesce(&self) -> bool {
+        #[cfg(not(feature = "stats"))]
+        let (_, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
+        #[cfg(feature = "stats")]
+        let (idle, waited) = {
+            let (waited, idle) = self.hw().quiesce(self.debugfs.reset_drain_us());
+            (idle, waited)
+        };
+        #[cfg(feature = "stats")]
+        self.debugfs.stats().record_quiesce(waited, idle);
+        idle
+    }
+
+    /// The controller did not show idle after quiescing for the request whose pages were
+    /// mapped direct: waits for it, at most [`DIRECT_HOLD_MS`], before they are handed back.
+    pub(crate) fn hold_direct(&self) {
+        if !self.hw().wait_idle(Delta::from_millis(DIRECT_HOLD_MS)) {
+            dev_err!(
+                self.dev,
+                "controller still busy {} ms after its reset: the DMA engine may write into the pages of a failed request\n",
+                DIRECT_HOLD_MS
+            );
+        }
+    }
+
+    /// The controller did not show idle after quiescing for the request on bounce buffer
+    /// `slot`: the buffer is kept from every later request until the controller shows idle.
+    pub(crate) fn hold_back(&self, slot: usize) {
+        let Some(bit) = 1u32.checked_shl(slot as u32) else {
+            // No such buffer: nothing to hold.
+            return;
+        };
+        // Holding back (completing a request) and releasing (starting the next) never run at
+        // the same time: the MMC core starts a request only after the last one completed.
+        let held = self.held_slots.load(Relaxed);
+        self.held_slots.store(held | bit, Relaxed);
+        #[cfg(feature = "stats")]
+        self.debugfs.stats().record_held_back();
+        dev_warn!(
+            self.dev,
+            "controller still busy after its reset: bounce buffer {} held back\n",
+            slot
+        );
+    }
+
+    /// Frees the bounce buffers held back after an error once the controller shows idle,
+    /// waiting for that at most [`RELEASE_WAIT_MS`]; a buffer stays held while it does not.
+    pub(crate) fn release_held(&self) {
+        if self.held_slots.load(Relaxed) == 0
+            || !self.hw().wait_idle(Delta::from_millis(RELEASE_WAIT_MS))
+        {
+            return;
+        }
+        let held = self.held_slots.xchg(0, Relaxed);
+        for slot in 0..u32::BITS as usize {
+            if held & (1 << slot) != 0 {
+                self.bounce.release(slot);
+            }
+        }
+    }
+}
