@@ -135,6 +135,8 @@ debian)
     BINDGEN_BIN=/usr/bin
     ;;
 cargo)
+    # cargo fetches over HTTPS: the CA bundle first (a minimal Debian has none).
+    install_pkgs ca-certificates
     log "cargo install bindgen-cli $bg_a into $bg_b, in the background (a few minutes)"
     rm -rf "$bg_b"
     mkdir -p "$CACHE/tools"
