@@ -211,7 +211,12 @@ impl Sdhc<'_> {
         #[cfg(feature = "sdio_irq")]
         let mut ista = self.irq_ista.load(Acquire);
         #[cfg(feature = "sdio_irq")]
-        if self.sdio.service(&self.regs) && ista == 0 {
+        let serviced = self.sdio.service(&self.regs);
+        #[cfg(feature = "stats")]
+        if let Some(relatched) = serviced.relatched {
+            self.debugfs.stats().record_dat1_probe(relatched);
+        }
+        if serviced.signalled && ista == 0 {
             ista = self.cmd_behind_dat1();
         }
         if ista == 0 {

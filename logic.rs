@@ -477,6 +477,13 @@ pub(crate) struct Stats {
     /// SDIO card interrupts the host's timer found that no interrupt had reported.
     #[cfg(feature = "sdio_irq")]
     pub(crate) sdio_irq_recovered: u64,
+    /// Probes of the silicon's DAT1 latch (the first 16 SDIO card interrupts still held when
+    /// serviced): DAT1 latched again after it was cleared while held low (level) ...
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) dat1_relatched: u64,
+    /// ... or not (edge).
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) dat1_not_relatched: u64,
     /// Controller resets after an error or a deadline, before memory was handed back.
     pub(crate) quiesce_resets: u64,
     /// Microseconds spent after those resets waiting for the DMA engine to drain.
@@ -511,6 +518,10 @@ impl Stats {
             deadline_completed: 0,
             #[cfg(feature = "sdio_irq")]
             sdio_irq_recovered: 0,
+            #[cfg(feature = "sdio_irq")]
+            dat1_relatched: 0,
+            #[cfg(feature = "sdio_irq")]
+            dat1_not_relatched: 0,
             quiesce_resets: 0,
             quiesce_wait_us: 0,
             quiesce_busy: 0,
@@ -595,6 +606,17 @@ impl Stats {
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn record_sdio_irq_recovered(&mut self) {
         self.sdio_irq_recovered = self.sdio_irq_recovered.wrapping_add(1);
+    }
+
+    /// Counts a probe of the silicon's DAT1 latch: whether DAT1 latched again.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn record_dat1_probe(&mut self, relatched: bool) {
+        let n = if relatched {
+            &mut self.dat1_relatched
+        } else {
+            &mut self.dat1_not_relatched
+        };
+        *n = n.wrapping_add(1);
     }
 
     /// Counts a bounce buffer held back after a reset.
@@ -684,6 +706,10 @@ impl fmt::Display for Stats {
         writeln!(f, "deadline_completed: {}", Dec(self.deadline_completed))?;
         #[cfg(feature = "sdio_irq")]
         writeln!(f, "sdio_irq_recovered: {}", Dec(self.sdio_irq_recovered))?;
+        #[cfg(feature = "sdio_irq")]
+        writeln!(f, "dat1_relatched: {}", Dec(self.dat1_relatched))?;
+        #[cfg(feature = "sdio_irq")]
+        writeln!(f, "dat1_not_relatched: {}", Dec(self.dat1_not_relatched))?;
         writeln!(f, "quiesce_resets: {}", Dec(self.quiesce_resets))?;
         writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;
         writeln!(f, "quiesce_busy: {}", Dec(self.quiesce_busy))?;

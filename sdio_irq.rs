@@ -26,10 +26,14 @@
 //! command's bits the driver looks at DAT1 itself ([`SdioIrqs::end_cmd`]).
 
 use kernel::{
-    io::Io,
+    io::{
+        poll::read_poll_timeout_atomic,
+        Io, //
+    },
     new_spinlock_irq,
     prelude::*,
-    sync::SpinLockIrq, //
+    sync::SpinLockIrq,
+    time::Delta, //
 };
 
 use crate::{
@@ -49,6 +53,23 @@ use crate::{
 /// while the interrupt is enabled and the bus idle.
 pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 
+/// How many interrupts [`SdioIrqs::service`] uses to find out how the silicon latches DAT1.
+const DAT1_PROBES: u32 = 16;
+
+/// How long a probe waits for DAT1 to latch again while the card holds it low: this many
+/// polls, 1 us apart.
+const RELATCH_WAIT_US: usize = 20;
+
+/// What [`SdioIrqs::service`] did.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Serviced {
+    /// It signalled an interrupt to the MMC core.
+    pub(crate) signalled: bool,
+    /// Probing the silicon's reading: whether DAT1 latched again after it was cleared while
+    /// the card held it low (level), or not (edge).
+    pub(crate) relatched: Option<bool>,
+}
+
 /// The state of the SDIO card interrupt.
 struct State {
     /// Whether the core wants the interrupt (`enable_sdio_irq`, `ack_sdio_irq`); false while a
@@ -59,6 +80,8 @@ struct State {
     /// How the interrupt reaches the MMC core; `None` without SDIO interrupts (`sdio_irq=0`)
     /// and once the host is gone.
     signal: Option<SdioIrqSignal>,
+    /// Interrupts [`SdioIrqs::service`] still probes the silicon's DAT1 latch with.
+    probes_left: u32,
 }
 
 /// The SDIO card interrupt and every write of `ICTL`, serialized with the threaded IRQ handler.
@@ -77,6 +100,7 @@ impl SdioIrqs {
                     enabled: false,
                     sampling: false,
                     signal: None,
+                    probes_left: DAT1_PROBES,
                 },
                 "meson_mx_sdhc_rs::sdio_irq"
             ),
@@ -195,16 +219,40 @@ impl SdioIrqs {
     /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. Runs in the
     /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
     /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
-    pub(crate) fn service(&self, regs: &Regs<'_>) -> bool {
+    pub(crate) fn service(&self, regs: &Regs<'_>) -> Serviced {
         let mut st = self.state.lock();
         let ista = regs.read(regs::ISTA).into_raw();
-        if !st.enabled || ista & DAT1_IRQS == 0 {
-            return false;
-        }
-        if st.signal.is_none() {
-            return false;
+        if !st.enabled || ista & DAT1_IRQS == 0 || st.signal.is_none() {
+            return Serviced::default();
         }
         Self::signal_masked(&mut st, regs);
-        true
+        Serviced {
+            signalled: true,
+            relatched: Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS),
+        }
+    }
+
+    /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
+    /// are still held when serviced: `bits` were just cleared in `ISTA` while `STAT` shows the
+    /// card holding DAT1 low; if they latch again within [`RELATCH_WAIT_US`] microseconds (two bus clocks at
+    /// 400 kHz are 5 us), DAT1 latches on its level, else on its falling edge. `None` when
+    /// not probed. Spins for at most [`RELATCH_WAIT_US`], with the lock held, on those few only.
+    fn probe_relatch(st: &mut State, regs: &Regs<'_>, bits: u32) -> Option<bool> {
+        if st.probes_left == 0 || regs.read(regs::STAT).dat3_0().get() & 0b10 != 0 {
+            return None;
+        }
+        st.probes_left -= 1;
+        let relatched = read_poll_timeout_atomic(
+            || Ok(regs.read(regs::ISTA).into_raw() & bits),
+            |ista| *ista != 0,
+            Delta::from_micros(1),
+            RELATCH_WAIT_US,
+        )
+        .is_ok();
+        if relatched {
+            // Signalled already: the latch is the interrupt being serviced.
+            regs.write_reg(regs::ISTA::from_raw(bits));
+        }
+        Some(relatched)
     }
 }
