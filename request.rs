@@ -73,6 +73,8 @@ impl SdhcHost<'_> {
                 // Sent under the lock: neither the deadline nor an interrupt for an earlier
                 // request can complete this one, and free its memory, before its command is
                 // written (`start_cmd` may sleep first).
+                #[cfg(feature = "stats")]
+                sdhc.stall_before_send();
                 let sent = sdhc.hw().start_cmd(&cmd);
                 let unsent = sent.err().and_then(|e| cur.take().map(|f| (f, e)));
                 drop(cur);
@@ -99,6 +101,16 @@ impl<'a> Sdhc<'a> {
         #[cfg(feature = "stats")]
         self.debugfs.stats().record_setup_error();
         mrq.done();
+    }
+
+    /// The `send_stall_ms` fault: sleeps before the command is sent, as a preempted thread
+    /// would.
+    #[cfg(feature = "stats")]
+    fn stall_before_send(&self) {
+        let ms = self.debugfs.take_send_stall_ms();
+        if ms != 0 {
+            kernel::time::delay::fsleep(kernel::time::Delta::from_millis(i64::from(ms)));
+        }
     }
 
     /// Sets up the request's data and collects what `start_cmd` needs.

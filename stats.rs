@@ -142,6 +142,11 @@ impl HostDebugfs {
         self.knobs.read_flush_wait()
     }
 
+    /// How long the next command is to sleep before it is sent (a fault; taken: once).
+    pub(crate) fn take_send_stall_ms(&self) -> u32 {
+        self.knobs.take_send_stall_ms()
+    }
+
     /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
     pub(crate) fn reset_drain_us(&self) -> u32 {
         self.knobs.reset_drain_us()

@@ -14,6 +14,9 @@
 //! - `read_flush_wait`: 1 (default) waits after a read's RX FIFO flush until the FIFO is
 //!   empty (`hw::Hw::flush_rx_fifo`); 0 does not wait, as the C driver, to show what a flush
 //!   still on its way loses.
+//! - `send_stall_ms`: a fault, 0 by default: the next command sleeps this long before it is
+//!   written to `SEND` (once; the file reads 0 again afterwards), as a thread preempted there
+//!   would, so that its deadline passes before it is sent.
 //! - `reset_drain_us`: how long to wait after a quiescing reset before memory is handed back
 //!   (default `hw::RESET_DRAIN_US`); 0 shows what a DMA engine still draining does without it.
 // cfg(feature = "deadline")
@@ -38,6 +41,7 @@ pub(crate) struct TestKnobs {
     force_bounce: Atomic<u32>,
     quiesce_on_error: Atomic<u32>,
     read_flush_wait: Atomic<u32>,
+    send_stall_ms: Atomic<u32>,
     reset_drain_us: Atomic<u32>,
     #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
@@ -51,6 +55,7 @@ impl TestKnobs {
             force_bounce: Atomic::new(0),
             quiesce_on_error: Atomic::new(1),
             read_flush_wait: Atomic::new(1),
+            send_stall_ms: Atomic::new(0),
             reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
             #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
@@ -66,6 +71,7 @@ impl TestKnobs {
         host.debugfs_rw_file(c"read_flush_wait", |h| {
             &h.sdhc.debugfs.knobs.read_flush_wait
         })?;
+        host.debugfs_rw_file(c"send_stall_ms", |h| &h.sdhc.debugfs.knobs.send_stall_ms)?;
         host.debugfs_rw_file(c"reset_drain_us", |h| &h.sdhc.debugfs.knobs.reset_drain_us)?;
         #[cfg(feature = "deadline")]
         host.debugfs_rw_file(c"watchdog_early_ms", |h| {
@@ -87,6 +93,11 @@ impl TestKnobs {
     /// Whether a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         self.read_flush_wait.load(Relaxed) != 0
+    }
+
+    /// How long the next command is to sleep before it is sent (taken: once).
+    pub(crate) fn take_send_stall_ms(&self) -> u32 {
+        self.send_stall_ms.xchg(0, Relaxed)
     }
 
     /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
@@ -130,6 +141,11 @@ impl TestKnobs {
     /// A read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         true
+    }
+
+    /// Commands are sent at once.
+    pub(crate) fn take_send_stall_ms(&self) -> u32 {
+        0
     }
 
     /// `hw::RESET_DRAIN_US` after a quiescing reset.
