@@ -18,7 +18,17 @@
  *    a level-high line): the GIC then latches only the rising edges of
  *    (ICTL & ISTA) != 0;
  *  - SRST resets the state machine and FIFOs; STAT shows CMD_BUSY, the
- *    FIFO counts and the DAT lines; ESTA is zero (no pending error);
+ *    FIFO counts and the DAT lines; ESTA is zero (no pending error) except
+ *    under a busy-hold fault;
+ *  - reads on meson8/meson8b (no hardware flush): the last rx-tail-words
+ *    words of a successful read stay in the RX FIFO (STAT.RXFIFO_CNT) until
+ *    the driver writes PDMA with RXFIFO_MANUAL_FLUSH bit 1 (PDMA bit 30);
+ *    they reach memory rx-flush-ns after that write, and an SRST (RXFIFO or
+ *    MAIN_CTRL) or a new SEND before then drops them.  meson8m2 flushes by
+ *    itself before it signals completion;
+ *  - late-status-ns: a data command whose data phase fails (CRC, timeout)
+ *    latches what a success would at completion, stays busy
+ *    (STAT.CMD_BUSY) and latches the error this long after;
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
  *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
@@ -123,6 +133,8 @@
 /* PDMA */
 #define PDMA_DMA_MODE           BIT(0)
 #define PDMA_PIO_RDRESP(v)      (((v) >> 1) & 0x7)
+/* RXFIFO_MANUAL_FLUSH is bits 30:29; its bit 1 starts the flush */
+#define PDMA_RXFIFO_FLUSH       BIT(30)
 #define PDMA_TXFIFO_FILL        BIT(31)
 
 /* ICTL / ISTA */
@@ -142,6 +154,9 @@
 #define ICTL_DAT1_IRQ_DELAY(v)  (((v) >> 16) & 0x3)
 #define IRQ_ALL                 0x7fff
 
+/* ESTA: what the drivers poll to be 0 before a command */
+#define ESTA_11_13              (7u << 11)
+
 /* ENHC */
 #define ENHC_SDIO_IRQ_PERIOD(v) (((v) >> 8) & 0xff)
 
@@ -152,6 +167,11 @@
 #define SRST_DMA_IF             BIT(5)
 
 #define TX_FIFO_WORDS           64
+/*
+ * rx-flush-ns: from the flush write to the RX FIFO's tail in memory (see
+ * Documentation/emulated-board.rst for how the default was chosen)
+ */
+#define RX_FLUSH_NS_DEFAULT     600
 #define MAX_XFER                (65536u * 512u)
 
 static const char *const fault_names[MESON_FAULT__MAX] = {
@@ -164,6 +184,8 @@ static const char *const fault_names[MESON_FAULT__MAX] = {
     [MESON_FAULT_LOST_IRQ] = "lost-irq",
     [MESON_FAULT_FREEZE] = "freeze",
     [MESON_FAULT_LATE_DMA] = "late-dma",
+    [MESON_FAULT_LOST_EDGE] = "lost-edge",
+    [MESON_FAULT_BUSY_HOLD] = "busy-hold",
 };
 
 /* the kinds a command can get (counted in stats.faults) */
@@ -175,9 +197,14 @@ static bool meson_mx_sdhc_fault_is_kind(int k)
 
 static const char *const fault_dir_names[] = { "any", "read", "write", "data" };
 
+/*
+ * The interrupt output: high while ICTL & ISTA, except after a lost-edge
+ * fault, which holds it low until the driver writes ISTA or ICTL.
+ */
 static void meson_mx_sdhc_update_irq(MesonMxSdhcState *s)
 {
-    qemu_set_irq(s->irq, !!(s->regs[R_ICTL] & s->regs[R_ISTA] & IRQ_ALL));
+    qemu_set_irq(s->irq, !s->irq_edge_lost &&
+                 (s->regs[R_ICTL] & s->regs[R_ISTA] & IRQ_ALL));
 }
 
 /* The SD clock in Hz, 0 when it is gated or the memory is powered off. */
@@ -271,6 +298,8 @@ static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
     switch (kind) {
     case MESON_FAULT_LOST_IRQ:
     case MESON_FAULT_FREEZE:
+    case MESON_FAULT_LOST_EDGE:
+    case MESON_FAULT_BUSY_HOLD:
         return true;
     case MESON_FAULT_LATE_DMA:
         /* a read whose response the card sends while its data follows */
@@ -380,9 +409,14 @@ static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
  *    latches at the end of the next block but the last, if
  *    ENHC.SDIO_IRQ_PERIOD (the sampling window, SD clocks) is not 0;
  *    otherwise, and for single blocks, DAT1_IRQ once the transfer is over.
- * Like every ISTA bit they stay until written 1; cleared while DAT1 is
- * still low they latch again.  ICTL decides whether they raise the
- * interrupt.  Without SDIO_IRQ_MODE nothing latches.
+ * Like every ISTA bit they stay until written 1.  dat1-latch=level: cleared
+ * while DAT1 is still low they latch again.  dat1-latch=edge (default):
+ * one latch per low period of DAT1; once DAT1_IRQ or ADDI_DAT1_IRQ has
+ * latched for it (or the bit was still set from an earlier one when it
+ * would have latched), nothing more until DAT1 goes high and low again.
+ * dat1-lose-edges (QMP): the next N low periods latch nothing at all.
+ * ICTL decides whether they raise the interrupt.  Without SDIO_IRQ_MODE
+ * nothing latches.
  */
 static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
 {
@@ -392,7 +426,7 @@ static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
     int64_t when;
 
     if (!s->dat1_low || !(s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) || !hz ||
-        s->frozen) {
+        s->frozen || s->dat1_lost || (s->dat1_edge && s->dat1_latched)) {
         timer_del(s->dat1_timer);
         return;
     }
@@ -420,7 +454,13 @@ static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
                    (ICTL_DAT1_IRQ_DELAY(s->regs[R_ICTL]) + 1) * 2, hz);
     }
     if (s->regs[R_ISTA] & bit) {
-        return;                         /* latched, not yet cleared */
+        /* latched, not yet cleared */
+        if (s->dat1_edge) {
+            /* this low period's edge merges into the bit still set */
+            s->dat1_latched = true;
+            timer_del(s->dat1_timer);
+        }
+        return;
     }
     if (!timer_pending(s->dat1_timer) || s->dat1_bit != bit) {
         s->dat1_bit = bit;
@@ -434,7 +474,8 @@ static void meson_mx_sdhc_dat1_latch(void *opaque)
     bool in_data = s->busy && (s->cur_send & SEND_CMD_HAS_DATA) &&
                    meson_mx_sdhc_bus_width(s) != 1;
 
-    if (!s->dat1_low || in_data != (s->dat1_bit == IRQ_ADDI_DAT1)) {
+    if (!s->dat1_low || in_data != (s->dat1_bit == IRQ_ADDI_DAT1) ||
+        s->dat1_lost || (s->dat1_edge && s->dat1_latched)) {
         /* a transfer started or ended meanwhile: look again */
         meson_mx_sdhc_dat1_check(s);
         return;
@@ -444,14 +485,30 @@ static void meson_mx_sdhc_dat1_latch(void *opaque)
     } else {
         s->stats.dat1_irqs++;
     }
+    s->dat1_latched = true;
     meson_mx_sdhc_latch(s, s->dat1_bit);
 }
 
+/* the card's DAT1: level 1 while it pulls the line low (interrupts) */
 static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
 {
     MesonMxSdhcState *s = opaque;
+    bool low = level;
 
-    s->dat1_low = level;
+    if (low && !s->dat1_low) {
+        /* a new low period: the card's next interrupt */
+        s->dat1_latched = false;
+        s->dat1_lost = false;
+        if (s->dat1_lose_edges) {
+            s->dat1_lose_edges--;
+            s->dat1_lost = true;
+            s->stats.dat1_edges_lost++;
+        }
+    } else if (!low) {
+        s->dat1_latched = false;
+        s->dat1_lost = false;
+    }
+    s->dat1_low = low;
     meson_mx_sdhc_dat1_check(s);
 }
 
@@ -555,6 +612,95 @@ static bool meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
     return sdbus_do_command(&s->sdbus, &req, rsp) > 0;
 }
 
+/*
+ * The RX FIFO's tail.  On meson8 and meson8b the driver flushes the RX FIFO
+ * by hand after a read (PDMA.RXFIFO_MANUAL_FLUSH: 1 before the command, bit
+ * 1 set after it); what the flush moves is not documented.  The model takes
+ * the harsh reading: the last rx-tail-words words (the PDMA.RXFIFO_TH both
+ * drivers program is 7) are still in the FIFO when the read signals its
+ * completion, STAT.RXFIFO_CNT counts them, and they reach memory only
+ * rx-flush-ns after the flush is written.  An SRST of the RX FIFO or of
+ * the main controller, or a new SEND, before then drops them: the memory
+ * keeps its old bytes there.  meson8m2 flushes by itself.
+ */
+static uint64_t meson_mx_sdhc_rx_tail_len(MesonMxSdhcState *s, uint64_t total)
+{
+    if (s->hw_flush) {
+        return 0;
+    }
+    return MIN((uint64_t)s->rx_tail_words * 4, total);
+}
+
+static void meson_mx_sdhc_rx_tail_lose(MesonMxSdhcState *s)
+{
+    if (!s->rx_tail_len) {
+        return;
+    }
+    s->stats.rx_tail_bytes_lost += s->rx_tail_len;
+    s->rx_tail_len = 0;
+    s->rx_flushing = false;
+    timer_del(s->rx_flush_timer);
+}
+
+/* rx_flush_timer: the flushed tail lands in memory, the FIFO is empty. */
+static void meson_mx_sdhc_rx_flush_done(void *opaque)
+{
+    MesonMxSdhcState *s = opaque;
+
+    if (!s->rx_tail_len) {
+        return;
+    }
+    if (dma_memory_write(&address_space_memory, s->rx_tail_addr, s->rx_tail,
+                         s->rx_tail_len, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: RX FIFO flush of %u bytes at 0x%08x is"
+                      " outside RAM\n", s->rx_tail_len, s->rx_tail_addr);
+        s->stats.dma_errors++;
+    } else {
+        s->stats.rx_tail_bytes_flushed += s->rx_tail_len;
+    }
+    s->rx_tail_len = 0;
+    s->rx_flushing = false;
+}
+
+/* PDMA written with RXFIFO_MANUAL_FLUSH bit 1 set */
+static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->rx_tail_len || s->rx_flushing) {
+        return;
+    }
+    s->rx_flushing = true;
+    s->rx_flush_at = now;
+    s->rx_flush_gap_open = true;
+    if (!s->rx_flush_ns) {
+        meson_mx_sdhc_rx_flush_done(s);
+        return;
+    }
+    timer_mod(s->rx_flush_timer, now + s->rx_flush_ns);
+}
+
+/*
+ * The first STAT read or SRST after a flush write: how long the driver left
+ * the flush before it looked (rx_flush_gap_min_ns, rx_flush_gap_max_ns).
+ */
+static void meson_mx_sdhc_rx_flush_gap(MesonMxSdhcState *s)
+{
+    uint64_t gap;
+
+    if (!s->rx_flush_gap_open) {
+        return;
+    }
+    s->rx_flush_gap_open = false;
+    gap = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->rx_flush_at;
+    if (!s->stats.rx_flush_gaps || gap < s->stats.rx_flush_gap_min_ns) {
+        s->stats.rx_flush_gap_min_ns = gap;
+    }
+    s->stats.rx_flush_gap_max_ns = MAX(s->stats.rx_flush_gap_max_ns, gap);
+    s->stats.rx_flush_gaps++;
+}
+
 /* Move the data of the command in flight; returns the ISTA error bits. */
 static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
 {
@@ -615,15 +761,35 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             /* the data never arrived; nothing reaches memory */
             err = IRQ_DATA_TIMEOUT;
         } else if (!err) {
+            uint64_t tail = 0;
+
             if (s->cur_fault == MESON_FAULT_DATA_CRC || s->cur_rx_crc) {
                 /* garbage reaches memory: a driver must not use it */
                 for (uint64_t i = 0; i < total; i++) {
                     buf[i] ^= 0x5a;
                 }
                 err = IRQ_DATA_ERR_CRC;
+            } else {
+                /* the last words stay in the RX FIFO until the flush */
+                tail = meson_mx_sdhc_rx_tail_len(s, total);
             }
-            res = dma_memory_write(&address_space_memory, s->cur_addr, buf,
-                                   total, MEMTXATTRS_UNSPECIFIED);
+            if (tail && !dma_memory_valid(&address_space_memory, s->cur_addr,
+                                          total, DMA_DIRECTION_FROM_DEVICE,
+                                          MEMTXATTRS_UNSPECIFIED)) {
+                res = MEMTX_DECODE_ERROR;
+            } else if (total > tail) {
+                res = dma_memory_write(&address_space_memory, s->cur_addr,
+                                       buf, total - tail,
+                                       MEMTXATTRS_UNSPECIFIED);
+            } else {
+                res = MEMTX_OK;
+            }
+            if (res == MEMTX_OK && tail) {
+                memcpy(s->rx_tail, buf + total - tail, tail);
+                s->rx_tail_len = tail;
+                s->rx_tail_addr = s->cur_addr + total - tail;
+                s->rx_flushing = false;
+            }
             if (res != MEMTX_OK) {
                 qemu_log_mask(LOG_GUEST_ERROR,
                               "meson-mx-sdhc: DMA write of %" PRIu64
@@ -648,6 +814,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
              * brcmfmac firmware download failing with -110).
              */
             s->stats.stop_timeouts++;
+            s->cur_stop_timeout = true;
             err = IRQ_DATA_TIMEOUT;
         }
     }
@@ -700,12 +867,35 @@ static void meson_mx_sdhc_late_dma_start(MesonMxSdhcState *s)
     timer_mod(s->late_timer, s->late_start);
 }
 
+/*
+ * A data error that latches late (late-status-ns): a data command whose
+ * data phase failed (CRC error, timeout) after a good response.  Not the
+ * unanswered auto CMD12 after a CMD53 (Linux f89b548ca66b: the C driver saw
+ * that error, -110), nor a DMA error.
+ */
+static bool meson_mx_sdhc_error_is_late(MesonMxSdhcState *s, uint32_t ista,
+                                        uint32_t err)
+{
+    return s->late_status_ns && !s->cur_stop_timeout &&
+           !(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC)) &&
+           !(err & ~(IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT));
+}
+
 static void meson_mx_sdhc_complete(void *opaque)
 {
     MesonMxSdhcState *s = opaque;
     uint32_t ista = s->cur_ista;
+    uint32_t late = 0;
 
     if (!s->busy || s->frozen) {
+        return;
+    }
+    if (s->late_status) {
+        /* late-status-ns after the completion: the error, CMD_BUSY clears */
+        s->late_status = false;
+        s->busy = false;
+        meson_mx_sdhc_latch(s, s->late_status_ista);
+        meson_mx_sdhc_dat1_check(s);
         return;
     }
     if (s->cur_fault == MESON_FAULT_LATE_DMA && !(ista & IRQ_RESP_TIMEOUT)) {
@@ -719,7 +909,11 @@ static void meson_mx_sdhc_complete(void *opaque)
     if (!(ista & IRQ_RESP_TIMEOUT) && (s->cur_send & SEND_CMD_HAS_DATA)) {
         uint32_t err = meson_mx_sdhc_do_data(s);
 
-        if (err) {
+        if (err && meson_mx_sdhc_error_is_late(s, ista, err)) {
+            /* what a success latches now, the error when CMD_BUSY clears */
+            late = err;
+            ista |= IRQ_DATA_1PACK_OK | IRQ_DATA_XFER_OK | IRQ_DMA_DONE;
+        } else if (err) {
             ista |= err;
         } else {
             ista |= IRQ_DATA_1PACK_OK | IRQ_DATA_XFER_OK | IRQ_DMA_DONE;
@@ -733,10 +927,27 @@ static void meson_mx_sdhc_complete(void *opaque)
         /* the host gave up on the data phase: stop the card */
         meson_mx_sdhc_auto_stop(s);
     }
-    s->busy = false;
+    if (late) {
+        s->late_status = true;
+        s->late_status_ista = late;
+        s->stats.late_status_commands++;
+        timer_mod(s->done_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                 s->late_status_ns);
+    } else {
+        s->busy = false;
+    }
     if (s->cur_fault == MESON_FAULT_LOST_IRQ) {
         /* done inside the controller; the interrupt logic is stuck */
         s->irq_stuck = true;
+    } else if (s->cur_fault == MESON_FAULT_LOST_EDGE) {
+        /* ISTA latches, the output stays low until ISTA or ICTL is written */
+        s->irq_edge_lost = true;
+        s->stats.lost_edge_commands++;
+    } else if (s->cur_fault == MESON_FAULT_BUSY_HOLD) {
+        /* done, but STAT.CMD_BUSY and ESTA[13:11] stay set */
+        s->busy_hold_until = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                             s->busy_hold_ns;
+        s->stats.busy_hold_commands++;
     }
     meson_mx_sdhc_latch(s, ista);
     meson_mx_sdhc_dat1_check(s);
@@ -751,14 +962,17 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     uint8_t rsp[16];
     int rlen;
 
-    if (s->busy) {
+    if (s->busy || now < s->busy_hold_until) {
         qemu_log_mask(LOG_GUEST_ERROR,
-                      "meson-mx-sdhc: SEND 0x%08x written while CMD%u is busy;"
-                      " ignored\n", send, SEND_CMD_INDEX(s->cur_send));
+                      "meson-mx-sdhc: SEND 0x%08x written while CMD%u is busy%s;"
+                      " ignored\n", send, SEND_CMD_INDEX(s->cur_send),
+                      s->busy ? "" : " (busy-hold)");
         s->stats.busy_rejects++;
         return;
     }
 
+    /* what the RX FIFO still held of the last read is gone */
+    meson_mx_sdhc_rx_tail_lose(s);
     s->stats.commands++;
     if (s->draining) {
         s->cmd_since_srst = true;
@@ -767,6 +981,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     s->cur_addr = s->regs[R_ADDR];
     s->cur_ista = 0;
     s->cur_rx_crc = false;
+    s->cur_stop_timeout = false;
     s->busy = true;
     memset(s->resp, 0, sizeof(s->resp));
 
@@ -931,8 +1146,33 @@ static void meson_mx_sdhc_reset_ctrl(MesonMxSdhcState *s)
     s->frozen = false;
     s->irq_stuck = false;
     s->lost_ista = 0;
+    s->late_status = false;
+    s->busy_hold_until = 0;
     s->txfifo_cnt = 0;
     s->rxfifo_cnt = 0;
+}
+
+/*
+ * drain-visible: the words a drain after SRST still moves (the blocks that
+ * land before it ends), as STAT.RXFIFO_CNT shows them; 0 when none.
+ */
+static uint32_t meson_mx_sdhc_drain_words(MesonMxSdhcState *s, int64_t now)
+{
+    int64_t next, block_ns;
+    uint64_t blocks;
+
+    if (!s->drain_visible || !s->draining || !s->late_buf ||
+        now > s->drain_until) {
+        return 0;
+    }
+    block_ns = MAX(s->late_block_ns, 1);
+    next = s->late_start + (int64_t)s->late_next * block_ns;
+    if (next > s->drain_until) {
+        return 0;
+    }
+    blocks = MIN(s->late_blocks - s->late_next,
+                 (s->drain_until - next) / block_ns + 1);
+    return MAX(MIN(blocks * s->late_blksz / 4, STAT_FIFO_CNT_MASK), 1);
 }
 
 static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
@@ -959,14 +1199,22 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
     case R_STAT: {
         int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         uint32_t dat = sdbus_get_dat_lines(&s->sdbus) & 0xf;
+        uint32_t drain = meson_mx_sdhc_drain_words(s, now);
+        uint32_t rx = s->rxfifo_cnt;
+        bool busy = s->busy || now < s->busy_hold_until || drain;
 
+        meson_mx_sdhc_rx_flush_gap(s);
+        if (s->rx_tail_len) {
+            rx = DIV_ROUND_UP(s->rx_tail_len, 4);
+        }
+        rx = MAX(rx, drain);
         if (now < s->card_busy_until) {
             dat &= ~1u; /* DAT0 low: the card is programming */
         }
-        v = (s->busy ? STAT_CMD_BUSY : 0) |
+        v = (busy ? STAT_CMD_BUSY : 0) |
             (dat << STAT_DAT3_0_SHIFT) |
             (sdbus_get_cmd_line(&s->sdbus) ? STAT_CMD : 0) |
-            ((s->rxfifo_cnt & STAT_FIFO_CNT_MASK) << STAT_RXFIFO_CNT_SHIFT) |
+            ((rx & STAT_FIFO_CNT_MASK) << STAT_RXFIFO_CNT_SHIFT) |
             ((s->txfifo_cnt & STAT_FIFO_CNT_MASK) << STAT_TXFIFO_CNT_SHIFT) |
             (0xfu << STAT_DAT7_4_SHIFT);
         return v;
@@ -975,7 +1223,9 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
         qemu_log_mask(LOG_UNIMP, "meson-mx-sdhc: PIO DATA read\n");
         return 0;
     case R_ESTA:
-        return 0;
+        /* busy-hold: the bits the drivers wait for to clear */
+        return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->busy_hold_until ?
+               ESTA_11_13 : 0;
     default:
         return s->regs[idx];
     }
@@ -1009,13 +1259,18 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
             s->txfifo_cnt = TX_FIFO_WORDS;
         }
         s->regs[R_PDMA] = v & ~PDMA_TXFIFO_FILL; /* self-clearing */
+        if (v & PDMA_RXFIFO_FLUSH) {
+            meson_mx_sdhc_rx_flush(s);
+        }
         break;
     case R_ICTL:
         s->regs[R_ICTL] = v;
+        s->irq_edge_lost = false;
         meson_mx_sdhc_update_irq(s);
         break;
     case R_ISTA:
         s->regs[R_ISTA] &= ~(v & IRQ_ALL);
+        s->irq_edge_lost = false;
         meson_mx_sdhc_update_irq(s);
         meson_mx_sdhc_dat1_check(s);
         break;
@@ -1026,6 +1281,13 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         break;
     case R_SRST:
         s->regs[R_SRST] = v;
+        if (v) {
+            meson_mx_sdhc_rx_flush_gap(s);
+        }
+        if (v & (SRST_MAIN_CTRL | SRST_RXFIFO)) {
+            /* the RX FIFO's tail, flushed or not, is gone */
+            meson_mx_sdhc_rx_tail_lose(s);
+        }
         if (v & SRST_MAIN_CTRL) {
             s->stats.srst_resets++;
             meson_mx_sdhc_reset_ctrl(s);
@@ -1220,10 +1482,22 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"rx_timeouts\": %" PRIu64
         ", \"stop_timeouts\": %" PRIu64 ", \"dat1_irqs\": %" PRIu64
         ", \"addi_dat1_irqs\": %" PRIu64
+        ", \"dat1_edges_lost\": %" PRIu64
+        ", \"rx_tail_bytes_flushed\": %" PRIu64
+        ", \"rx_tail_bytes_lost\": %" PRIu64
+        ", \"rx_flush_gaps\": %" PRIu64
+        ", \"rx_flush_gap_min_ns\": %" PRIu64
+        ", \"rx_flush_gap_max_ns\": %" PRIu64
+        ", \"late_status_commands\": %" PRIu64
+        ", \"lost_edge_commands\": %" PRIu64
+        ", \"busy_hold_commands\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
         ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
-        ", \"rx_window\": \"%s\"}"
+        ", \"rx_window\": \"%s\", \"irq_edge_lost\": %s"
+        ", \"busy_hold\": %s, \"late_status\": %s"
+        ", \"rx_tail_bytes\": %u, \"rx_flushing\": %s"
+        ", \"dat1_low\": %s, \"dat1_lose_edges\": %u}"
         ", \"faults\": {",
         s->stats.commands, s->stats.data_commands, s->stats.read_commands,
         s->stats.write_commands, s->stats.bytes_read, s->stats.bytes_written,
@@ -1234,10 +1508,21 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.busy_stalls, s->stats.stall_ns, s->stats.drain_bytes,
         s->stats.drain_bytes_after_cmd, s->stats.rx_timeouts,
         s->stats.stop_timeouts, s->stats.dat1_irqs, s->stats.addi_dat1_irqs,
+        s->stats.dat1_edges_lost, s->stats.rx_tail_bytes_flushed,
+        s->stats.rx_tail_bytes_lost, s->stats.rx_flush_gaps,
+        s->stats.rx_flush_gap_min_ns, s->stats.rx_flush_gap_max_ns,
+        s->stats.late_status_commands, s->stats.lost_edge_commands,
+        s->stats.busy_hold_commands,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
-        meson_mx_sdhc_sd_clk(s), window);
+        meson_mx_sdhc_sd_clk(s), window,
+        s->irq_edge_lost ? "true" : "false",
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->busy_hold_until ?
+            "true" : "false",
+        s->late_status ? "true" : "false", s->rx_tail_len,
+        s->rx_flushing ? "true" : "false", s->dat1_low ? "true" : "false",
+        s->dat1_lose_edges);
     for (int k = 0; k < MESON_FAULT__MAX; k++) {
         if (!meson_mx_sdhc_fault_is_kind(k)) {
             continue;
@@ -1367,6 +1652,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->stall_seed;
     } else if (!strcmp(name, "reset-drain-ns")) {
         val = s->reset_drain_ns;
+    } else if (!strcmp(name, "dat1-lose-edges")) {
+        val = s->dat1_lose_edges;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -1413,6 +1700,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->stall_write_ns = val;
     } else if (!strcmp(name, "reset-drain-ns")) {
         s->reset_drain_ns = val;
+    } else if (!strcmp(name, "dat1-lose-edges")) {
+        s->dat1_lose_edges = val;
     }
 }
 
@@ -1424,6 +1713,9 @@ static void meson_mx_sdhc_reset(DeviceState *dev)
 
     meson_mx_sdhc_reset_ctrl(s);
     meson_mx_sdhc_late_cancel(s);
+    meson_mx_sdhc_rx_tail_lose(s);
+    s->rx_flush_gap_open = false;
+    s->irq_edge_lost = false;
     memset(s->regs, 0, sizeof(s->regs));
     memset(s->resp, 0, sizeof(s->resp));
     s->card_busy_until = 0;
@@ -1452,6 +1744,8 @@ static void meson_mx_sdhc_init(Object *obj)
                                  s);
     s->dat1_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdhc_dat1_latch,
                                  s);
+    s->rx_flush_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                     meson_mx_sdhc_rx_flush_done, s);
     qdev_init_gpio_in_named(DEVICE(s), meson_mx_sdhc_dat1_in, "sdio-dat1", 1);
     s->rx_window_lo = 0;
     s->rx_window_hi = 100;
@@ -1462,20 +1756,39 @@ static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
     MesonMxSdhcState *s = MESON_MX_SDHC(dev);
     static const char *const variants[] = { "meson8", "meson8b", "meson8m2" };
     static const char *const triggers[] = { "edge", "level" };
+    int k;
 
     if (!s->variant) {
         /* what meson8b.dtsi (and meson8.dtsi) write */
         s->variant = g_strdup("meson8");
     }
-    if (meson_mx_sdhc_lookup(variants, ARRAY_SIZE(variants), s->variant,
-                             "variant", errp) < 0) {
+    k = meson_mx_sdhc_lookup(variants, ARRAY_SIZE(variants), s->variant,
+                             "variant", errp);
+    if (k < 0) {
         return;
     }
+    /* meson8m2 flushes the RX FIFO by itself (hardware_flush_all_cmds) */
+    s->hw_flush = k == 2;
     if (!s->irq_trigger) {
         s->irq_trigger = g_strdup("edge");
     }
     if (meson_mx_sdhc_lookup(triggers, ARRAY_SIZE(triggers), s->irq_trigger,
                              "irq-trigger", errp) < 0) {
+        return;
+    }
+    if (!s->dat1_latch) {
+        s->dat1_latch = g_strdup("edge");
+    }
+    k = meson_mx_sdhc_lookup(triggers, ARRAY_SIZE(triggers), s->dat1_latch,
+                             "dat1-latch", errp);
+    if (k < 0) {
+        return;
+    }
+    s->dat1_edge = k == 0;
+    if (s->rx_tail_words > MESON_MX_SDHC_RXFIFO_WORDS_MAX) {
+        error_setg(errp, "meson-mx-sdhc: rx-tail-words=%u: STAT.RXFIFO_CNT"
+                   " counts at most %u", s->rx_tail_words,
+                   MESON_MX_SDHC_RXFIFO_WORDS_MAX);
         return;
     }
     for (int i = 0; i < 4; i++) {
@@ -1494,6 +1807,7 @@ static void meson_mx_sdhc_finalize(Object *obj)
     g_free(s->late_buf);
     timer_free(s->late_timer);
     timer_free(s->dat1_timer);
+    timer_free(s->rx_flush_timer);
 }
 
 static const VMStateDescription vmstate_meson_mx_sdhc = {
@@ -1551,12 +1865,31 @@ static const Property meson_mx_sdhc_properties[] = {
     /* the card's response and CRC status delays, against CTRL.RX_TIMEOUT */
     DEFINE_PROP_UINT32("ncr-clks", MesonMxSdhcState, ncr_clks, 16),
     DEFINE_PROP_UINT32("ncrc-clks", MesonMxSdhcState, ncrc_clks, 4),
+    /*
+     * What nothing on record says about the silicon; each default is the
+     * reading less kind to a driver (Documentation/emulated-board.rst,
+     * "Unknowns of the silicon").
+     */
+    /* DAT1 interrupts: edge (one latch per low period) or level */
+    DEFINE_PROP_STRING("dat1-latch", MesonMxSdhcState, dat1_latch),
+    /* meson8/meson8b: a read's last words wait in the RX FIFO for the flush */
+    DEFINE_PROP_UINT32("rx-tail-words", MesonMxSdhcState, rx_tail_words, 7),
+    DEFINE_PROP_UINT32("rx-flush-ns", MesonMxSdhcState, rx_flush_ns,
+                       RX_FLUSH_NS_DEFAULT),
+    /* a failed data phase: its error this long after the completion bits */
+    DEFINE_PROP_UINT32("late-status-ns", MesonMxSdhcState, late_status_ns,
+                       20000),
+    /* busy-hold faults: CMD_BUSY and ESTA[13:11] this long after completion */
+    DEFINE_PROP_UINT32("busy-hold-ns", MesonMxSdhcState, busy_hold_ns,
+                       150000000),
+    /* STAT shows a drain after SRST (CMD_BUSY, RXFIFO_CNT) */
+    DEFINE_PROP_BOOL("drain-visible", MesonMxSdhcState, drain_visible, false),
 };
 
-/* busy-stall and reset-drain: set at run time, like the faults */
+/* busy-stall, reset-drain, lost DAT1 edges: set at run time, like faults */
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
-    "stall-seed", "reset-drain-ns",
+    "stall-seed", "reset-drain-ns", "dat1-lose-edges",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -19,6 +19,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
 #define MESON_MX_SDHC_MMIO_SIZE   0x42
 #define MESON_MX_SDHC_NUM_REGS    (0x3c / 4)
 #define MESON_MX_SDHC_HIST_BUCKETS 32
+/* STAT.RXFIFO_CNT is 7 bits wide */
+#define MESON_MX_SDHC_RXFIFO_WORDS_MAX 127
 
 /*
  * The model's counters, readable by the guest (sysbus MMIO region 1; not
@@ -65,6 +67,10 @@ enum {
     MESON_FAULT_FREEZE,         /* stays busy, nothing happens until SRST */
     MESON_FAULT_LATE_DMA,       /* read: resp CRC error at the response, the
                                    DMA still writes the blocks afterwards */
+    MESON_FAULT_LOST_EDGE,      /* ISTA latches, the output does not rise
+                                   until ISTA or ICTL is written */
+    MESON_FAULT_BUSY_HOLD,      /* ISTA latches, CMD_BUSY and ESTA[13:11]
+                                   stay set for busy-hold-ns (or SRST) */
     MESON_FAULT__MAX,
 };
 
@@ -99,6 +105,16 @@ typedef struct MesonMxSdhcStats {
     uint64_t stop_timeouts;     /* auto CMD12 after a CMD53, unanswered */
     uint64_t dat1_irqs;         /* ISTA.DAT1_IRQ latched (bus idle) */
     uint64_t addi_dat1_irqs;    /* ISTA.ADDI_DAT1_IRQ (between blocks) */
+    uint64_t dat1_edges_lost;   /* low periods of DAT1 that latched nothing
+                                   (dat1-lose-edges) */
+    uint64_t rx_tail_bytes_flushed; /* RX FIFO tails the flush wrote */
+    uint64_t rx_tail_bytes_lost;    /* tails dropped by SRST or a SEND */
+    uint64_t rx_flush_gaps;     /* flush writes followed by a STAT read/SRST */
+    uint64_t rx_flush_gap_min_ns;   /* flush write -> first STAT read/SRST */
+    uint64_t rx_flush_gap_max_ns;
+    uint64_t late_status_commands;  /* data errors latched after CMD_BUSY */
+    uint64_t lost_edge_commands;    /* completions the output did not show */
+    uint64_t busy_hold_commands;    /* completions busy for busy-hold-ns */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -111,6 +127,7 @@ struct MesonMxSdhcState {
     qemu_irq irq;
     QEMUTimer *done_timer;
     QEMUTimer *late_timer;
+    QEMUTimer *rx_flush_timer;
 
     uint32_t regs[MESON_MX_SDHC_NUM_REGS];
     /* response words as read back through PDMA.PIO_RDRESP + ARGU */
@@ -122,6 +139,21 @@ struct MesonMxSdhcState {
     bool frozen;                /* busy until SRST (freeze, RX phase) */
     bool irq_stuck;             /* lost-irq: ISTA latches nothing until SRST */
     uint32_t lost_ista;         /* what ISTA would have latched meanwhile */
+    bool irq_edge_lost;         /* lost-edge: output low until ISTA/ICTL write */
+    int64_t busy_hold_until;    /* busy-hold: CMD_BUSY, ESTA[13:11] until */
+    bool late_status;           /* the data error latches when CMD_BUSY clears */
+    uint32_t late_status_ista;  /* that error */
+
+    /*
+     * The RX FIFO's tail (meson8, meson8b): the last words of a read stay
+     * in the FIFO until the driver flushes it (PDMA.RXFIFO_MANUAL_FLUSH)
+     */
+    uint8_t rx_tail[MESON_MX_SDHC_RXFIFO_WORDS_MAX * 4];
+    uint32_t rx_tail_len;       /* bytes held (0: none) */
+    uint32_t rx_tail_addr;      /* where they go */
+    bool rx_flushing;           /* the flush is written, rx_flush_timer runs */
+    bool rx_flush_gap_open;     /* no STAT read or SRST since the flush */
+    int64_t rx_flush_at;        /* when the flush was written */
 
     /* late-dma: the read data the DMA engine still writes after the error */
     uint8_t *late_buf;
@@ -140,12 +172,16 @@ struct MesonMxSdhcState {
     uint32_t cur_addr;
     int cur_fault;
     bool cur_rx_crc;            /* read sampled outside the rx-window */
+    bool cur_stop_timeout;      /* its auto CMD12 went unanswered (SDIO) */
     uint32_t cur_ista;          /* what completion will set in ISTA */
 
     MesonMxSdhcStats stats;
 
     /* SDIO: the card's interrupt on DAT1 (GPIO input "sdio-dat1") */
     bool dat1_low;
+    bool dat1_latched;          /* this low period has latched (dat1-latch) */
+    bool dat1_lost;             /* this low period latches nothing */
+    uint32_t dat1_lose_edges;   /* QMP: the next N low periods latch nothing */
     uint32_t dat1_bit;          /* what dat1_timer will latch */
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */
@@ -192,6 +228,15 @@ struct MesonMxSdhcState {
     uint32_t dt_vqmmc_uv;       /* 0: 1.8 V for eMMC HS200, else 3.3 V */
     uint32_t dt_reg_size;       /* the DT's reg size (meson.dtsi: 0x42) */
     char *irq_trigger;          /* DT interrupt type: edge (SoC) or level */
+    char *dat1_latch;           /* edge: one latch per low period of DAT1;
+                                   level: again after each ISTA clear */
+    bool dat1_edge;
+    bool hw_flush;              /* meson8m2: the RX FIFO empties by itself */
+    uint32_t rx_tail_words;     /* words a read leaves in the RX FIFO */
+    uint32_t rx_flush_ns;       /* flush write -> the tail in memory */
+    uint32_t late_status_ns;    /* data error after the completion bits */
+    uint32_t busy_hold_ns;      /* busy-hold: how long */
+    bool drain_visible;         /* STAT shows a drain after SRST */
     bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
     /*
      * rx-window: the RX phases (CLK2[11:0] * 100 / (divider + 1), in percent
