@@ -673,12 +673,28 @@ static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
     }
     s->rx_flushing = true;
     s->rx_flush_at = now;
+    s->rx_flush_due = now + s->rx_flush_ns;
     s->rx_flush_gap_open = true;
     if (!s->rx_flush_ns) {
         meson_mx_sdhc_rx_flush_done(s);
         return;
     }
-    timer_mod(s->rx_flush_timer, now + s->rx_flush_ns);
+    timer_mod(s->rx_flush_timer, s->rx_flush_due);
+}
+
+/*
+ * A register access after the flush's time sees the tail landed, even if
+ * rx_flush_timer has not run yet: under multi-threaded TCG (emu-run
+ * --parallel) a guest that polls STAT can keep the main loop from running
+ * the timer for milliseconds.
+ */
+static void meson_mx_sdhc_rx_flush_catch_up(MesonMxSdhcState *s)
+{
+    if (s->rx_flushing &&
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->rx_flush_due) {
+        timer_del(s->rx_flush_timer);
+        meson_mx_sdhc_rx_flush_done(s);
+    }
 }
 
 /*
@@ -1187,6 +1203,7 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
                       offset);
         return 0;
     }
+    meson_mx_sdhc_rx_flush_catch_up(s);
 
     switch (idx) {
     case R_ARGU:
@@ -1244,6 +1261,7 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
                       offset);
         return;
     }
+    meson_mx_sdhc_rx_flush_catch_up(s);
 
     switch (idx) {
     case R_SEND:

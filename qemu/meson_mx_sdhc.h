@@ -154,6 +154,7 @@ struct MesonMxSdhcState {
     bool rx_flushing;           /* the flush is written, rx_flush_timer runs */
     bool rx_flush_gap_open;     /* no STAT read or SRST since the flush */
     int64_t rx_flush_at;        /* when the flush was written */
+    int64_t rx_flush_due;       /* when the tail lands */
 
     /* late-dma: the read data the DMA engine still writes after the error */
     uint8_t *late_buf;
