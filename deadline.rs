@@ -51,7 +51,23 @@ impl SdhcHost<'_> {
         #[cfg(feature = "stats")]
         let arm_after =
             logic::arm_after_ms(deadline_ms, host.data().sdhc.debugfs.watchdog_early_ms());
-        host.arm_timer(Delta::from_millis(i64::from(arm_after)));
+        host.arm_timer(Self::watch_period(host, arm_after));
+    }
+
+    /// `ms` as the timer's delay, at most the period at which the timer looks for a missed
+    /// SDIO card interrupt while one is enabled: a request's deadline must not keep the timer
+    /// away that long (it arms itself again for the rest of a deadline not yet due).
+    fn watch_period(host: &Host<Self>, ms: u32) -> Delta {
+        let ms = i64::from(ms);
+        #[cfg(feature = "sdio_irq")]
+        let ms = if host.data().sdhc.sdio.watched() {
+            ms.min(crate::sdio_irq::RECOVER_PERIOD_MS)
+        } else {
+            ms
+        };
+        #[cfg(not(feature = "sdio_irq"))]
+        let _ = host;
+        Delta::from_millis(ms)
     }
 
     /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
@@ -63,7 +79,7 @@ impl SdhcHost<'_> {
                 #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_deadline_rearm();
                 // Unless a later request armed the watchdog meanwhile: its own deadline stands.
-                host.arm_timer_if_idle(Delta::from_millis(i64::from(ms)));
+                host.arm_timer_if_idle(Self::watch_period(host, ms));
             }
             Due::Idle => {}
         }

@@ -20,7 +20,7 @@ mkdir -p "$LOGDIR"
 EMU_RUNS=0
 emu() {
     EMU_RUNS=$((EMU_RUNS + 1))
-    local keep="$LOGDIR/$(basename "$0" .sh).run$EMU_RUNS.serial.log"
+    local keep="$LOGDIR/${TEST_NAME:-$(basename "$0" .sh)}.run$EMU_RUNS.serial.log"
     local rc=0
     "$EMU" --quiet --log "$T/serial.log" "$@" || rc=$?
     cp "$T/serial.log" "$keep" 2>/dev/null || true

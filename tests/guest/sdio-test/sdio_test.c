@@ -24,6 +24,11 @@
  *          counted (delivered by the handler / raised by the card) with the
  *          latency from the card's assertion (read back from the card, in
  *          the virtual time the ARM generic timer counts) to the handler
+ *  irqchain each interrupt's handler raises the next, 0 to 300 us later:
+ *          interrupts that arrive between the host's service of one and its
+ *          acknowledgement (prints @@SDIO-IRQCHAIN); the handlers of both
+ *          cases check CCCR INTx first and count a call with nothing pending
+ *          (spurious_calls) instead of taking it for an interrupt
  *  faults  (not in "all") CMD52 and CMD53 byte/block-mode writes and reads
  *          while the host injects CRC errors and timeouts: errors per kind,
  *          never wrong data (prints @@SDIO-FAULTS); faults_check, with the
@@ -114,6 +119,8 @@ struct sdio_test {
 	unsigned int tests;
 	/* interrupts */
 	atomic_t delivered;
+	atomic_t spurious_calls; /* the handler ran with nothing pending */
+	unsigned int chain_left; /* irqchain: interrupts still to raise */
 	struct completion irq_done;
 	u64 irq_lat_ns[512];
 	unsigned int nlat;
@@ -728,6 +735,28 @@ static void test_sg(struct sdio_test *t)
 	verify_block(t, "block read after the sg lists", 0, RAM_SIZE);
 }
 
+/*
+ * Whether the card has the function's interrupt pending (CCCR INTx), as a
+ * function driver checks its own status: a host may call the handler once
+ * more for an interrupt it already delivered (a stale latch), which is
+ * counted, not taken for a new one.
+ */
+static bool irq_pending(struct sdio_test *t, struct sdio_func *func)
+{
+	int err = 0;
+	u8 pending = sdio_f0_readb(func, SDIO_CCCR_INTx, &err);
+
+	if (err) {
+		t->irq_ack_failed = true;
+		return false;
+	}
+	if (!(pending & BIT(func->num))) {
+		atomic_inc(&t->spurious_calls);
+		return false;
+	}
+	return true;
+}
+
 static void sdio_test_irq(struct sdio_func *func)
 {
 	struct sdio_test *t = sdio_get_drvdata(func);
@@ -735,6 +764,9 @@ static void sdio_test_irq(struct sdio_func *func)
 	unsigned int i;
 	int err = 0;
 	u8 b;
+
+	if (!irq_pending(t, func))
+		return;
 
 	/* the card's assertion time, then the acknowledgement */
 	for (i = 0; i < 8 && !err; i++) {
@@ -774,6 +806,96 @@ static int raise_after(struct sdio_test *t, u32 us)
 	return err;
 }
 
+/* raises the card's interrupt `us` microseconds from now; the host is claimed */
+static int raise_claimed(struct sdio_func *func, u32 us)
+{
+	int err = 0, i;
+
+	for (i = 0; i < 4 && !err; i++)
+		sdio_writeb(func, us >> (8 * i), REG_IRQ_DELAY + i, &err);
+	if (!err)
+		sdio_writeb(func, 1, REG_IRQ_CTRL, &err);
+	return err;
+}
+
+/*
+ * irqchain's handler: acknowledges the interrupt at the card and raises the
+ * next one 0 to 300 us later before it returns, so that the card interrupts
+ * again while the host is between its service of this one and the
+ * acknowledgement that re-enables it (ack_sdio_irq), or just after.
+ */
+static void sdio_test_irq_chain(struct sdio_func *func)
+{
+	struct sdio_test *t = sdio_get_drvdata(func);
+	int err = 0;
+
+	if (!irq_pending(t, func))
+		return;
+	sdio_writeb(func, 1, REG_IRQ_ACK, &err);
+	if (err) {
+		t->irq_ack_failed = true;
+		return;
+	}
+	atomic_inc(&t->delivered);
+	if (t->chain_left) {
+		t->chain_left--;
+		if (raise_claimed(func, rnd(t, 300)))
+			t->irq_ack_failed = true;
+		t->ops += 5;
+	} else {
+		complete(&t->irq_done);
+	}
+}
+
+/*
+ * irqchain: 4 * irqs interrupts, each raised by the handler of the one
+ * before (sdio_test_irq_chain): every one delivered, none lost between the
+ * host's service and its acknowledgement.
+ */
+static void test_irq_chain(struct sdio_test *t)
+{
+	unsigned int n = 4 * irqs;
+	u64 raised0, raised1;
+	bool timeout = false;
+	int err;
+
+	atomic_set(&t->delivered, 0);
+	atomic_set(&t->spurious_calls, 0);
+	t->irq_ack_failed = false;
+	init_completion(&t->irq_done);
+	err = read_reg(t, REG_RAISED, 4, &raised0);
+	if (err)
+		return count_error(t, "raised count", REG_RAISED, 4, err);
+	sdio_claim_host(t->func);
+	t->chain_left = n - 1;
+	err = sdio_claim_irq(t->func, sdio_test_irq_chain);
+	if (!err)
+		err = raise_claimed(t->func, 100);
+	sdio_release_host(t->func);
+	if (err)
+		return count_error(t, "sdio_claim_irq/raise", 0, 0, err);
+	if (!wait_for_completion_timeout(&t->irq_done, msecs_to_jiffies(10000))) {
+		timeout = true;
+		count_error(t, "interrupt chain stopped", atomic_read(&t->delivered),
+			    n, -ETIMEDOUT);
+	}
+	msleep(50);
+	sdio_claim_host(t->func);
+	sdio_release_irq(t->func);
+	sdio_release_host(t->func);
+	err = read_reg(t, REG_RAISED, 4, &raised1);
+	if (err)
+		count_error(t, "raised count", REG_RAISED, 4, err);
+	if (t->irq_ack_failed)
+		count_error(t, "acknowledge or raise in the handler", REG_IRQ_ACK, 1, -EIO);
+	if (raised1 - raised0 != n || atomic_read(&t->delivered) != n)
+		count_error(t, "raised/delivered", n, atomic_read(&t->delivered),
+			    -EINVAL);
+	pr_info("@@SDIO-IRQCHAIN raised=%llu delivered=%d spurious_calls=%d timeouts=%u\n",
+		raised1 - raised0, atomic_read(&t->delivered),
+		atomic_read(&t->spurious_calls), timeout);
+}
+
 static void test_irq(struct sdio_test *t)
 {
 	u64 raised0, raised1, spurious;
@@ -781,6 +903,7 @@ static void test_irq(struct sdio_test *t)
 	int err;
 
 	atomic_set(&t->delivered, 0);
+	atomic_set(&t->spurious_calls, 0);
 	t->nlat = 0;
 	t->irq_ack_failed = false;
 	init_completion(&t->irq_done);
@@ -841,9 +964,9 @@ static void test_irq(struct sdio_test *t)
 		count_error(t, "raised/delivered", n, atomic_read(&t->delivered),
 			    -EINVAL);
 	sort(t->irq_lat_ns, t->nlat, sizeof(u64), cmp_u64, NULL);
-	pr_info("@@SDIO-IRQ raised=%llu delivered=%d during_transfers=%u spurious=%llu timeouts=%u lat_min_ns=%llu lat_median_ns=%llu lat_p99_ns=%llu lat_max_ns=%llu\n",
+	pr_info("@@SDIO-IRQ raised=%llu delivered=%d during_transfers=%u spurious=%llu timeouts=%u spurious_calls=%d lat_min_ns=%llu lat_median_ns=%llu lat_p99_ns=%llu lat_max_ns=%llu\n",
 		raised1 - raised0, atomic_read(&t->delivered), during, spurious,
-		timeouts, t->nlat ? t->irq_lat_ns[0] : 0,
+		timeouts, atomic_read(&t->spurious_calls), t->nlat ? t->irq_lat_ns[0] : 0,
 		t->nlat ? t->irq_lat_ns[t->nlat / 2] : 0,
 		t->nlat ? t->irq_lat_ns[(t->nlat * 99) / 100] : 0,
 		t->nlat ? t->irq_lat_ns[t->nlat - 1] : 0);
@@ -1443,6 +1566,7 @@ static void bench_irq(struct sdio_test *t)
 	int err;
 
 	atomic_set(&t->delivered, 0);
+	atomic_set(&t->spurious_calls, 0);
 	t->nlat = 0;
 	t->irq_ack_failed = false;
 	init_completion(&t->irq_done);
@@ -1517,6 +1641,7 @@ static const struct {
 	{ "fw", test_fw },
 	{ "sg", test_sg },
 	{ "irq", test_irq },
+	{ "irqchain", test_irq_chain },
 	{ "faults", test_faults },
 	{ "faults_check", test_faults_check },
 	{ "bench", test_bench },

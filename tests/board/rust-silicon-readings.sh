@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The Rust driver under the model's less kind readings of what the silicon may do
+# (Documentation/emulated-board.rst, "Unknowns of the silicon"), one boot on an eMMC, each
+# phase a fio write of a region and its verifying read (O_DIRECT, 128 KiB), bounced and
+# direct:
+#   flush      the read's last words reach memory only 200 us after the manual RX FIFO
+#              flush (rx-flush-ns=200000): the driver waits for STAT's RX count (debugfs
+#              read_flush_wait=1): 0 verify errors, no tail lost; without the wait
+#              (read_flush_wait=0, the C driver's way) the reads' tails are stale: verify
+#              errors and the model's rx_tail_bytes_lost (the check that the fault bites);
+#   late       data CRC errors on writes latch after their completion bit (late-status-ns,
+#              the model's default): the driver reads ISTA again once the controller is
+#              idle (stats late_status) and fails the write; what fio was told was written
+#              reads back whole (a write it was told failed may not);
+#   busy       the controller stays busy 150 ms after a read completed (busy-hold): the
+#              request fails (error_not_ready) and is retried, no verify error;
+#   lost-edge  a completion latched in ISTA whose interrupt never rose (lost-edge): the
+#              deadline completes it as its interrupt would have (deadline_completed), not
+#              with ETIMEDOUT (error_deadline 0);
+#   stall      a command sleeps 11 s before it is written to SEND (debugfs send_stall_ms), past
+#              its 10 s deadline: it is sent under the in-flight lock, so the deadline cannot
+#              complete the request (and the core send the next) while it sleeps: the read is
+#              right and the model saw no SEND while busy;
+#   drain      after a late-dma fault's reset the DMA engine writes on for up to 5 ms, visible
+#              in STAT (drain-visible=true), against the driver's bound shortened to 100 us
+#              (debugfs reset_drain_us=50: the late DMA of a read does not outlast the 2 ms
+#              default): the bound does not see it end, so the bounce buffer is held back
+#              (held_back) or the direct pages wait (quiesce_busy), and nothing is written
+#              after the memory was handed back (drain_bytes_after_cmd 0).
+. "$(dirname "$0")/../lib.sh"
+cat > "$T/host.sh" <<HOST
+#!/usr/bin/env bash
+set -e
+case "\$1" in
+late) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=3 limit=4 dir=write ;;
+busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
+lost-edge) "$QMP" "\$EMU_QMP" faults lost-edge after=3 limit=1 dir=read ;;
+drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=100000 seed=9 limit=4 dir=read ;;
+clear) "$QMP" "\$EMU_QMP" faults none; "$QMP" "\$EMU_QMP" drain 0 ;;
+stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
+esac
+HOST
+chmod +x "$T/host.sh"
+g=$(guest t <<'G'
+set -e
+load_driver rust
+wait_card 60 || fail "no card"
+D=$(rs_debugfs)
+st() { sed -n "s/^$1: //p" "$D/stats"; }
+fio_rw() { # RW SEED SIZE: write (RW=write) or verify (RW=read) SIZE at the card's start
+  if [ "$1" = write ]; then
+    fio --name=w --filename=$DEV --direct=1 --rw=write --bs=$BS --size=$3 --verify=crc32c \
+        --do_verify=0 --randseed=$2 --output-format=terse >/tmp/fio.out 2>&1
+  else
+    fio --name=r --filename=$DEV --direct=1 --rw=read --bs=$BS --size=$3 --verify=crc32c \
+        --verify_only=1 --randseed=$2 --verify_fatal=0 --output-format=terse >/tmp/fio.out 2>&1
+  fi
+}
+bad() { grep -ci 'verify: bad\|verify failed\|bad magic\|bad header\|crc32c' /tmp/fio.out || true; }
+phase() { # NAME FAULT SEED [BS]: write, faults armed (FAULT, or - for none) for the write or the read
+  BS=${4:-128k}
+  echo 1 > "$D/stats"
+  host_sync stats-before-$1
+  [ "$2" = late ] && host_sync late
+  set +e
+  fio_rw write $3 8m; wrc=$?
+  host_sync clear
+  [ "$2" != - ] && [ "$2" != late ] && host_sync $2
+  for fb in 1 0; do
+    echo $fb > "$D/force_bounce"
+    fio_rw read $3 8m; rrc=$?
+    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(bad) late_status=$(st late_status) not_ready=$(st error_not_ready) deadline_completed=$(st deadline_completed) deadlines=$(st error_deadline) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy) flush_errors=$(st error_flush)"
+  done
+  set -e
+  host_sync clear
+  host_sync stats-$1
+}
+phase flush - 11
+echo 0 > "$D/read_flush_wait"
+phase nowait - 11
+echo 1 > "$D/read_flush_wait"
+phase late late 12
+phase busy busy 13
+phase lost-edge lost-edge 14
+# the driver's bound (reset_drain_us: 1 ms wait, 1 ms poll) shortened to 50 us + 50 us, so
+# that the late DMA's visible drain outlasts it
+echo 50 > "$D/reset_drain_us"
+phase drain drain 15
+echo 1000 > "$D/reset_drain_us"
+# stall: the next command sleeps 11 s before SEND (send_stall_ms), past its 10 s deadline
+echo 1 > "$D/stats"
+host_sync stats-before-stall
+dd if=$DEV of=/tmp/ref bs=4k count=1 skip=100 iflag=direct 2>/dev/null
+echo 11000 > "$D/send_stall_ms"
+set +e
+dd if=$DEV of=/tmp/blk bs=4k count=1 skip=100 iflag=direct 2>/dev/null; drc=$?
+cmp -s /tmp/ref /tmp/blk; same=$?
+set -e
+say "PHASE stall rc=$drc differs=$same deadlines=$(st error_deadline) late_interrupts=$(st late_interrupts)"
+host_sync stats-stall
+say "@@READINGS done"
+G
+)
+emu --card emmc --size 64 --driver none --timeout 900 --model rx-flush-ns=200000 \
+    --model drain-visible=true --host-script "$T/host.sh" "$g" || { echo "FAILED: run"; exit 1; }
+log="$T/serial.log"
+fail=0
+check "the guest script finished" grep -q '@@READINGS done' "$log" || fail=1
+m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
+for p in flush nowait late busy lost-edge drain; do
+  for fb in 1 0; do
+    line=$(grep -o "PHASE $p bounce=$fb .*" "$log" | tail -1)
+    echo "  $line"
+    v() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$line"; }
+    case $p in
+    nowait) if [ $fb = 1 ]; then check "nowait: stale read tails without the wait (verify errors $(v verify_errors))" \
+              [ "$(v verify_errors)" -gt 0 ] || fail=1; fi ;;
+    late) check "late bounce=$fb: a write the card rejected is reported failed, or reads back whole" \
+         eval "[ $(v write_rc) != 0 ] || [ $(v verify_errors) = 0 ]" || fail=1 ;;
+    *) check "$p bounce=$fb: write and read+verify passed" \
+         eval "[ $(v write_rc) = 0 ] && [ $(v read_rc) = 0 ] && [ $(v verify_errors) = 0 ]" || fail=1 ;;
+    esac
+  done
+done
+lost=$(m flush rx_tail_bytes_lost); flushed=$(m flush rx_tail_bytes_flushed)
+check "flush: $flushed tail bytes flushed, $lost lost" eval "[ $flushed -gt 0 ] && [ $lost = 0 ]" || fail=1
+check "nowait: the model lost read tails ($(m nowait rx_tail_bytes_lost) bytes)" [ "$(m nowait rx_tail_bytes_lost)" -gt 0 ] || fail=1
+last() { grep -o "PHASE $1 bounce=0 .*" "$log" | tail -1 | sed -n "s/.*\b$2=\([0-9]*\).*/\1/p"; }
+check "late: the model latched $(m late late_status_commands) errors late, the driver found $(last late late_status)" \
+  eval "[ $(m late late_status_commands) -ge 1 ] && [ $(last late late_status) -ge $(m late late_status_commands) ]" || fail=1
+check "busy: $(m busy busy_hold_commands) held busy, $(last busy not_ready) failed not ready" \
+  eval "[ $(m busy busy_hold_commands) = 1 ] && [ $(last busy not_ready) = 1 ]" || fail=1
+check "lost-edge: $(m lost-edge lost_edge_commands) edge lost, $(last lost-edge deadline_completed) completed at the deadline, $(last lost-edge deadlines) timed out" \
+  eval "[ $(m lost-edge lost_edge_commands) = 1 ] && [ $(last lost-edge deadline_completed) = 1 ] && [ $(last lost-edge deadlines) = 0 ]" || fail=1
+dq=$(( $(last drain held_back) + $(last drain quiesce_busy) ))
+check "drain: $(m drain drain_bytes) bytes written after the reset, $(m drain drain_bytes_after_cmd) after the memory was handed back; held back $(last drain held_back), quiesces still busy $(last drain quiesce_busy)" \
+  eval "[ $(m drain drain_bytes) -gt 0 ] && [ $(m drain drain_bytes_after_cmd) = 0 ] && [ $dq -gt 0 ]" || fail=1
+sl=$(grep -o "PHASE stall .*" "$log" | tail -1)
+echo "  $sl"
+check "stall: a command stalled past its deadline before SEND: read right, nothing sent while busy ($(m stall busy_rejects) SENDs rejected), timed out at most once" \
+  eval "[ $(sed -n 's/.*\brc=\([0-9]*\).*/\1/p' <<<"$sl") = 0 ] && [ $(sed -n 's/.*differs=\([0-9]*\).*/\1/p' <<<"$sl") = 0 ] &&
+  [ $(m stall busy_rejects) = 0 ] && [ $(sed -n 's/.*deadlines=\([0-9]*\).*/\1/p' <<<"$sl") -le 1 ]" || fail=1
+exit $fail
