@@ -76,7 +76,10 @@ impl SdhcHost<'_> {
                 #[cfg(feature = "stats")]
                 sdhc.stall_before_send();
                 let sent = sdhc.hw().start_cmd(&cmd);
-                let unsent = sent.err().and_then(|e| cur.take().map(|f| (f, e)));
+                let unsent = match sent {
+                    Ok(()) => None,
+                    Err(e) => cur.take().map(|f| (f, e)),
+                };
                 drop(cur);
                 if let Some((f, e)) = unsent {
                     sdhc.fail_unsent(f, e);
