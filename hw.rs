@@ -221,6 +221,9 @@ impl Hw<'_> {
     pub(crate) fn start_cmd(&self, cmd: &CmdInfo) -> Result {
         let p = CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds);
         let regs = self.regs;
+        // Ready (or reset) before anything of the command is written: a reset may return the
+        // registers to their reset values, and a controller still busy may latch status.
+        self.ready_for_cmd(cmd.opcode)?;
 
         regs.update(regs::MISC, |r| r.with_manual_stop(p.manual_stop));
 
@@ -243,8 +246,6 @@ impl Hw<'_> {
         if let Some(data) = cmd.data {
             regs.write_reg(regs::ADDR::from_raw(data.dma_addr));
         }
-
-        self.ready_for_cmd(cmd.opcode)?;
 
         if let Some(data) = cmd.data {
             (self.soc.set_pdma)(regs, data.write);
@@ -463,6 +464,14 @@ impl Hw<'_> {
             self.regs.write_reg(regs::ICTL::zeroed());
             self.regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         }
+    }
+
+    /// Disables the command's interrupts in `ICTL`, DAT1's kept as they are; `ISTA` is left.
+    pub(crate) fn mask_cmd_irqs(&self) {
+        #[cfg(feature = "sdio_irq")]
+        self.sdio.write_cmd_ictl(self.regs, regs::ICTL::zeroed());
+        #[cfg(not(feature = "sdio_irq"))]
+        self.regs.write_reg(regs::ICTL::zeroed());
     }
 
     /// Sets the RX clock phase.

@@ -179,18 +179,19 @@ impl Sdhc<'_> {
     // cfg(feature = "deadline")
     ///
     // cfg(feature = "deadline")
-    /// That happens when its deadline fired and the controller was reset first. What the
-    /// interrupt latched is then cleared, unless a later request is in flight (whose own
-    /// status it may be): left latched and enabled, a level-triggered line would raise the
-    /// interrupt again at once.
+    /// That happens when its deadline fired first. The command's interrupts are then disabled,
+    /// unless a later request is in flight (whose own they are): left latched and enabled, a
+    /// level-triggered line would raise the interrupt again at once.
     fn take_for_irq(&self, seq: u32) -> Option<InFlight<'_>> {
         let mut cur = self.cur.lock();
         if cur.as_ref().is_some_and(|f| f.seq == seq) {
             return cur.take();
         }
         if cur.is_none() {
-            // Under the lock: no command can start meanwhile (`request` sends under it).
-            self.hw().disable_irqs();
+            // Under the lock: no command can start meanwhile (`request` sends under it). Only
+            // the enables: `ISTA` may be what a completion running outside the lock (the
+            // deadline's) still reads; the next command clears it before it enables anything.
+            self.hw().mask_cmd_irqs();
         }
         drop(cur);
         #[cfg(feature = "stats")]
@@ -205,20 +206,10 @@ impl Sdhc<'_> {
 
     /// Threaded IRQ handler: finishes the request the interrupt is for.
     fn irq_thread(&self) -> IrqReturn {
-        #[cfg(not(feature = "sdio_irq"))]
         let ista = self.irq_ista.load(Acquire);
         // First signals a latched SDIO card interrupt.
         #[cfg(feature = "sdio_irq")]
-        let mut ista = self.irq_ista.load(Acquire);
-        #[cfg(feature = "sdio_irq")]
-        let serviced = self.sdio.service(&self.regs);
-        #[cfg(feature = "stats")]
-        if let Some(relatched) = serviced.relatched {
-            self.debugfs.stats().record_dat1_probe(relatched);
-        }
-        if serviced.signalled && ista == 0 {
-            ista = self.cmd_behind_dat1();
-        }
+        let ista = self.service_sdio(ista);
         if ista == 0 {
             return IrqReturn::Handled;
         }
@@ -226,6 +217,22 @@ impl Sdhc<'_> {
             self.complete(f, ista);
         }
         IrqReturn::Handled
+    }
+
+    /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, probing the silicon's DAT1
+    /// latch), and returns the command's `ISTA`: `ista` as the hard handler saw it, or, for an
+    /// interrupt of DAT1 alone, a command's status that latched behind it.
+    #[cfg(feature = "sdio_irq")]
+    fn service_sdio(&self, ista: u32) -> u32 {
+        let serviced = self.sdio.service(&self.regs, true);
+        #[cfg(feature = "stats")]
+        if let Some(relatched) = serviced.relatched {
+            self.debugfs.stats().record_dat1_probe(relatched);
+        }
+        if serviced.signalled && ista == 0 {
+            return self.cmd_behind_dat1();
+        }
+        ista
     }
 
     /// The status of the command in flight once the controller is done with it: `ista` as its
@@ -350,6 +357,11 @@ impl Sdhc<'_> {
                     d.set_error(e);
                 }
                 errors.data = Some(ErrorKind::Flush);
+                // The engine may still be moving the words: stop it before the pages are
+                // unmapped or the buffer freed.
+                if !self.quiesce() && !bounced {
+                    self.hold_direct();
+                }
             }
         }
         let data_error = mrq.data().is_some_and(|d| d.error().is_some());

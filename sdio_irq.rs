@@ -176,7 +176,8 @@ impl SdioIrqs {
             Self::write_enables(&st, regs, 0);
             regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         }
-        self.service(regs);
+        // Not probed here: the thread records what the probes find.
+        self.service(regs, false);
     }
 
     /// Signals an SDIO card interrupt that no interrupt reported: one latched in `ISTA` whose
@@ -216,10 +217,11 @@ impl SdioIrqs {
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
-    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether there was one. Runs in the
-    /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
-    /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
-    pub(crate) fn service(&self, regs: &Regs<'_>) -> Serviced {
+    /// cleared in `ISTA` until `ack_sdio_irq`. Returns what it did; with `probe` it may probe
+    /// the silicon's DAT1 latch. Runs in the threaded IRQ handler and after a command (process
+    /// context): the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must not be taken
+    /// in the hard IRQ handler.
+    pub(crate) fn service(&self, regs: &Regs<'_>, probe: bool) -> Serviced {
         let mut st = self.state.lock();
         let ista = regs.read(regs::ISTA).into_raw();
         if !st.enabled || ista & DAT1_IRQS == 0 || st.signal.is_none() {
@@ -228,7 +230,11 @@ impl SdioIrqs {
         Self::signal_masked(&mut st, regs);
         Serviced {
             signalled: true,
-            relatched: Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS),
+            relatched: if probe {
+                Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS)
+            } else {
+                None
+            },
         }
     }
 
