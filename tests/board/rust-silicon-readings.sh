@@ -35,7 +35,7 @@ case "\$1" in
 late) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=3 limit=4 dir=write ;;
 busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
 lost-edge) "$QMP" "\$EMU_QMP" faults lost-edge after=3 limit=1 dir=read ;;
-drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=100000 seed=9 limit=4 dir=read ;;
+drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=200000 seed=9 limit=6 dir=read ;;
 clear) "$QMP" "\$EMU_QMP" faults none; "$QMP" "\$EMU_QMP" drain 0 ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
