@@ -22,8 +22,8 @@
 #              complete the request (and the core send the next) while it sleeps: the read is
 #              right and the model saw no SEND while busy;
 #   drain      after a late-dma fault's reset the DMA engine writes on for up to 5 ms, visible
-#              in STAT (drain-visible=true), against the driver's bound shortened to 100 us
-#              (debugfs reset_drain_us=50: the late DMA of a read does not outlast the 2 ms
+#              in STAT (drain-visible=true), against the driver's bound shortened to 2 us
+#              (debugfs reset_drain_us=1: the late DMA of a read does not outlast the 2 ms
 #              default): the bound does not see it end, so the bounce buffer is held back
 #              (held_back) or the direct pages wait (quiesce_busy), and nothing is written
 #              after the memory was handed back (drain_bytes_after_cmd 0).
@@ -82,9 +82,9 @@ echo 1 > "$D/read_flush_wait"
 phase late late 12
 phase busy busy 13
 phase lost-edge lost-edge 14
-# the driver's bound (reset_drain_us: 1 ms wait, 1 ms poll) shortened to 50 us + 50 us, so
+# the driver's bound (reset_drain_us: 1 ms wait, 1 ms poll) shortened to 1 us + 1 us, so
 # that the late DMA's visible drain outlasts it
-echo 50 > "$D/reset_drain_us"
+echo 1 > "$D/reset_drain_us"
 phase drain drain 15
 echo 1000 > "$D/reset_drain_us"
 # stall: the next command sleeps 11 s before SEND (send_stall_ms), past its 10 s deadline
