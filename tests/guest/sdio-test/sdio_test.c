@@ -792,20 +792,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int raise_after(struct sdio_test *t, u32 us)
-{
-	int err = 0, i;
-
-	sdio_claim_host(t->func);
-	for (i = 0; i < 4 && !err; i++)
-		sdio_writeb(t->func, us >> (8 * i), REG_IRQ_DELAY + i, &err);
-	if (!err)
-		sdio_writeb(t->func, 1, REG_IRQ_CTRL, &err);
-	sdio_release_host(t->func);
-	t->ops += 5;
-	return err;
-}
-
 /* raises the card's interrupt `us` microseconds from now; the host is claimed */
 static int raise_claimed(struct sdio_func *func, u32 us)
 {
@@ -815,6 +801,17 @@ static int raise_claimed(struct sdio_func *func, u32 us)
 		sdio_writeb(func, us >> (8 * i), REG_IRQ_DELAY + i, &err);
 	if (!err)
 		sdio_writeb(func, 1, REG_IRQ_CTRL, &err);
+	return err;
+}
+
+static int raise_after(struct sdio_test *t, u32 us)
+{
+	int err;
+
+	sdio_claim_host(t->func);
+	err = raise_claimed(t->func, us);
+	sdio_release_host(t->func);
+	t->ops += 5;
 	return err;
 }
 
