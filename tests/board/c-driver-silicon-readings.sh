@@ -30,26 +30,16 @@ chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
 wait_card 60 || fail "no card"
-fio_rw() { # RW SEED SIZE
-  if [ "$1" = write ]; then
-    fio --name=w --filename=$DEV --direct=1 --rw=write --bs=128k --size=$3 --verify=crc32c \
-        --do_verify=0 --randseed=$2 --output-format=terse >/tmp/fio.out 2>&1
-  else
-    fio --name=r --filename=$DEV --direct=1 --rw=read --bs=128k --size=$3 --verify=crc32c \
-        --verify_only=1 --randseed=$2 --verify_fatal=0 --output-format=terse >/tmp/fio.out 2>&1
-  fi
-}
-bad() { grep -ci 'verify: bad\|verify failed\|bad magic\|bad header\|crc32c' /tmp/fio.out || true; }
 phase() { # NAME FAULT SEED
   host_sync stats-before-$1
   [ "$2" = late ] && host_sync late
   set +e
-  fio_rw write $3 4m; wrc=$?
+  fio_verify write $3 4m 128k; wrc=$?
   host_sync clear
   [ "$2" = busy ] && host_sync busy
-  fio_rw read $3 4m; rrc=$?
+  fio_verify read $3 4m 128k; rrc=$?
   set -e
-  say "PHASE $1 write_rc=$wrc read_rc=$rrc verify_errors=$(bad)"
+  say "PHASE $1 write_rc=$wrc read_rc=$rrc verify_errors=$(fio_bad)"
   host_sync clear
   host_sync stats-$1
 }

@@ -47,29 +47,19 @@ load_driver rust
 wait_card 60 || fail "no card"
 D=$(rs_debugfs)
 st() { sed -n "s/^$1: //p" "$D/stats"; }
-fio_rw() { # RW SEED SIZE: write (RW=write) or verify (RW=read) SIZE at the card's start
-  if [ "$1" = write ]; then
-    fio --name=w --filename=$DEV --direct=1 --rw=write --bs=$BS --size=$3 --verify=crc32c \
-        --do_verify=0 --randseed=$2 --output-format=terse >/tmp/fio.out 2>&1
-  else
-    fio --name=r --filename=$DEV --direct=1 --rw=read --bs=$BS --size=$3 --verify=crc32c \
-        --verify_only=1 --randseed=$2 --verify_fatal=0 --output-format=terse >/tmp/fio.out 2>&1
-  fi
-}
-bad() { grep -ci 'verify: bad\|verify failed\|bad magic\|bad header\|crc32c' /tmp/fio.out || true; }
 phase() { # NAME FAULT SEED [BS]: write, faults armed (FAULT, or - for none) for the write or the read
   BS=${4:-128k}
   echo 1 > "$D/stats"
   host_sync stats-before-$1
   [ "$2" = late ] && host_sync late
   set +e
-  fio_rw write $3 8m; wrc=$?
+  fio_verify write $3 8m $BS; wrc=$?
   host_sync clear
   [ "$2" != - ] && [ "$2" != late ] && host_sync $2
   for fb in 1 0; do
     echo $fb > "$D/force_bounce"
-    fio_rw read $3 8m; rrc=$?
-    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(bad) late_status=$(st late_status) not_ready=$(st error_not_ready) deadline_completed=$(st deadline_completed) deadlines=$(st error_deadline) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy) flush_errors=$(st error_flush)"
+    fio_verify read $3 8m $BS; rrc=$?
+    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(fio_bad) late_status=$(st late_status) not_ready=$(st error_not_ready) deadline_completed=$(st deadline_completed) deadlines=$(st error_deadline) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy) flush_errors=$(st error_flush)"
   done
   set -e
   host_sync clear

@@ -189,3 +189,18 @@ mmc_ios() {
         -e 's/^signal voltage:[[:space:]]*[0-9]* (\(.*\))/signal_voltage=\1/p' "$f" |
         tr ' ' '_'
 }
+
+# fio_verify write|read SEED SIZE [BS]: a pattern (crc32c verify headers) written at the
+# card's start, or read back and verified (O_DIRECT, BS default 128k); fio's output in
+# /tmp/fio.out, its status returned. fio_bad: the verify failures it reported.
+fio_verify() {
+    if [ "$1" = write ]; then
+        fio --name=w --filename=$DEV --direct=1 --rw=write --bs=${4:-128k} --size=$3 \
+            --verify=crc32c --do_verify=0 --randseed=$2 --output-format=terse >/tmp/fio.out 2>&1
+    else
+        fio --name=r --filename=$DEV --direct=1 --rw=read --bs=${4:-128k} --size=$3 \
+            --verify=crc32c --verify_only=1 --randseed=$2 --verify_fatal=0 \
+            --output-format=terse >/tmp/fio.out 2>&1
+    fi
+}
+fio_bad() { grep -ci 'verify: bad\|verify failed\|bad magic\|bad header\|crc32c' /tmp/fio.out || true; }
