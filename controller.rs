@@ -53,12 +53,19 @@ pub(crate) struct InFlight<'a> {
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// When its software deadline passes, computed once before the watchdog was armed.
+    /// When its software deadline passes: computed before the watchdog was armed, started
+    /// again when the command is written to the controller ([`InFlight::sent`]).
     #[cfg(feature = "deadline")]
     pub(crate) due: kernel::time::Instant<kernel::time::Monotonic>,
     /// How long that deadline is, in milliseconds.
     #[cfg(feature = "deadline")]
     pub(crate) deadline_ms: u32,
+}
+
+/// Without a software deadline there is no clock to start when the command is sent.
+#[cfg(not(feature = "deadline"))]
+impl InFlight<'_> {
+    pub(crate) fn sent(&mut self) {}
 }
 
 /// The controller, shared by the MMC callbacks and the interrupt handlers.
@@ -84,6 +91,8 @@ pub(crate) struct Sdhc<'a> {
     /// The bounce buffers held back after an error, one bit each, while the controller may
     /// still write them (`drain.rs`).
     pub(crate) held_slots: Atomic<u32>,
+    /// How many data requests in a row have found the controller busy with buffers held.
+    pub(crate) held_tries: Atomic<u32>,
     /// The number of the request last handed to the controller (`InFlight::seq`).
     pub(crate) started_seq: Atomic<u32>,
     /// `started_seq` when the hard IRQ handler ran: the request the interrupt is for.

@@ -42,6 +42,15 @@ use crate::{
     regs, //
 };
 
+impl InFlight<'_> {
+    /// Starts the deadline's clock again once the command is written to the controller: the
+    /// time before (waiting for the controller, a preempted thread) is not the card's, and the
+    /// request cannot complete before it (`request.rs` sends under `cur`).
+    pub(crate) fn sent(&mut self) {
+        self.due = Instant::now() + Delta::from_millis(i64::from(self.deadline_ms));
+    }
+}
+
 impl SdhcHost<'_> {
     /// Arms the host's timer, the watchdog, for a request whose deadline is `deadline_ms` from
     /// now.

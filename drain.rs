@@ -10,19 +10,27 @@
 //! request's memory is not handed to anyone who could use it while the engine may write it:
 //!
 //! - a bounce buffer is held back: the request fails (nothing is copied back), and the buffer
-//!   is freed only when a later request finds the controller idle ([`Sdhc::release_held`]);
+//!   is freed only when a later request finds the controller idle ([`Sdhc::release_held`]), or
+//!   after another reset once [`logic::HELD_MAX_TRIES`] requests in a row have not;
 //! - the pages of a direct request are handed back only when the controller shows idle, for
 //!   at most [`DIRECT_HOLD_MS`] more; the request fails.
 //!
 //! A drain that `STAT` does not show cannot be seen by any driver: the bound is all there is.
 
 use kernel::{
+    io::Io,
     prelude::*,
     sync::atomic::Relaxed,
     time::Delta, //
 };
 
-use crate::controller::Sdhc;
+use crate::{
+    controller::Sdhc,
+    logic::{
+        self,
+        HeldRelease, //
+    }, //
+};
 
 /// How long a direct request's pages wait, at most, for a controller that still shows activity
 /// after the quiescing wait.
@@ -82,18 +90,44 @@ impl Sdhc<'_> {
     }
 
     /// Frees the bounce buffers held back after an error once the controller shows idle,
-    /// waiting for that at most [`RELEASE_WAIT_MS`]; a buffer stays held while it does not.
+    /// waiting for that at most [`RELEASE_WAIT_MS`]; a buffer stays held while it does not,
+    /// for at most [`logic::HELD_MAX_TRIES`] requests in a row, after which the controller is
+    /// reset once more and the buffers freed.
     pub(crate) fn release_held(&self) {
-        if self.held_slots.load(Relaxed) == 0
-            || !self.hw().wait_idle(Delta::from_millis(RELEASE_WAIT_MS))
-        {
+        if self.held_slots.load(Relaxed) == 0 {
             return;
         }
+        let idle = self.hw().wait_idle(Delta::from_millis(RELEASE_WAIT_MS));
+        match logic::held_release(idle, self.held_tries.load(Relaxed)) {
+            HeldRelease::Keep(tries) => {
+                self.held_tries.store(tries, Relaxed);
+                return;
+            }
+            HeldRelease::Force => self.force_release(),
+            HeldRelease::Free => {}
+        }
+        self.held_tries.store(0, Relaxed);
         let held = self.held_slots.xchg(0, Relaxed);
         for slot in 0..u32::BITS as usize {
             if held & (1 << slot) != 0 {
                 self.bounce.release(slot);
             }
         }
+    }
+
+    /// The controller has shown activity through [`logic::HELD_MAX_TRIES`] requests since
+    /// buffers were held back: a `STAT` that never reads idle, not a DMA engine writing for a
+    /// second. Resets it once more before the buffers are freed, and says so.
+    fn force_release(&self) {
+        let idle = self.quiesce();
+        #[cfg(feature = "stats")]
+        self.debugfs.stats().record_held_forced();
+        dev_err!(
+            self.dev,
+            "controller shows activity through {} requests (STAT 0x{:08x}, idle after another reset: {}): held bounce buffers freed\n",
+            logic::HELD_MAX_TRIES,
+            self.regs.read(crate::regs::STAT).into_raw(),
+            idle
+        );
     }
 }

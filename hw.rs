@@ -42,18 +42,24 @@ use crate::{
 /// Between polls the thread sleeps (`usleep_range()`, as the C driver's regmap polls do); a
 /// delay of 10 us or less would make `fsleep()` spin instead.
 const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(20);
-const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
-/// The read flush moves at most the RX FIFO's threshold (7 words) to memory: well under a
-/// microsecond at any DDR speed. The poll spins ([`Delta::ZERO`] between reads) for at most
-/// 1 ms, a thousand times that.
+pub(crate) const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
+/// Between polls past the first 100 ms of a wait that covers the card's busy time: the MMC
+/// core's own busy polls (`mmc_poll_for_busy()`) back off to a few milliseconds.
+const WAIT_CARD_BUSY_SLEEP: Delta = Delta::from_micros(1000);
+/// The read flush moves at most the RX FIFO's threshold (7 words) to memory. How long that
+/// takes on the silicon is not measured (the SDHC's port competes with the others in the DDR
+/// controller; Amlogic's driver raises its priority there); FreeBSD's driver allows 100 us.
+/// The poll spins ([`Delta::ZERO`] between reads) for at most 1 ms: a guess, ten times
+/// FreeBSD's.
 const WAIT_RX_FLUSH_SLEEP: Delta = Delta::ZERO;
 const WAIT_RX_FLUSH_TIMEOUT: Delta = Delta::from_micros(1000);
 
 /// How long the DMA engine may go on writing to memory after `SRST`, in microseconds, as the
 /// driver assumes it: nothing documents a DMA-idle bit and neither the C driver nor the vendor
 /// driver waits after the reset. What the engine can still hold is its FIFO and one burst
-/// (`PDMA` bursts of at most 32 words); written at any memory speed that takes well under
-/// 10 us. 1 ms covers it a hundred times over and costs nothing on the error path.
+/// (`PDMA` bursts of at most 32 words). How long writing those takes on the silicon is not
+/// measured (the DDR controller arbitrates between ports); 1 ms is a guess, generous for a
+/// few hundred bytes, and costs nothing on the error path.
 pub(crate) const RESET_DRAIN_US: u32 = 1000;
 
 /// The data phase of a command, as far as the controller needs it.
@@ -288,18 +294,37 @@ impl Hw<'_> {
         }
     }
 
+    /// Polls `done` on `read` for at most `timeout`: every [`WAIT_CMD_READY_SLEEP`] for the
+    /// first [`WAIT_CMD_READY_TIMEOUT`], as the C driver does, then every
+    /// [`WAIT_CARD_BUSY_SLEEP`] (a card programming for hundreds of milliseconds is not polled
+    /// thousands of times).
+    fn poll_ready<T>(
+        &self,
+        read: impl Fn() -> T,
+        done: impl Fn(&T) -> bool,
+        timeout: Delta,
+    ) -> Result {
+        let first = if timeout.as_micros_ceil() > WAIT_CMD_READY_TIMEOUT.as_micros_ceil() {
+            WAIT_CMD_READY_TIMEOUT
+        } else {
+            timeout
+        };
+        if read_poll_timeout(|| Ok(read()), &done, WAIT_CMD_READY_SLEEP, first).is_ok() {
+            return Ok(());
+        }
+        let rest = Delta::from_micros(timeout.as_micros_ceil() - first.as_micros_ceil());
+        read_poll_timeout(|| Ok(read()), &done, WAIT_CARD_BUSY_SLEEP, rest).map(|_| ())
+    }
+
     /// Waits until the controller is idle: `STAT.CMD_BUSY` clear, then `ESTA[13:11]` zero, for
-    /// at most 100 ms each (`meson_mx_sdhc_wait_cmd_ready()`). Unlike the C driver it does not
-    /// reset the controller when that fails but says so: `ETIMEDOUT`, which fails the request
-    /// the wait was for (an automatic CMD12 that hangs, a command path busy through a busy
-    /// phase); the caller resets.
-    pub(crate) fn wait_cmd_ready(&self, opcode: u32) -> Result {
-        let busy = read_poll_timeout(
-            || Ok(self.regs.read(regs::STAT)),
-            |s| !s.cmd_busy(),
-            WAIT_CMD_READY_SLEEP,
-            WAIT_CMD_READY_TIMEOUT,
-        );
+    /// at most `timeout` each (the C driver's `meson_mx_sdhc_wait_cmd_ready()` allows 100 ms,
+    /// [`WAIT_CMD_READY_TIMEOUT`]; after a write or an R1b command the caller gives the card's
+    /// own busy time, in case `CMD_BUSY` covers it). Unlike the C driver it does not reset the
+    /// controller when that fails but says so: `ETIMEDOUT`, which fails the request the wait
+    /// was for (an automatic CMD12 that hangs, a command path busy past the card's busy
+    /// time); the caller resets.
+    pub(crate) fn wait_cmd_ready(&self, opcode: u32, timeout: Delta) -> Result {
+        let busy = self.poll_ready(|| self.regs.read(regs::STAT), |s| !s.cmd_busy(), timeout);
         if busy.is_err() {
             dev_warn!(
                 self.dev,
@@ -309,11 +334,10 @@ impl Hw<'_> {
             return Err(ETIMEDOUT);
         }
 
-        let esta = read_poll_timeout(
-            || Ok(self.regs.read(regs::ESTA)),
+        let esta = self.poll_ready(
+            || self.regs.read(regs::ESTA),
             |e| e.esta_11_13().get() == 0,
-            WAIT_CMD_READY_SLEEP,
-            WAIT_CMD_READY_TIMEOUT,
+            timeout,
         );
         if esta.is_err() {
             dev_warn!(
@@ -330,7 +354,7 @@ impl Hw<'_> {
     /// it stays busy resets it (as the C driver does); fails with `EIO` if even the reset does
     /// not make it ready.
     fn ready_for_cmd(&self, opcode: u32) -> Result {
-        if self.wait_cmd_ready(opcode).is_ok() {
+        if self.wait_cmd_ready(opcode, WAIT_CMD_READY_TIMEOUT).is_ok() {
             return Ok(());
         }
         self.reset();

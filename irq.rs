@@ -18,7 +18,8 @@ use kernel::{
             Release, //
         },
         Arc, //
-    }, //
+    },
+    time::Delta, //
 };
 
 use crate::{
@@ -27,6 +28,7 @@ use crate::{
         Sdhc, //
     },
     logic::{
+        self,
         ErrorKind,
         IrqSources,
         ERROR_IRQS, //
@@ -239,12 +241,15 @@ impl Sdhc<'_> {
     /// interrupt showed it, with the error bits that latched since. The silicon may latch a
     /// command's error bits after its completion bit (a write's CRC status after `DMA_DONE`):
     /// unless `ista` has an error already, this waits until the controller is idle and reads
-    /// `ISTA` again. `Err` if the controller stays busy.
-    fn final_status(&self, opcode: u32, ista: u32) -> (u32, Result) {
+    /// `ISTA` again. `Err` if the controller stays busy longer than the command allows
+    /// ([`Self::ready_wait`]).
+    fn final_status(&self, mrq: &Request, ista: u32) -> (u32, Result) {
         if ista & ERROR_IRQS != 0 {
             return (ista, Ok(()));
         }
-        let ready = self.hw().wait_cmd_ready(opcode);
+        let ready = self
+            .hw()
+            .wait_cmd_ready(mrq.cmd().opcode(), self.ready_wait(mrq));
         let late = self.regs.read(regs::ISTA).into_raw() & ERROR_IRQS;
         #[cfg(feature = "stats")]
         if late != 0 {
@@ -253,11 +258,24 @@ impl Sdhc<'_> {
         (ista | late, ready)
     }
 
+    /// How long the controller may stay busy after `mrq`'s completion interrupt: the C
+    /// driver's 100 ms, or the card's own busy time after a write or an R1b command if that is
+    /// longer (`CMD_BUSY` may cover it: [`logic::ready_wait_ms`]).
+    fn ready_wait(&self, mrq: &Request) -> Delta {
+        let cmd = mrq.cmd();
+        let write_block_ms = mrq.data().filter(|d| d.is_write()).map_or(0, |d| {
+            let (ns, clks) = d.timeout();
+            logic::block_timeout_ms(ns, clks, self.bus_hz.load(Relaxed))
+        });
+        let ms = logic::ready_wait_ms(write_block_ms, cmd.resp_busy(), cmd.busy_timeout_ms());
+        Delta::from_millis(i64::from(ms))
+    }
+
     /// Finishes the transfer of `f`, whose interrupt showed `ista`, reads the response and
     /// completes the request.
     pub(crate) fn complete(&self, f: InFlight<'_>, ista: u32) {
         let InFlight { mut mrq, slot, .. } = f;
-        let (ista, ready) = self.final_status(mrq.cmd().opcode(), ista);
+        let (ista, ready) = self.final_status(&mrq, ista);
         let mut errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
         if ready.is_err() {
             errors.set_not_ready(&mrq);

@@ -135,9 +135,11 @@ pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
 /// address on the silicon, so none is sent.
 pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
 
-/// The controller's longest busy wait (R1b), in milliseconds.
-#[cfg(feature = "deadline")]
+/// The controller's longest busy wait (R1b), in milliseconds (`max_busy_timeout`).
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
+/// How long the controller may stay busy after a command's completion interrupt, in
+/// milliseconds, when the command leaves the card nothing to do: the C driver's 100 ms.
+pub(crate) const READY_WAIT_MS: u32 = 100;
 /// The longest the card's own waits may add to a deadline, in milliseconds: the per-block
 /// data timeouts of every block and the R1b busy wait together. A 1024-block SD write allows
 /// 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
@@ -183,9 +185,44 @@ pub(crate) struct DeadlineInput {
 
 /// `clks` bus clocks at `khz` kHz in milliseconds, rounded up, in 32-bit arithmetic (32-bit
 /// ARM has no 64-bit division in the kernel).
-#[cfg(feature = "deadline")]
 fn clks_to_ms(clks: u32, khz: u32) -> u32 {
     clks.div_ceil(khz.max(1))
+}
+
+/// The card's data timeout for one block in milliseconds, rounded up: `timeout_ns` and
+/// `timeout_clks` of `struct mmc_data` (`mmc_set_data_timeout()`) at a bus clock of `bus_hz`
+/// (below 100 kHz counted as 100 kHz).
+pub(crate) fn block_timeout_ms(timeout_ns: u32, timeout_clks: u32, bus_hz: u32) -> u32 {
+    timeout_ns
+        .div_ceil(1_000_000)
+        .saturating_add(clks_to_ms(timeout_clks, (bus_hz / 1000).max(100)))
+}
+
+/// The R1b busy wait the core allows a command, and a quarter more (a card that takes all of
+/// it must not meet a limit the scheduling alone can pass); the controller's
+/// [`MAX_BUSY_TIMEOUT_MS`] if the core gave none.
+fn busy_wait_ms(busy_timeout_ms: u32) -> u32 {
+    match busy_timeout_ms {
+        0 => MAX_BUSY_TIMEOUT_MS,
+        t => t.saturating_add(t / 4),
+    }
+}
+
+/// How long the controller may stay busy (`STAT.CMD_BUSY`, `ESTA[13:11]`) after a command's
+/// completion interrupt before the command counts as stuck, in milliseconds. Nothing says
+/// whether `CMD_BUSY` covers the card's own busy time on DAT0, so the wait allows for it: a
+/// write's programming after its last block (`write_block_ms`, the data timeout of one
+/// block, 0 for anything but a write) and an R1b command's busy phase (`busy`, with the
+/// core's `busy_timeout_ms`); never less than [`READY_WAIT_MS`], never more than
+/// [`MAX_BUSY_TIMEOUT_MS`].
+pub(crate) fn ready_wait_ms(write_block_ms: u32, busy: bool, busy_timeout_ms: u32) -> u32 {
+    let card = if busy {
+        busy_wait_ms(busy_timeout_ms)
+    } else {
+        0
+    };
+    card.max(write_block_ms)
+        .clamp(READY_WAIT_MS, MAX_BUSY_TIMEOUT_MS)
 }
 
 /// How long the card itself may make the request wait, in milliseconds: the per-block data
@@ -193,23 +230,14 @@ fn clks_to_ms(clks: u32, khz: u32) -> u32 {
 /// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout and a
 /// quarter, the controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
 #[cfg(feature = "deadline")]
-fn card_wait_ms(r: &DeadlineInput, khz: u32) -> u32 {
+fn card_wait_ms(r: &DeadlineInput) -> u32 {
     let mut ms = 0u32;
     if r.data_len != 0 {
-        let per_block = r
-            .data_timeout_ns
-            .div_ceil(1_000_000)
-            .saturating_add(clks_to_ms(r.data_timeout_clks, khz));
+        let per_block = block_timeout_ms(r.data_timeout_ns, r.data_timeout_clks, r.bus_hz);
         ms = per_block.saturating_mul(r.blocks.max(1));
     }
     if r.busy {
-        // A quarter more than the core's busy timeout: a card that takes all of it must not
-        // meet a deadline that the interrupt's and the work's scheduling alone can pass.
-        let busy = match r.busy_timeout_ms {
-            0 => MAX_BUSY_TIMEOUT_MS,
-            t => t.saturating_add(t / 4),
-        };
-        ms = ms.saturating_add(busy);
+        ms = ms.saturating_add(busy_wait_ms(r.busy_timeout_ms));
     }
     ms.min(MAX_CARD_WAIT_MS)
 }
@@ -233,9 +261,37 @@ pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
         bus = bus.saturating_add(clks_to_ms(data_clks, khz));
     }
     bus.saturating_add(bus / 4)
-        .saturating_add(card_wait_ms(r, khz))
+        .saturating_add(card_wait_ms(r))
         .saturating_add(DEADLINE_MARGIN_MS)
         .max(DEADLINE_MIN_MS)
+}
+
+/// How many data requests in a row may find the controller still showing activity, with bounce
+/// buffers held back after a reset, before those buffers are freed after one more reset
+/// anyway: a `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning)
+/// must not keep them held for good. Each request waits up to 100 ms for idle first
+/// (`drain.rs`), so this is about a second, a thousand times any drain `STAT` has shown.
+pub(crate) const HELD_MAX_TRIES: u32 = 10;
+
+/// What a starting data request does with bounce buffers held back after a reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HeldRelease {
+    /// The controller shows idle: free them.
+    Free,
+    /// It does not: keep them; this many requests in a row have found it so.
+    Keep(u32),
+    /// It has not for [`HELD_MAX_TRIES`] requests in a row: reset it once more and free them.
+    Force,
+}
+
+/// What to do with held bounce buffers when the controller shows `idle` or not, after `tries`
+/// requests in a row found it busy.
+pub(crate) fn held_release(idle: bool, tries: u32) -> HeldRelease {
+    match (idle, tries.saturating_add(1)) {
+        (true, _) => HeldRelease::Free,
+        (false, n) if n >= HELD_MAX_TRIES => HeldRelease::Force,
+        (false, n) => HeldRelease::Keep(n),
+    }
 }
 
 /// What the deadline's work does when it runs and finds a request in flight.
@@ -492,6 +548,8 @@ pub(crate) struct Stats {
     pub(crate) quiesce_busy: u64,
     /// Bounce buffers held back after such a reset until the controller showed idle.
     pub(crate) held_back: u64,
+    /// Times held buffers were freed after another reset without the controller showing idle.
+    pub(crate) held_forced: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -526,6 +584,7 @@ impl Stats {
             quiesce_wait_us: 0,
             quiesce_busy: 0,
             held_back: 0,
+            held_forced: 0,
         }
     }
 
@@ -624,6 +683,11 @@ impl Stats {
         self.held_back = self.held_back.wrapping_add(1);
     }
 
+    /// Counts held buffers freed without the controller showing idle.
+    pub(crate) fn record_held_forced(&mut self) {
+        self.held_forced = self.held_forced.wrapping_add(1);
+    }
+
     /// Counts a quiescing reset, the time waited after it for the DMA engine and whether the
     /// controller showed idle then.
     pub(crate) fn record_quiesce(&mut self, waited_us: u32, idle: bool) {
@@ -714,6 +778,7 @@ impl fmt::Display for Stats {
         writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;
         writeln!(f, "quiesce_busy: {}", Dec(self.quiesce_busy))?;
         writeln!(f, "held_back: {}", Dec(self.held_back))?;
+        writeln!(f, "held_forced: {}", Dec(self.held_forced))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

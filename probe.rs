@@ -53,9 +53,6 @@ use crate::{
     }, //
 };
 
-/// Longest busy wait the controller does in hardware, in milliseconds.
-const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
-
 /// The MMC host controller driver.
 pub(crate) struct SdhcDriver;
 
@@ -165,6 +162,7 @@ fn new_sdhc<'bound>(
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),
             held_slots: Atomic::new(0),
+            held_tries: Atomic::new(0),
             started_seq: Atomic::new(0),
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),
@@ -219,7 +217,7 @@ fn new_host<'bound>(
         max_segs: limits.max_segs,
         max_blk_count: limits.max_blk_count,
         max_blk_size: limits.max_blk_size,
-        max_busy_timeout: MAX_BUSY_TIMEOUT_MS,
+        max_busy_timeout: crate::logic::MAX_BUSY_TIMEOUT_MS,
         max_current_180: 300,
         max_current_330: 300,
         caps: Cap::WaitWhileBusy | Cap::HwReset,

@@ -77,7 +77,12 @@ impl SdhcHost<'_> {
                 sdhc.stall_before_send();
                 let sent = sdhc.hw().start_cmd(&cmd);
                 let unsent = match sent {
-                    Ok(()) => None,
+                    Ok(()) => {
+                        if let Some(f) = &mut *cur {
+                            f.sent();
+                        }
+                        None
+                    }
                     Err(e) => cur.take().map(|f| (f, e)),
                 };
                 drop(cur);

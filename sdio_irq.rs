@@ -21,9 +21,11 @@
 //! clears it in `ISTA` and signals the MMC core, which runs the functions' handlers in its
 //! work and re-enables it with `ack_sdio_irq`.
 //!
-//! The controller's interrupt line is `ICTL & ISTA` and the SoC's interrupt a rising edge: a
-//! DAT1 latched while a command's bit holds the line high raises no edge. So after clearing a
-//! command's bits the driver looks at DAT1 itself ([`SdioIrqs::end_cmd`]).
+//! The driver assumes the controller's interrupt line is `ICTL & ISTA` (nothing documents
+//! whether it is a level or a pulse per latch) and the SoC's interrupt is a rising edge
+//! (`meson.dtsi`): a DAT1 latched while a command's bit holds the line high would raise no
+//! edge. So after clearing a command's bits the driver looks at DAT1 itself
+//! ([`SdioIrqs::end_cmd`]); under a pulse per latch that costs nothing.
 
 use kernel::{
     io::{

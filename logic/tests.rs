@@ -377,6 +377,48 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[test]
+    fn held_buffers_are_freed_when_idle_or_after_the_last_try() -> TestResult {
+        assert_eq!(held_release(true, 0), HeldRelease::Free);
+        assert_eq!(held_release(true, HELD_MAX_TRIES - 1), HeldRelease::Free);
+        assert_eq!(held_release(false, 0), HeldRelease::Keep(1));
+        // Busy on every try: kept for HELD_MAX_TRIES - 1 requests, freed on the last.
+        let mut tries = 0;
+        for _ in 1..HELD_MAX_TRIES {
+            let HeldRelease::Keep(n) = held_release(false, tries) else {
+                return Err("freed before the last try");
+            };
+            assert_eq!(n, tries + 1);
+            tries = n;
+        }
+        assert_eq!(held_release(false, tries), HeldRelease::Force);
+        assert_eq!(held_release(false, u32::MAX), HeldRelease::Force);
+        Ok(())
+    }
+
+    #[test]
+    fn ready_wait_covers_the_cards_busy_time() -> TestResult {
+        // A read, a command without busy: the C driver's 100 ms.
+        assert_eq!(ready_wait_ms(0, false, 0), READY_WAIT_MS);
+        // A write: a block's data timeout (SD: 250 ms), the card's programming after the last
+        // block, in case `CMD_BUSY` covers it.
+        assert_eq!(ready_wait_ms(250, false, 0), 250);
+        assert_eq!(ready_wait_ms(3, false, 0), READY_WAIT_MS);
+        // R1b: the core's busy timeout and a quarter; the controller's limit when unset.
+        assert_eq!(ready_wait_ms(0, true, 400), 500);
+        assert_eq!(ready_wait_ms(0, true, 0), MAX_BUSY_TIMEOUT_MS);
+        assert_eq!(ready_wait_ms(250, true, 1000), 1250);
+        // Never past the controller's limit, whatever the core asks.
+        assert_eq!(ready_wait_ms(u32::MAX, true, u32::MAX), MAX_BUSY_TIMEOUT_MS);
+        // A block's timeout in ms: nanoseconds rounded up, plus clocks at the bus clock
+        // (below 100 kHz counted as 100 kHz).
+        assert_eq!(block_timeout_ms(250_000_000, 0, 50_000_000), 250);
+        assert_eq!(block_timeout_ms(1, 0, 50_000_000), 1);
+        assert_eq!(block_timeout_ms(0, 100_000, 0), 1000);
+        assert_eq!(block_timeout_ms(100_000_000, 1_000_000, 50_000_000), 120);
+        Ok(())
+    }
+
     #[cfg(feature = "deadline")]
     #[test]
     fn expiry_times_out_only_when_due() -> TestResult {

@@ -29,6 +29,9 @@
  *  - late-status-ns: a data command whose data phase fails (CRC, timeout)
  *    latches what a success would at completion, stays busy
  *    (STAT.CMD_BUSY) and latches the error this long after;
+ *  - busy-while-programming: STAT.CMD_BUSY stays set while the card holds
+ *    DAT0 busy programming a write (after the completion interrupt); the
+ *    long-program fault makes one write's programming long-program-ns;
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
  *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
@@ -186,6 +189,7 @@ static const char *const fault_names[MESON_FAULT__MAX] = {
     [MESON_FAULT_LATE_DMA] = "late-dma",
     [MESON_FAULT_LOST_EDGE] = "lost-edge",
     [MESON_FAULT_BUSY_HOLD] = "busy-hold",
+    [MESON_FAULT_LONG_PROGRAM] = "long-program",
 };
 
 /* the kinds a command can get (counted in stats.faults) */
@@ -305,6 +309,8 @@ static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
         /* a read whose response the card sends while its data follows */
         return (send & SEND_CMD_HAS_DATA) && !(send & SEND_DATA_DIR) &&
                (send & SEND_CMD_HAS_RESP);
+    case MESON_FAULT_LONG_PROGRAM:
+        return (send & SEND_CMD_HAS_DATA) && (send & SEND_DATA_DIR);
     case MESON_FAULT_DATA_CRC:
     case MESON_FAULT_DATA_TIMEOUT:
         return send & SEND_CMD_HAS_DATA;
@@ -762,8 +768,10 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             /* the card programs what it got: DAT0 stays low for a while */
             s->card_busy_until = MAX(s->card_busy_until,
                                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) +
-                                 s->prog_base_ns +
-                                 muldiv64(total, s->prog_ns_per_kib, 1024);
+                                 (s->cur_fault == MESON_FAULT_LONG_PROGRAM ?
+                                  s->long_program_ns :
+                                  s->prog_base_ns +
+                                  muldiv64(total, s->prog_ns_per_kib, 1024));
         }
     } else {
         for (uint32_t i = 0; i < blocks; i++) {
@@ -1219,6 +1227,8 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
         uint32_t drain = meson_mx_sdhc_drain_words(s, now);
         uint32_t rx = s->rxfifo_cnt;
         bool busy = s->busy || now < s->busy_hold_until || drain;
+        bool programming = s->busy_while_programming &&
+                           now < s->card_busy_until;
 
         meson_mx_sdhc_rx_flush_gap(s);
         if (s->rx_tail_len) {
@@ -1227,6 +1237,10 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
         rx = MAX(rx, drain);
         if (now < s->card_busy_until) {
             dat &= ~1u; /* DAT0 low: the card is programming */
+        }
+        if (programming && !busy) {
+            s->stats.programming_busy_reads++;
+            busy = true;
         }
         v = (busy ? STAT_CMD_BUSY : 0) |
             (dat << STAT_DAT3_0_SHIFT) |
@@ -1509,6 +1523,7 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"late_status_commands\": %" PRIu64
         ", \"lost_edge_commands\": %" PRIu64
         ", \"busy_hold_commands\": %" PRIu64
+        ", \"programming_busy_reads\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
         ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
@@ -1530,7 +1545,7 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.rx_tail_bytes_lost, s->stats.rx_flush_gaps,
         s->stats.rx_flush_gap_min_ns, s->stats.rx_flush_gap_max_ns,
         s->stats.late_status_commands, s->stats.lost_edge_commands,
-        s->stats.busy_hold_commands,
+        s->stats.busy_hold_commands, s->stats.programming_busy_reads,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
@@ -1902,6 +1917,16 @@ static const Property meson_mx_sdhc_properties[] = {
                        150000000),
     /* STAT shows a drain after SRST (CMD_BUSY, RXFIFO_CNT) */
     DEFINE_PROP_BOOL("drain-visible", MesonMxSdhcState, drain_visible, false),
+    /* STAT.CMD_BUSY while the card programs a write (DAT0 low) */
+    DEFINE_PROP_BOOL("busy-while-programming", MesonMxSdhcState,
+                     busy_while_programming, true),
+    /*
+     * long-program faults: the write's programming this long; 150 ms is past
+     * the C driver's 100 ms wait and within the 160 ms the MMC core allows
+     * this eMMC's write (TAAC 1 ms x 10 x R2W_FACTOR 16)
+     */
+    DEFINE_PROP_UINT32("long-program-ns", MesonMxSdhcState, long_program_ns,
+                       150000000),
 };
 
 /* busy-stall, reset-drain, lost DAT1 edges: set at run time, like faults */

@@ -71,6 +71,8 @@ enum {
                                    until ISTA or ICTL is written */
     MESON_FAULT_BUSY_HOLD,      /* ISTA latches, CMD_BUSY and ESTA[13:11]
                                    stay set for busy-hold-ns (or SRST) */
+    MESON_FAULT_LONG_PROGRAM,   /* write: the card programs for
+                                   long-program-ns after the last block */
     MESON_FAULT__MAX,
 };
 
@@ -115,6 +117,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t late_status_commands;  /* data errors latched after CMD_BUSY */
     uint64_t lost_edge_commands;    /* completions the output did not show */
     uint64_t busy_hold_commands;    /* completions busy for busy-hold-ns */
+    uint64_t programming_busy_reads; /* STAT reads: CMD_BUSY only because
+                                        the card programs (busy-while-programming) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -238,6 +242,8 @@ struct MesonMxSdhcState {
     uint32_t late_status_ns;    /* data error after the completion bits */
     uint32_t busy_hold_ns;      /* busy-hold: how long */
     bool drain_visible;         /* STAT shows a drain after SRST */
+    bool busy_while_programming; /* STAT.CMD_BUSY while DAT0 is busy */
+    uint32_t long_program_ns;   /* long-program: how long */
     bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
     /*
      * rx-window: the RX phases (CLK2[11:0] * 100 / (divider + 1), in percent

@@ -12,7 +12,11 @@
 #          written, and the region reads back wrong;
 #   busy   the controller stays busy 150 ms after a read completed (busy-hold): the C driver
 #          resets it after 100 ms, which drops the read's last words still in the RX FIFO,
-#          and completes the read as a success: the read's tail is stale.
+#          and completes the read as a success: the read's tail is stale;
+#   program STAT.CMD_BUSY stays set while the card programs a write (busy-while-programming,
+#          the model's default) and two writes program for 150 ms (long-program): the C
+#          driver gives up after 100 ms ("Failed to poll for CMD_BUSY") and resets the
+#          controller while the card programs; the data survives (the card goes on).
 # The checks say that the C driver shows each effect, as the model's counters say it should:
 # the faults reach it, and what it does with them is what this records.
 . "$(dirname "$0")/../lib.sh"
@@ -22,6 +26,7 @@ set -e
 case "\$1" in
 late) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=3 limit=4 dir=write ;;
 busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
+program) "$QMP" "\$EMU_QMP" faults long-program ppm=200000 seed=7 limit=2 dir=write ;;
 clear) "$QMP" "\$EMU_QMP" faults none ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
@@ -32,7 +37,7 @@ set -e
 wait_card 60 || fail "no card"
 phase() { # NAME FAULT SEED
   host_sync stats-before-$1
-  [ "$2" = late ] && host_sync late
+  case $2 in late|program) host_sync $2 ;; esac
   set +e
   fio_verify write $3 4m 128k; wrc=$?
   host_sync clear
@@ -43,6 +48,7 @@ phase() { # NAME FAULT SEED
   host_sync clear
   host_sync stats-$1
 }
+phase program program 24
 phase late late 22
 phase busy busy 23
 say "@@READINGS done"
@@ -55,9 +61,13 @@ fail=0
 check "the guest script finished" grep -q '@@READINGS done' "$log" || fail=1
 m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
 v() { grep -o "PHASE $1 .*" "$log" | tail -1 | sed -n "s/.*\b$2=\([0-9]*\).*/\1/p"; }
-for p in late busy; do echo "  $(grep -o "PHASE $p .*" "$log" | tail -1)"; done
+for p in program late busy; do echo "  $(grep -o "PHASE $p .*" "$log" | tail -1)"; done
 check "late: $(m late late_status_commands) writes rejected late; the C driver reported them written ($(v late write_rc) write rc, $(v late verify_errors) verify errors)" \
   eval "[ $(m late late_status_commands) -ge 1 ] && [ $(v late write_rc) = 0 ] && [ $(v late verify_errors) -gt 0 ]" || fail=1
+pw=$(sed -n '/PHASE program /q;p' "$log" | grep -c 'Failed to poll for CMD_BUSY')
+mf() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["faults"].get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
+check "program: $(mf program long-program) writes programmed 150 ms; the C driver gave up on CMD_BUSY $pw times and reset the controller while the card programmed ($(v program write_rc) write rc, $(v program verify_errors) verify errors)" \
+  eval "[ $(mf program long-program) = 2 ] && [ $pw = 2 ] && [ $(v program write_rc) = 0 ] && [ $(v program verify_errors) = 0 ]" || fail=1
 check "busy: $(m busy busy_hold_commands) read held busy; the C driver's reset dropped its last words ($(m busy rx_tail_bytes_lost) bytes) and the read completed as a success ($(v busy verify_errors) verify errors)" \
   eval "[ $(m busy busy_hold_commands) = 1 ] && [ $(m busy rx_tail_bytes_lost) -gt 0 ] && [ $(v busy verify_errors) -gt 0 ]" || fail=1
 
