@@ -226,7 +226,8 @@ impl Sdhc<'_> {
     /// interrupt of DAT1 alone, a command's status that latched behind it.
     #[cfg(feature = "sdio_irq")]
     fn service_sdio(&self, ista: u32) -> u32 {
-        let serviced = self.sdio.service(&self.regs, true);
+        let probe_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
+        let serviced = self.sdio.service(&self.regs, probe_us);
         #[cfg(feature = "stats")]
         if let Some(relatched) = serviced.relatched {
             self.debugfs.stats().record_dat1_probe(relatched);

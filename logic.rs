@@ -266,6 +266,21 @@ pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
         .max(DEADLINE_MIN_MS)
 }
 
+/// The bus clocks the controller takes to see DAT1 again: `ENHC.SDIO_IRQ_PERIOD` (12, `soc.rs`)
+/// and a few more for the latch.
+#[cfg(feature = "sdio_irq")]
+const RELATCH_CLKS: u32 = 12 + 4;
+
+/// How long the DAT1 latch probe waits for DAT1 to latch again, in microseconds, at a bus clock
+/// of `bus_hz`: [`RELATCH_CLKS`] bus clocks, at least 20 us, at most 200 us (100 kHz and
+/// below, or no clock).
+#[cfg(feature = "sdio_irq")]
+pub(crate) fn relatch_window_us(bus_hz: u32) -> usize {
+    let khz = (bus_hz / 1000).max(1);
+    let us = (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200);
+    us as usize
+}
+
 /// How many data requests in a row may find the controller still showing activity, with bounce
 /// buffers held back after a reset, before those buffers are freed after one more reset
 /// anyway: a `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning)

@@ -58,10 +58,6 @@ pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 /// How many interrupts [`SdioIrqs::service`] uses to find out how the silicon latches DAT1.
 const DAT1_PROBES: u32 = 16;
 
-/// How long a probe waits for DAT1 to latch again while the card holds it low: this many
-/// polls, 1 us apart.
-const RELATCH_WAIT_US: usize = 20;
-
 /// What [`SdioIrqs::service`] did.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Serviced {
@@ -179,7 +175,7 @@ impl SdioIrqs {
             regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         }
         // Not probed here: the thread records what the probes find.
-        self.service(regs, false);
+        self.service(regs, 0);
     }
 
     /// Signals an SDIO card interrupt that no interrupt reported: one latched in `ISTA` whose
@@ -193,8 +189,7 @@ impl SdioIrqs {
             return false;
         }
         let latched = regs.read(regs::ISTA).into_raw() & DAT1_IRQS != 0;
-        let dat1_low = regs.read(regs::STAT).dat3_0().get() & 0b10 == 0;
-        if !latched && !dat1_low {
+        if !latched && !Self::dat1_low(regs) {
             return false;
         }
         Self::signal_masked(&mut st, regs);
@@ -219,11 +214,11 @@ impl SdioIrqs {
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
-    /// cleared in `ISTA` until `ack_sdio_irq`. Returns what it did; with `probe` it may probe
-    /// the silicon's DAT1 latch. Runs in the threaded IRQ handler and after a command (process
+    /// cleared in `ISTA` until `ack_sdio_irq`. Returns what it did; with a `probe_us` window
+    /// (0: none, `logic::relatch_window_us`) it may probe the silicon's DAT1 latch. Runs in the threaded IRQ handler and after a command (process
     /// context): the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must not be taken
     /// in the hard IRQ handler.
-    pub(crate) fn service(&self, regs: &Regs<'_>, probe: bool) -> Serviced {
+    pub(crate) fn service(&self, regs: &Regs<'_>, probe_us: usize) -> Serviced {
         let mut st = self.state.lock();
         let ista = regs.read(regs::ISTA).into_raw();
         if !st.enabled || ista & DAT1_IRQS == 0 || st.signal.is_none() {
@@ -232,8 +227,8 @@ impl SdioIrqs {
         Self::signal_masked(&mut st, regs);
         Serviced {
             signalled: true,
-            relatched: if probe {
-                Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS)
+            relatched: if probe_us != 0 {
+                Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS, probe_us)
             } else {
                 None
             },
@@ -242,25 +237,34 @@ impl SdioIrqs {
 
     /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
     /// are still held when serviced: `bits` were just cleared in `ISTA` while `STAT` shows the
-    /// card holding DAT1 low; if they latch again within [`RELATCH_WAIT_US`] microseconds (two bus clocks at
-    /// 400 kHz are 5 us), DAT1 latches on its level, else on its falling edge. `None` when
-    /// not probed. Spins for at most [`RELATCH_WAIT_US`], with the lock held, on those few only.
-    fn probe_relatch(st: &mut State, regs: &Regs<'_>, bits: u32) -> Option<bool> {
-        if st.probes_left == 0 || regs.read(regs::STAT).dat3_0().get() & 0b10 != 0 {
+    /// card holding DAT1 low; if they latch again within `window_us` (polled 1 us apart; the
+    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks), DAT1 latches on its
+    /// level, else on its falling edge. `None` when not probed, or when the card let DAT1 go
+    /// during the window (no evidence either way). Spins for at most `window_us`, with the
+    /// lock held, on those few only.
+    fn probe_relatch(st: &mut State, regs: &Regs<'_>, bits: u32, window_us: usize) -> Option<bool> {
+        if st.probes_left == 0 || !Self::dat1_low(regs) {
             return None;
         }
-        st.probes_left -= 1;
         let relatched = read_poll_timeout_atomic(
             || Ok(regs.read(regs::ISTA).into_raw() & bits),
             |ista| *ista != 0,
             Delta::from_micros(1),
-            RELATCH_WAIT_US,
+            window_us,
         )
         .is_ok();
         if relatched {
             // Signalled already: the latch is the interrupt being serviced.
             regs.write_reg(regs::ISTA::from_raw(bits));
+        } else if !Self::dat1_low(regs) {
+            return None;
         }
+        st.probes_left -= 1;
         Some(relatched)
+    }
+
+    /// Whether `STAT` shows the card holding DAT1 low.
+    fn dat1_low(regs: &Regs<'_>) -> bool {
+        regs.read(regs::STAT).dat3_0().get() & 0b10 == 0
     }
 }

@@ -377,6 +377,19 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "sdio_irq")]
+    #[test]
+    fn relatch_window_covers_the_sampling_period() -> TestResult {
+        // 16 clocks at 400 kHz are 40 us; at 50 MHz well under the 20 us floor.
+        assert_eq!(relatch_window_us(400_000), 40);
+        assert_eq!(relatch_window_us(50_000_000), 20);
+        assert_eq!(relatch_window_us(100_000), 160);
+        // No clock, or below 100 kHz: the 200 us ceiling.
+        assert_eq!(relatch_window_us(0), 200);
+        assert_eq!(relatch_window_us(50_000), 200);
+        Ok(())
+    }
+
     #[test]
     fn held_buffers_are_freed_when_idle_or_after_the_last_try() -> TestResult {
         assert_eq!(held_release(true, 0), HeldRelease::Free);
