@@ -285,10 +285,10 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// device tree says `cap-sdio-irq`; the core polls the card from its thread. On needs both
     /// callbacks and is off without them. Call it after [`Self::of_parse`].
     pub(crate) fn set_sdio_irq(&mut self, on: bool) {
-        let on = on && T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
+        let on = on && Self::HAS_SDIO_IRQ_OPS;
         // SAFETY: By the type invariant the host is valid and nothing else uses it yet.
         let h = unsafe { &mut *self.raw() };
-        let cap = Caps::from(Cap::SdioIrq).bits();
+        let cap = bindings::MMC_CAP_SDIO_IRQ;
         if on {
             h.caps |= cap;
             h.caps2 |= bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
@@ -298,8 +298,19 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         }
     }
 
-    /// A handle that signals the host's SDIO card interrupts to the core.
+    /// Whether `T` has both SDIO interrupt callbacks, which the core calls without checking
+    /// them once `MMC_CAP_SDIO_IRQ` is set (`sdio_run_irqs()`, `mmc_host_set_sdio_irq()`...).
+    const HAS_SDIO_IRQ_OPS: bool = T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
+
+    /// A handle that signals the host's SDIO card interrupts to the core. Only for a host
+    /// whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core acknowledges a
+    /// signalled interrupt through the latter, so without it this does not build.
     pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
+        if !Self::HAS_SDIO_IRQ_OPS {
+            build_error!(
+                "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` and `HostOps::ack_sdio_irq`"
+            );
+        }
         // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
         // `self.parent` as parent.
         unsafe { SdioIrqSignal::new(self.host, self.parent) }
@@ -336,6 +347,11 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// drops on unbind. (A registration that devres removes on unbind, as `pwm`'s, needs
     /// driver data that borrows nothing, `T: 'static`.)
     pub(crate) unsafe fn register(mut self) -> Result<Registration<'a, T>> {
+        if !Self::HAS_SDIO_IRQ_OPS {
+            // `mmc_of_parse()` sets `MMC_CAP_SDIO_IRQ` for a device tree's `cap-sdio-irq`,
+            // after which the core would call the missing callbacks.
+            self.set_sdio_irq(false);
+        }
         let h = self.raw();
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.

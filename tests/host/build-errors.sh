@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds that must fail (run-all: host-build-errors): a hole of kernel::mmc closed by
+# construction stays closed only while misusing it does not build.  Each case is a copy of
+# the sources with one change, built against the test kernel; the build must fail, and for
+# the reason the case names (not for another):
+#
+#   sdio-signal-without-ack  the driver's HostOps without ack_sdio_irq, while probe still
+#                            asks for an SDIO interrupt signal (UnregisteredHost::
+#                            sdio_irq_signal): the core would call the missing callback for
+#                            every interrupt, so the layer's build_error! must stop the build
+#                            (modpost: rust_build_error undefined).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/build-errors.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+# copy_tree DIR: the sources and scripts a module build needs, as they are in the work tree
+copy_tree() {
+    mkdir -p "$1"
+    (cd "$TOP" && tar cf - --exclude=./build --exclude=./tests --exclude=./.git \
+        --exclude='*.ko' --exclude='*.o' --exclude='*.mod*' --exclude=Module.symvers \
+        --exclude=modules.order .) | (cd "$1" && tar xf -)
+}
+
+# must_fail NAME EXPECTED: builds $T/NAME, which must fail with EXPECTED in its output
+must_fail() {
+    local log="$T/$1.log"
+    if "$T/$1/scripts/build-module.sh" > "$log" 2>&1; then
+        echo "  FAILED: $1: built"
+        fail=1
+    elif grep -q -- "$2" "$log"; then
+        echo "  ok: $1: does not build ($(grep -m1 -o -- "$2.*" "$log" | cut -c1-100))"
+    else
+        echo "  FAILED: $1: failed, but not with '$2':"
+        tail -n 15 "$log" | sed 's/^/    | /'
+        fail=1
+    fi
+}
+
+copy_tree "$T/sdio-signal-without-ack"
+python3 - "$T/sdio-signal-without-ack/host_ops.rs" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+cb = re.search(r'\n    #\[cfg\(feature = "sdio_irq"\)\]\n    fn ack_sdio_irq\(.*?\n    }\n', s, re.S)
+if not cb:
+    sys.exit("host_ops.rs: no ack_sdio_irq callback to remove")
+open(p, "w").write(s[:cb.start()] + "\n" + s[cb.end():])
+PY
+! grep -q "fn ack_sdio_irq" "$T/sdio-signal-without-ack/host_ops.rs" || { echo "  FAILED: ack_sdio_irq still there"; exit 1; }
+grep -q "sdio_irq_signal()" "$T"/sdio-signal-without-ack/*.rs ||
+    { echo "  FAILED: the driver no longer asks for a signal: the case tests nothing"; exit 1; }
+must_fail sdio-signal-without-ack "rust_build_error"
+exit $fail
