@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# contrib/initramfs-tools/hooks/meson_mx_sdhc_rs as mkinitramfs runs it ($version set, the
+# hook functions sourced; here a stand-in that records manual_add_modules), on a fake
+# /lib/modules (run-all: host-initramfs-hook; no board, under a second):
+#   the modprobe.d file blacklists the C driver and depmod indexed the module: exit 0, the
+#     module added (relative and absolute modules.dep paths, .ko.xz);
+#   blacklist, no module for that kernel (another kernel has one; modules.dep lists it but
+#     the file is gone; no modules.dep): exit 1 naming the kernel, nothing added;
+#   no modprobe.d file, or its blacklist line commented out: exit 0, nothing added.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+HOOK="$TOP/contrib/initramfs-tools/hooks/meson_mx_sdhc_rs"
+T=$(mktemp -d "${TMPDIR:-/tmp}/initramfs-hook.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+echo 'manual_add_modules() { echo "$*" >> "$ADDED"; }' > "$T/hook-functions"
+cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$T/blacklist.conf"
+sed 's/^blacklist meson_mx_sdhc$/# blacklist meson_mx_sdhc/' "$T/blacklist.conf" > "$T/commented.conf"
+grep -q '^blacklist meson_mx_sdhc$' "$T/blacklist.conf" || { echo "  FAILED: the modprobe.d file has no blacklist line"; exit 1; }
+
+# base NAME MODULES.DEP-LINE [FILE]: a root with lib/modules/7.3.4/ (and 7.3.0 with the module)
+base() {
+    local b="$T/$1" m="$T/$1/lib/modules/7.3.4"
+    mkdir -p "$m/updates" "$b/lib/modules/7.3.0/updates"
+    : > "$b/lib/modules/7.3.0/updates/meson_mx_sdhc_rs.ko"
+    echo "updates/meson_mx_sdhc_rs.ko:" > "$b/lib/modules/7.3.0/modules.dep"
+    [ "$2" = none ] || printf '%s\n' "kernel/drivers/mmc/core/pwrseq_emmc.ko:" "$2" > "$m/modules.dep"
+    [ -z "${3:-}" ] || { mkdir -p "$(dirname "$b/$3")"; : > "$b/$3"; }
+}
+# run CASE CONF BASE WANT-RC WANT-ADDED [MESSAGE]
+run() {
+    local rc=0
+    ADDED="$T/$1.added"; : > "$ADDED"
+    ADDED=$ADDED version=7.3.4 MESON_SDHC_HOOK_FUNCTIONS="$T/hook-functions" \
+        MESON_SDHC_MODPROBE_CONF="$2" MESON_SDHC_MODULES_BASE="$T/$3" \
+        sh "$HOOK" > "$T/$1.out" 2>&1 || rc=$?
+    local added; added=$(cat "$ADDED")
+    if [ "$rc" = "$4" ] && [ "$added" = "$5" ] && { [ -z "${6:-}" ] || grep -q -- "$6" "$T/$1.out"; }; then
+        echo "  ok: $1: exit $rc${added:+, added $added}"
+    else
+        echo "  FAILED: $1: exit $rc (want $4), added '$added' (want '$5'): $(cat "$T/$1.out")"
+        fail=1
+    fi
+}
+base present "updates/meson_mx_sdhc_rs.ko: kernel/drivers/mmc/core/pwrseq_emmc.ko" lib/modules/7.3.4/updates/meson_mx_sdhc_rs.ko
+base absolute "/lib/modules/7.3.4/updates/meson_mx_sdhc_rs.ko:" lib/modules/7.3.4/updates/meson_mx_sdhc_rs.ko
+base xz "updates/meson_mx_sdhc_rs.ko.xz:" lib/modules/7.3.4/updates/meson_mx_sdhc_rs.ko.xz
+base missing "kernel/drivers/mmc/host/meson-mx-sdhc.ko:"
+base gone "updates/meson_mx_sdhc_rs.ko:"
+base nodep none
+run present "$T/blacklist.conf" present 0 meson_mx_sdhc_rs
+run absolute-path "$T/blacklist.conf" absolute 0 meson_mx_sdhc_rs
+run compressed "$T/blacklist.conf" xz 0 meson_mx_sdhc_rs
+run no-module "$T/blacklist.conf" missing 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run file-gone "$T/blacklist.conf" gone 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run no-modules-dep "$T/blacklist.conf" nodep 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run no-conf "$T/none.conf" missing 0 ""
+run commented-blacklist "$T/commented.conf" missing 0 ""
+[ "$(sh "$HOOK" prereqs)" = "" ] && echo "  ok: prereqs: none" || { echo "  FAILED: prereqs"; fail=1; }
+exit $fail
