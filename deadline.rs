@@ -164,9 +164,8 @@ impl<'a> Sdhc<'a> {
     /// `ISTA` shows it completed (the controller latched the status, the interrupt was lost on
     /// its way: an edge the interrupt controller missed), else with `ETIMEDOUT`.
     fn expire(&self, f: InFlight<'a>) {
-        let ictl = self.regs.read(regs::ICTL).into_raw();
         let ista = self.regs.read(regs::ISTA).into_raw();
-        if !logic::IrqSources::new(ictl, ista).cmd {
+        if !logic::IrqSources::new(f.enables, ista).cmd {
             self.time_out(f);
             return;
         }

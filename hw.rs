@@ -222,6 +222,14 @@ impl CmdProgram {
 }
 
 impl Hw<'_> {
+    /// The `ICTL` enables of the interrupts `cmd` completes with (what [`Self::start_cmd`]
+    /// writes, the SDIO card's aside).
+    pub(crate) fn cmd_enables(&self, cmd: &CmdInfo) -> u32 {
+        CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds)
+            .ictl
+            .into_raw()
+    }
+
     /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`); fails if the controller
     /// cannot be made ready for it, with nothing sent.
     pub(crate) fn start_cmd(&self, cmd: &CmdInfo) -> Result {
@@ -343,6 +351,27 @@ impl Hw<'_> {
             dev_warn!(
                 self.dev,
                 "Failed to poll for ESTA[13:11] while processing CMD{}\n",
+                opcode
+            );
+            return Err(ETIMEDOUT);
+        }
+        Ok(())
+    }
+
+    /// Waits until the card releases DAT0 (`STAT`'s DAT0 high), for at most `timeout`: after an
+    /// R1b command, whose completion may come with the response rather than once the card's
+    /// busy ends (FreeBSD's driver polls DAT0 after R1b commands; with
+    /// `MMC_CAP_WAIT_WHILE_BUSY` the core does not). `ETIMEDOUT` if it stays low.
+    pub(crate) fn wait_card_released(&self, opcode: u32, timeout: Delta) -> Result {
+        let released = self.poll_ready(
+            || self.regs.read(regs::STAT),
+            |s| s.dat3_0().get() & 1 != 0,
+            timeout,
+        );
+        if released.is_err() {
+            dev_warn!(
+                self.dev,
+                "card busy (DAT0 low) past its wait after CMD{}\n",
                 opcode
             );
             return Err(ETIMEDOUT);

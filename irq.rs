@@ -31,7 +31,8 @@ use crate::{
         self,
         ErrorKind,
         IrqSources,
-        ERROR_IRQS, //
+        ERROR_IRQS,
+        LATE_ERROR_IRQS, //
     },
     mmc::{
         bounce::policy,
@@ -98,6 +99,8 @@ pub(crate) struct DataResult {
     xfered: u32,
     /// Bytes to copy from the bounce buffer into the request once the controller is done.
     copy_back: u32,
+    /// A flush that did not finish quiesced the controller, and it still showed activity.
+    busy: bool,
 }
 
 /// Records the errors `ISTA` reports on the command and its data; returns their kinds.
@@ -248,10 +251,15 @@ impl Sdhc<'_> {
         if ista & ERROR_IRQS != 0 {
             return (ista, Ok(()));
         }
-        let ready = self
-            .hw()
-            .wait_cmd_ready(mrq.cmd().opcode(), self.ready_wait(mrq));
-        let late = self.regs.read(regs::ISTA).into_raw() & ERROR_IRQS;
+        let (hw, opcode, wait) = (self.hw(), mrq.cmd().opcode(), self.ready_wait(mrq));
+        let ready = hw.wait_cmd_ready(opcode, wait).and_then(|()| {
+            if mrq.cmd().resp_busy() {
+                hw.wait_card_released(opcode, wait)
+            } else {
+                Ok(())
+            }
+        });
+        let late = self.regs.read(regs::ISTA).into_raw() & LATE_ERROR_IRQS;
         #[cfg(feature = "stats")]
         if late != 0 {
             self.debugfs.stats().record_late_status();
@@ -308,6 +316,7 @@ impl Sdhc<'_> {
             self.hold_direct();
         }
         let result = self.finish_data(&mut mrq, bounced, quiesce, &mut errors);
+        let idle = idle && !result.busy;
         if !quiesce {
             hw.read_response_into(mrq.cmd());
             if mrq.data().is_some() {
@@ -366,6 +375,7 @@ impl Sdhc<'_> {
             return DataResult::default();
         };
         let failed = mrq.data().is_some_and(|d| d.error().is_some());
+        let mut busy = false;
         if !quiesced && !failed && !self.soc.hardware_flush_all_cmds && is_read {
             #[cfg(not(feature = "stats"))]
             let wait = true;
@@ -377,8 +387,9 @@ impl Sdhc<'_> {
                 }
                 errors.data = Some(ErrorKind::Flush);
                 // The engine may still be moving the words: stop it before the pages are
-                // unmapped or the buffer freed.
-                if !self.quiesce() && !bounced {
+                // unmapped or the buffer freed (a bounce buffer is held back by the caller).
+                busy = !self.quiesce();
+                if busy && !bounced {
                     self.hold_direct();
                 }
             }
@@ -405,6 +416,7 @@ impl Sdhc<'_> {
             #[cfg(feature = "stats")]
             xfered,
             copy_back,
+            busy,
         }
     }
 

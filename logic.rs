@@ -285,7 +285,8 @@ pub(crate) fn relatch_window_us(bus_hz: u32) -> usize {
 /// buffers held back after a reset, before those buffers are freed after one more reset
 /// anyway: a `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning)
 /// must not keep them held for good. Each request waits up to 100 ms for idle first
-/// (`drain.rs`), so this is about a second, a thousand times any drain `STAT` has shown.
+/// (`drain.rs`), so this is about a second: far longer than the FIFO and burst the engine can
+/// still hold would take to write (a guess: that time is not measured on the silicon).
 pub(crate) const HELD_MAX_TRIES: u32 = 10;
 
 /// What a starting data request does with bounce buffers held back after a reset.
@@ -354,6 +355,12 @@ pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
 /// `DATA_TIMEOUT`, `DATA_ERR_CRC`, `RXFIFO_FULL`, `TXFIFO_EMPTY`.
 pub(crate) const ERROR_IRQS: u32 =
     (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6) | (1 << 12) | (1 << 13);
+/// The error bits the second `ISTA` read after a completion counts (`irq.rs`,
+/// `final_status`): a data phase's CRC error and timeout, and the response errors of an
+/// automatic CMD12. Not the FIFO bits: `TXFIFO_EMPTY` ("TxFIFO Empty" in Amlogic's header, at
+/// a threshold every driver leaves at 0) may latch as the FIFO drains after a write's
+/// `DMA_DONE`, which would fail every write.
+pub(crate) const LATE_ERROR_IRQS: u32 = (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6);
 
 /// What an interrupt of the controller is for: the enabled sources that are pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

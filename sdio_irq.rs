@@ -135,6 +135,10 @@ impl SdioIrqs {
     /// or once per falling edge is not known; cleared here, an interrupt the card raised after
     /// [`Self::service`] would be lost for good under the second reading. Under the first, the
     /// latch of the interrupt already serviced costs one signal the core finds nothing for.
+    /// Nor is it known whether `ISTA` latches DAT1 while `ICTL` masks it: a card that holds
+    /// DAT1 low when the interrupt is enabled (it asserted again, or never let go) is signalled
+    /// at once. The callers (`enable_sdio_irq`, `ack_sdio_irq`) run with the host claimed, so
+    /// no transfer uses DAT1 as data.
     pub(crate) fn enable(&self, regs: &Regs<'_>, enable: bool) {
         let mut st = self.state.lock();
         st.enabled = enable;
@@ -147,6 +151,9 @@ impl SdioIrqs {
             }
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+        if enable && st.signal.is_some() && Self::dat1_low(regs) {
+            Self::signal_masked(&mut st, regs);
+        }
     }
 
     /// Programs DAT1 sampling and its enables again after a controller reset (`SRST`), which
