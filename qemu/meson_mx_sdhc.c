@@ -505,6 +505,11 @@ static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
         /* a new low period: the card's next interrupt */
         s->dat1_latched = false;
         s->dat1_lost = false;
+        if ((s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) &&
+            !(s->regs[R_ICTL] & (IRQ_DAT1 | IRQ_ADDI_DAT1))) {
+            /* raised while the driver has it masked (between service and ack) */
+            s->stats.dat1_asserted_masked++;
+        }
         if (s->dat1_lose_edges) {
             s->dat1_lose_edges--;
             s->dat1_lost = true;
@@ -1524,6 +1529,7 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"lost_edge_commands\": %" PRIu64
         ", \"busy_hold_commands\": %" PRIu64
         ", \"programming_busy_reads\": %" PRIu64
+        ", \"dat1_asserted_masked\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
         ", \"rx_phase\": %u, \"clk_div\": %u, \"sd_clk_hz\": %" PRIu64
@@ -1546,6 +1552,7 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.rx_flush_gap_min_ns, s->stats.rx_flush_gap_max_ns,
         s->stats.late_status_commands, s->stats.lost_edge_commands,
         s->stats.busy_hold_commands, s->stats.programming_busy_reads,
+        s->stats.dat1_asserted_masked,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
@@ -1687,6 +1694,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->reset_drain_ns;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         val = s->dat1_lose_edges;
+    } else if (!strcmp(name, "rx-flush-ns-now")) {
+        val = s->rx_flush_ns;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -1735,6 +1744,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->reset_drain_ns = val;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         s->dat1_lose_edges = val;
+    } else if (!strcmp(name, "rx-flush-ns-now")) {
+        s->rx_flush_ns = val;
     }
 }
 
@@ -1932,7 +1943,7 @@ static const Property meson_mx_sdhc_properties[] = {
 /* busy-stall, reset-drain, lost DAT1 edges: set at run time, like faults */
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
-    "stall-seed", "reset-drain-ns", "dat1-lose-edges",
+    "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -117,6 +117,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t late_status_commands;  /* data errors latched after CMD_BUSY */
     uint64_t lost_edge_commands;    /* completions the output did not show */
     uint64_t busy_hold_commands;    /* completions busy for busy-hold-ns */
+    uint64_t dat1_asserted_masked;  /* DAT1 low periods that began while
+                                       ICTL had both DAT1 enables off */
     uint64_t programming_busy_reads; /* STAT reads: CMD_BUSY only because
                                         the card programs (busy-while-programming) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];

@@ -31,8 +31,12 @@ find_rust_lib_src() {
         echo "$d"
         return 0
     fi
+    # Debian's sources are in /usr/src/rustc-X.Y.Z/library: only those of this rustc's
+    # version (the kernel is built against the very core sources its rustc ships)
+    local v
+    v=$("${RUSTC:-rustc}" --version 2>/dev/null | awk '{print $2}')
     d=$( { dpkg -L rust-src 2>/dev/null; dpkg -L rust-web-src 2>/dev/null; } |
-        grep -E '/library$' | head -1 || true)
+        grep -E "/rustc-${v:-none}/library\$" | head -1 || true)
     if [ -n "$d" ] && [ -d "$d" ]; then echo "$d"; fi
     return 0
 }

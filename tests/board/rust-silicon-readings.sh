@@ -22,6 +22,10 @@
 #   lost-edge  a completion latched in ISTA whose interrupt never rose (lost-edge): the
 #              deadline completes it as its interrupt would have (deadline_completed), not
 #              with ETIMEDOUT (error_deadline 0);
+#   flushfail  the read's last words land 3 ms after the flush (rx-flush-ns-now 3000000), past
+#              the driver's 1 ms poll: the read fails (error_flush, EIO) rather than return
+#              the buffer's old bytes, bounced and direct, and reads right once the flush is
+#              200 us again;
 #   stall      a command sleeps 11 s before it is written to SEND (debugfs send_stall_ms), past
 #              its 10 s deadline: it is sent under the in-flight lock, so the deadline cannot
 #              complete the request (and the core send the next) while it sleeps, and the
@@ -43,6 +47,8 @@ busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
 program) "$QMP" "\$EMU_QMP" faults long-program ppm=200000 seed=7 limit=2 dir=write ;;
 lost-edge) "$QMP" "\$EMU_QMP" faults lost-edge after=3 limit=1 dir=read ;;
 drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=200000 seed=9 limit=6 dir=read ;;
+flushfail) "$QMP" "\$EMU_QMP" set rx-flush-ns-now 3000000 ;;
+flushok) "$QMP" "\$EMU_QMP" set rx-flush-ns-now 200000 ;;
 clear) "$QMP" "\$EMU_QMP" faults none; "$QMP" "\$EMU_QMP" drain 0 ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
@@ -85,6 +91,22 @@ phase lost-edge lost-edge 14
 echo 1 > "$D/reset_drain_us"
 phase drain drain 15
 echo 1000 > "$D/reset_drain_us"
+# flushfail: the read's last words land 3 ms after the flush, past the driver's 1 ms poll
+echo 1 > "$D/stats"
+host_sync stats-before-flushfail
+for fb in 1 0; do
+  echo $fb > "$D/force_bounce"
+  dd if=$DEV of=/tmp/ref bs=128k count=1 skip=$((20 + fb)) iflag=direct 2>/dev/null
+  host_sync flushfail
+  set +e
+  dd if=$DEV of=/tmp/ff bs=128k count=1 skip=$((20 + fb)) iflag=direct 2>/dev/null; frc=$?
+  host_sync flushok
+  dd if=$DEV of=/tmp/ff2 bs=128k count=1 skip=$((20 + fb)) iflag=direct 2>/dev/null
+  cmp -s /tmp/ref /tmp/ff2; after=$?
+  set -e
+  say "PHASE flushfail bounce=$fb rc=$frc differs_after=$after flush_errors=$(st error_flush) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy)"
+done
+host_sync stats-flushfail
 # stall: the next command sleeps 11 s before SEND (send_stall_ms), past its 10 s deadline
 echo 1 > "$D/stats"
 host_sync stats-before-stall
@@ -136,6 +158,15 @@ check "lost-edge: $(m lost-edge lost_edge_commands) edge lost, $(last lost-edge 
 dq=$(( $(last drain held_back) + $(last drain quiesce_busy) ))
 check "drain: $(m drain drain_bytes) bytes written after the reset, $(m drain drain_bytes_after_cmd) after the memory was handed back; held back $(last drain held_back), quiesces still busy $(last drain quiesce_busy)" \
   eval "[ $(m drain drain_bytes) -gt 0 ] && [ $(m drain drain_bytes_after_cmd) = 0 ] && [ $dq -gt 0 ]" || fail=1
+for fb in 1 0; do
+  ff=$(grep -o "PHASE flushfail bounce=$fb .*" "$log" | tail -1)
+  echo "  $ff"
+  fv() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$ff"; }
+  check "flushfail bounce=$fb: a read whose tail outlasts the 1 ms poll fails (rc $(fv rc), $(fv flush_errors) flush errors) instead of returning stale bytes, and reads right afterwards" \
+    eval "[ '$(fv rc)' != 0 ] && [ '$(fv flush_errors)' -ge 1 ] && [ '$(fv differs_after)' = 0 ]" || fail=1
+done
+check "flushfail: the model dropped the late tails ($(m flushfail rx_tail_bytes_lost) bytes), none flushed into returned memory" \
+  eval "[ $(m flushfail rx_tail_bytes_lost) -gt 0 ] && [ $(m flushfail drain_bytes_after_cmd) = 0 ]" || fail=1
 sl=$(grep -o "PHASE stall .*" "$log" | tail -1)
 echo "  $sl"
 check "stall: a command stalled past its deadline before SEND: read right, nothing sent while busy ($(m stall busy_rejects) SENDs rejected), not timed out" \
