@@ -170,7 +170,7 @@ impl kernel::InPlaceModule for SdhcModule {
 module! {
     type: SdhcModule,
     name: "meson-mx-sdhc-rs",
-    authors: ["meson_mx_sdhc_rs developers"],
+    authors: ["The meson_mx_sdhc_rs driver authors"],
     description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
     license: "GPL",
     params: {
