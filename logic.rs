@@ -384,12 +384,16 @@ impl IrqSources {
     }
 }
 
-/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
-/// count) with the SDIO card interrupts on or off. The other bits of `ICTL` (the DAT1
-/// interrupt delay) are 0: two bus clocks of DAT1 low.
+/// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
 #[cfg(feature = "sdio_irq")]
-pub(crate) fn ictl_enables(cmd: u32, sdio: bool) -> u32 {
-    (cmd & CMD_IRQS) | if sdio { DAT1_IRQS } else { 0 }
+pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
+
+/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
+/// count) with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off). The
+/// other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.
+#[cfg(feature = "sdio_irq")]
+pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
+    (cmd & CMD_IRQS) | (dat1 & DAT1_IRQS)
 }
 
 /// What went wrong with a command, as the statistics count it.

@@ -41,6 +41,7 @@ use kernel::{
 use crate::{
     logic::{
         ictl_enables,
+        ADDI_DAT1_IRQ,
         CMD_IRQS,
         DAT1_IRQS, //
     },
@@ -80,6 +81,9 @@ struct State {
     signal: Option<SdioIrqSignal>,
     /// Interrupts [`SdioIrqs::service`] still probes the silicon's DAT1 latch with.
     probes_left: u32,
+    /// The DAT1 bits enabled and serviced: both, or `DAT1_IRQ` alone once `ADDI_DAT1_IRQ` has
+    /// been seen not to clear (Amlogic's header marks only bit 10 write-1-to-clear).
+    dat1: u32,
 }
 
 /// The SDIO card interrupt and every write of `ICTL`, serialized with the threaded IRQ handler.
@@ -99,6 +103,7 @@ impl SdioIrqs {
                     sampling: false,
                     signal: None,
                     probes_left: DAT1_PROBES,
+                    dat1: DAT1_IRQS,
                 },
                 "meson_mx_sdhc_rs::sdio_irq"
             ),
@@ -123,8 +128,12 @@ impl SdioIrqs {
 
     /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
     fn write_enables(st: &State, regs: &Regs<'_>, cmd: u32) {
-        let on = st.enabled && st.signal.is_some();
-        regs.write_reg(regs::ICTL::from_raw(ictl_enables(cmd, on)));
+        let dat1 = if st.enabled && st.signal.is_some() {
+            st.dat1
+        } else {
+            0
+        };
+        regs.write_reg(regs::ICTL::from_raw(ictl_enables(cmd, dat1)));
     }
 
     /// `enable_sdio_irq`/`ack_sdio_irq`: enables the interrupt, turning DAT1 sampling on
@@ -195,7 +204,7 @@ impl SdioIrqs {
         if !st.enabled || st.signal.is_none() {
             return false;
         }
-        let latched = regs.read(regs::ISTA).into_raw() & DAT1_IRQS != 0;
+        let latched = regs.read(regs::ISTA).into_raw() & st.dat1 != 0;
         if !latched && !Self::dat1_low(regs) {
             return false;
         }
@@ -215,27 +224,43 @@ impl SdioIrqs {
         st.enabled = false;
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
+        Self::check_addi_cleared(st, regs);
         if let Some(signal) = st.signal.as_ref() {
             signal.signal();
         }
     }
 
+    /// Stops using `ADDI_DAT1_IRQ` if writing 1 did not clear it while the card does not hold
+    /// DAT1 low (nothing can have latched it again): enabled, it would raise the interrupt
+    /// again after every ack, for good. `DAT1_IRQ` and the look at DAT1 after each command
+    /// (`end_cmd`) still find a card interrupt raised between blocks.
+    fn check_addi_cleared(st: &mut State, regs: &Regs<'_>) {
+        if st.dat1 & ADDI_DAT1_IRQ == 0
+            || regs.read(regs::ISTA).into_raw() & ADDI_DAT1_IRQ == 0
+            || Self::dat1_low(regs)
+        {
+            return;
+        }
+        st.dat1 &= !ADDI_DAT1_IRQ;
+        pr_warn!("ISTA.ADDI_DAT1_IRQ does not clear when written: SDIO interrupts between blocks are found after the transfer\n");
+    }
+
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
     /// cleared in `ISTA` until `ack_sdio_irq`. Returns what it did; with a `probe_us` window
-    /// (0: none, `logic::relatch_window_us`) it may probe the silicon's DAT1 latch. Runs in the threaded IRQ handler and after a command (process
-    /// context): the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must not be taken
-    /// in the hard IRQ handler.
+    /// (0: none, `logic::relatch_window_us`) it may probe the silicon's DAT1 latch. Runs in the
+    /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
+    /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
     pub(crate) fn service(&self, regs: &Regs<'_>, probe_us: usize) -> Serviced {
         let mut st = self.state.lock();
-        let ista = regs.read(regs::ISTA).into_raw();
-        if !st.enabled || ista & DAT1_IRQS == 0 || st.signal.is_none() {
+        let bits = regs.read(regs::ISTA).into_raw() & st.dat1;
+        if !st.enabled || bits == 0 || st.signal.is_none() {
             return Serviced::default();
         }
         Self::signal_masked(&mut st, regs);
         Serviced {
             signalled: true,
             relatched: if probe_us != 0 {
-                Self::probe_relatch(&mut st, regs, ista & DAT1_IRQS, probe_us)
+                Self::probe_relatch(&mut st, regs, bits, probe_us)
             } else {
                 None
             },

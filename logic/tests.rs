@@ -538,12 +538,18 @@ pub(crate) mod suite {
     #[test]
     fn ictl_enables_keep_dat1_as_the_sdio_interrupt_has_it() -> TestResult {
         let cmd = (1 << 11) | (1 << 5) | (1 << 6) | (1 << 1);
-        assert_eq!(ictl_enables(cmd, false), cmd);
-        assert_eq!(ictl_enables(cmd, true), cmd | DAT1_IRQS);
+        assert_eq!(ictl_enables(cmd, 0), cmd);
+        assert_eq!(ictl_enables(cmd, DAT1_IRQS), cmd | DAT1_IRQS);
         // A command's enables never switch DAT1 on or off themselves, nor set the delay.
-        assert_eq!(ictl_enables(u32::MAX, false), CMD_IRQS);
-        assert_eq!(ictl_enables(u32::MAX, true), ALL_IRQS);
-        assert_eq!(ictl_enables(0, true), DAT1_IRQS);
+        assert_eq!(ictl_enables(u32::MAX, 0), CMD_IRQS);
+        assert_eq!(ictl_enables(u32::MAX, DAT1_IRQS), ALL_IRQS);
+        assert_eq!(ictl_enables(0, DAT1_IRQS), DAT1_IRQS);
+        // Without ADDI_DAT1 (a bit that does not clear): DAT1_IRQ alone, nothing else.
+        assert_eq!(
+            ictl_enables(cmd, DAT1_IRQS & !ADDI_DAT1_IRQ),
+            cmd | (1 << 10)
+        );
+        assert_eq!(ictl_enables(0, u32::MAX), DAT1_IRQS);
         Ok(())
     }
 
