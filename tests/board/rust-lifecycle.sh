@@ -4,8 +4,11 @@
 # while fio is writing (fio gets errors, no oops), a rebind after which the
 # data written before the unbind still verifies; then rmmod while the block
 # device is held open (the host goes away, the open file gets errors, closing
-# it later is fine).  The guest's kmemleak scan at the end must be clean and
-# the log free of warnings (scripts/emu-run).
+# it later is fine); then a debugfs file of the host held open across unbind:
+# rmmod is refused (the file's operations belong to the module, which the
+# open file holds) until it is closed, then succeeds, and the driver loads
+# again.  The guest's kmemleak scan at the end must be clean and the log free
+# of warnings (scripts/emu-run).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
@@ -53,6 +56,20 @@ insmod $RS_MOD
 wait_card 30 || fail "no card after insmod"
 keep_data verify || fail "data does not verify after reload"
 say "reloaded; data verifies"
+
+# a debugfs file of the host open across unbind and rmmod
+PDEV=$(sdhc_dev)
+exec 4<"$(rs_debugfs)/stats"
+echo "$PDEV" > $DRV/unbind
+if rmmod meson_mx_sdhc_rs 2>/tmp/rmmod.err; then fail "rmmod succeeded while a debugfs file of the driver was open"; fi
+cat <&4 >/dev/null 2>&1 || true
+exec 4<&-
+rmmod meson_mx_sdhc_rs || fail "rmmod refused after the debugfs file was closed"
+say "debugfs file open across unbind: rmmod refused ($(head -c 80 /tmp/rmmod.err)), then done once closed"
+insmod $RS_MOD
+wait_card 30 || fail "no card after insmod"
+say "@@LIFECYCLE debugfs done"
 G
 )
-emu --card emmc --size 64 --driver none "$g"
+emu --card emmc --size 64 --driver none "$g" || exit 1
+check "the guest script reached its end" grep -q '@@LIFECYCLE debugfs done' "$T/serial.log"

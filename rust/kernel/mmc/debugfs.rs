@@ -20,13 +20,15 @@ use kernel::{
         Writer, //
     },
     fmt,
+    module::this_module,
     prelude::*,
     seq_file::SeqFile,
     seq_print,
     uaccess::{
         UserPtr,
         UserSlice, //
-    }, //
+    },
+    ModuleMetadata, //
 };
 
 use super::{
@@ -107,7 +109,7 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
         name: &'static CStr,
         data: impl for<'x> FnOnce(&'x T) -> &'x D,
     ) -> Result {
-        self.pending_file(name, data, &ReadOnly::<D>::FOPS)
+        self.pending_file(name, data, &ReadOnly::<D, T::OwnerModule>::FOPS)
     }
 
     /// As [`Self::debugfs_file`], for a file that root may also write to, which `data`'s
@@ -117,7 +119,7 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
         name: &'static CStr,
         data: impl for<'x> FnOnce(&'x T) -> &'x D,
     ) -> Result {
-        self.pending_file(name, data, &ReadWrite::<D>::FOPS)
+        self.pending_file(name, data, &ReadWrite::<D, T::OwnerModule>::FOPS)
     }
 
     fn pending_file<D: Sync>(
@@ -202,29 +204,32 @@ impl<D: Writer> fmt::Display for Shown<'_, D> {
     }
 }
 
-/// The operations of a read-only file of a `D`.
-struct ReadOnly<D>(PhantomData<D>);
+/// The operations of a read-only file of a `D`, in module `M` (the host driver's: an open
+/// file holds a reference to it, so the module cannot go while the operations may still run).
+struct ReadOnly<D, M>(PhantomData<(D, M)>);
 
-impl<D: Writer + Sync> ReadOnly<D> {
+impl<D: Writer + Sync, M: ModuleMetadata> ReadOnly<D, M> {
     const FOPS: bindings::file_operations = bindings::file_operations {
         open: Some(open::<D>),
         read: Some(bindings::seq_read),
         llseek: Some(bindings::seq_lseek),
         release: Some(bindings::single_release),
+        owner: this_module::<M>().as_ptr(),
         ..pin_init::zeroed()
     };
 }
 
-/// The operations of a file of a `D` that root may write to.
-struct ReadWrite<D>(PhantomData<D>);
+/// The operations of a file of a `D` that root may write to, in module `M` (as [`ReadOnly`]).
+struct ReadWrite<D, M>(PhantomData<(D, M)>);
 
-impl<D: Writer + Reader + Sync> ReadWrite<D> {
+impl<D: Writer + Reader + Sync, M: ModuleMetadata> ReadWrite<D, M> {
     const FOPS: bindings::file_operations = bindings::file_operations {
         open: Some(open::<D>),
         read: Some(bindings::seq_read),
         write: Some(write::<D>),
         llseek: Some(bindings::seq_lseek),
         release: Some(bindings::single_release),
+        owner: this_module::<M>().as_ptr(),
         ..pin_init::zeroed()
     };
 }
