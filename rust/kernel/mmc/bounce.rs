@@ -253,8 +253,13 @@ impl<'a> Bouncer<'a> {
                     // Prepared for the bounce buffer, then sent direct: drop what it held.
                     self.slots.lock().drop_stale(mrq.addr());
                 }
-                // The controller uses the request's memory itself: hand it over.
-                let dma_addr = mrq.dma_for_device().ok_or(EIO)?;
+                // The controller uses the request's memory itself: hand it over, one segment
+                // of the whole length.
+                let (dma_addr, len) = mrq.dma_for_device().ok_or(EIO)?;
+                if len != mrq.data_len() {
+                    mrq.unmap();
+                    return Err(EIO);
+                }
                 Ok(DataSetup {
                     dma_addr,
                     slot: None,

@@ -123,10 +123,11 @@ const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 /// The DMA mapping of a request's scatterlist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mapping {
-    /// Mapped for `dir` without CPU cache maintenance: only to learn the number of DMA
-    /// segments; the device has not been given the memory.
-    Counted(DataDirection),
-    /// Mapped for `dir` and synchronized for the device: the controller may use it.
+    /// Mapped for `dir` without CPU cache maintenance, to this many DMA segments: only to
+    /// learn their number; the device has not been given the memory.
+    Counted(DataDirection, u32),
+    /// Mapped for `dir` to one DMA segment and synchronized for the device: the controller
+    /// may use it.
     ForDevice(DataDirection),
     /// Mapped for `dir` and synchronized for the device by `pre_req` ([`pre_map`]); the
     /// request's cookie says so until it is unmapped.
@@ -199,7 +200,9 @@ impl<'a> DmaRequest<'a> {
         let (Some(data), Some(dir)) = (self.mrq.data(), self.dir()) else {
             return Err(DmaMapError::NoData);
         };
-        if self.mapped.is_some() {
+        // Also when `pre_req` mapped it and this object has handed that mapping back
+        // (`end_transfer`): the cookie says it is still mapped.
+        if self.mapped.is_some() || is_pre_mapped(data) {
             return Err(DmaMapError::AlreadyMapped);
         }
         let sg = data.sg_list();
@@ -219,17 +222,20 @@ impl<'a> DmaRequest<'a> {
             return Err(DmaMapError::MapFailed);
         }
         // INVARIANT: Mapped now, without cache maintenance.
-        self.mapped = Some(Mapping::Counted(dir));
+        self.mapped = Some(Mapping::Counted(dir, count));
         Ok(count)
     }
 
     /// Hands the mapped scatterlist to the device (`dma_sync_sg_for_device()`, once) and
-    /// returns the DMA address of its first segment; `None` if it is not mapped.
-    pub(crate) fn dma_for_device(&mut self) -> Option<u64> {
-        let (Mapping::Counted(dir) | Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) =
-            self.mapped?;
+    /// returns the DMA address and length of its one DMA segment; `None` if it is not mapped,
+    /// or mapped to more than one segment (a controller that takes one address cannot use it).
+    pub(crate) fn dma_for_device(&mut self) -> Option<(u64, u32)> {
+        let dir = match self.mapped? {
+            Mapping::Counted(dir, 1) | Mapping::ForDevice(dir) | Mapping::PreMapped(dir) => dir,
+            Mapping::Counted(..) => return None,
+        };
         let sg = self.mrq.data()?.sg_list();
-        if self.mapped == Some(Mapping::Counted(dir)) {
+        if self.mapped == Some(Mapping::Counted(dir, 1)) {
             // SAFETY: By the type invariant the scatterlist is mapped for `dir` on `dev` with
             // `sg.len()` entries.
             unsafe {
@@ -243,10 +249,15 @@ impl<'a> DmaRequest<'a> {
             // INVARIANT: Synchronized for the device just now.
             self.mapped = Some(Mapping::ForDevice(dir));
         }
-        // SAFETY: The scatterlist is mapped, so its first entry has a DMA address.
-        let addr = unsafe { bindings::sg_dma_address(sg.as_raw()) };
+        // SAFETY: The scatterlist is mapped to one segment, which its first entry describes.
+        let (addr, len) = unsafe {
+            (
+                bindings::sg_dma_address(sg.as_raw()),
+                bindings::sg_dma_len(sg.as_raw()),
+            )
+        };
         #[allow(clippy::useless_conversion)]
-        Some(u64::from(addr))
+        Some((u64::from(addr), len))
     }
 
     /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`). After the device had it,
@@ -256,12 +267,12 @@ impl<'a> DmaRequest<'a> {
     pub(crate) fn unmap(&mut self) {
         let (dir, attrs) = match self.mapped.take() {
             None => return,
-            Some(Mapping::Counted(dir)) => (dir, SKIP_CPU_SYNC),
+            Some(Mapping::Counted(dir, _)) => (dir, SKIP_CPU_SYNC),
             Some(Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) => (dir, 0),
         };
         let Some(data) = self.mrq.data() else { return };
         if is_pre_mapped(data) {
-            data.set_host_cookie(0);
+            data.write_host_cookie(0);
         }
         let sg = data.sg_list();
         // SAFETY: By the type invariant the scatterlist was mapped for `dir` on `dev` with
@@ -295,7 +306,7 @@ impl<'a> DmaRequest<'a> {
     ///
     /// The device must not be using `buf`; it is accessed only through its raw address.
     pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        match self.mrq.data().filter(|_| self.mapped.is_none()) {
+        match self.unmapped_data() {
             // SAFETY: Not DMA-mapped (checked), and the request is ours, not the device's.
             Some(data) => unsafe { sg_to_buffer(data, buf, len) },
             None => 0,
@@ -305,11 +316,19 @@ impl<'a> DmaRequest<'a> {
     /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
     /// buffer), with the rules of [`Self::copy_to_buffer`].
     pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        match self.mrq.data().filter(|_| self.mapped.is_none()) {
+        match self.unmapped_data() {
             // SAFETY: As in `copy_to_buffer`.
             Some(data) => unsafe { buffer_to_sg(buf, data, len) },
             None => 0,
         }
+    }
+
+    /// The data, if nothing maps it: neither this object nor `pre_req` (whose mapping this
+    /// object may have handed back, [`Self::end_transfer`]).
+    fn unmapped_data(&self) -> Option<&Data> {
+        self.mrq
+            .data()
+            .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))
     }
 
     /// Unmaps the data and completes the request; same as dropping it.
@@ -387,15 +406,16 @@ pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     // it since (every unmapping clears the cookie); the request is idle, so the controller is
     // done with it.
     unsafe { bindings::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
-    data.set_host_cookie(0);
+    data.write_host_cookie(0);
     true
 }
 
 /// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
 /// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
 pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
-    mrq.data().map_or(0, |data| {
-        // SAFETY: An idle request is not in flight, so nothing maps or moves its data.
+    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
+        // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_map`
+        // has not mapped it (checked): nothing else maps a request's data.
         unsafe { sg_to_buffer(data, buf, len) }
     })
 }
@@ -403,7 +423,7 @@ pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u
 /// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
 /// the rules of [`DmaRequest::copy_from_buffer`].
 pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
-    mrq.data().map_or(0, |data| {
+    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
         // SAFETY: As in `copy_idle_to_buffer`.
         unsafe { buffer_to_sg(buf, data, len) }
     })
