@@ -181,13 +181,14 @@ if [ -z "$(RUSTC=$RUST_BIN/rustc find_rust_lib_src)" ]; then
     apt-get install -y -qq --no-install-recommends --allow-downgrades "rust-src=$cand" >/dev/null ||
         die "cannot install rust-src=$cand"
 fi
-# --- 6. Python tools for QEMU's build: a virtual environment in the cache -------
-if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
-    log "meson and pycotap into $TOOLS_VENV"
+# --- 6. Python tools for QEMU's build (meson, pycotap) and the documentation
+# check (docutils): a virtual environment in the cache -------------------------
+if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, docutils, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
+    log "meson, pycotap and docutils into $TOOLS_VENV"
     rm -rf "$TOOLS_VENV"
     python3 -m venv "$TOOLS_VENV" || die "python3 -m venv failed"
-    "$TOOLS_VENV/bin/python" -m pip install -q 'meson>=1.5,<1.9' 'pycotap>=1.1.0' ||
-        die "pip install meson pycotap failed"
+    "$TOOLS_VENV/bin/python" -m pip install -q 'meson>=1.5,<1.9' 'pycotap>=1.1.0' 'docutils>=0.19' ||
+        die "pip install meson pycotap docutils failed"
 fi
 
 # --- 7. sources and guest binaries into the cache -----------------------------
