@@ -24,7 +24,8 @@
 #      ends before a GPT's backup, and still needs the partitions named;
 #   4. --scratch does not override the in-use refusal: a mounted partition
 #      and a root shown as /dev/root are refused with any options;
-#   5. --dry-run fails with the same refusal wherever the run fails;
+#   5. --dry-run fails with the same refusal wherever the run fails, also on
+#      --variant values the module would refuse (check-board-config --params);
 #   6. switch-driver reload is refused (exit 3, naming the user) while the
 #      card is mounted, and has no --force;
 # and that no module tool or fio was run.
@@ -180,6 +181,11 @@ bb -- $D2 --scratch --destroy-partitions mmcblk2p1 --dry-run
 allowed "--scratch on the GPT card, p1 named" "region: [1048576, 66060288)" "overwrites: /dev/mmcblk2p1"
 bb -- $D2 --scratch --user-rows --variant "bounce_size=524288 max_segs=128" --dry-run
 refused "bench-board.rst's --scratch --user-rows --variant example on a card with a partition" "overlaps /dev/mmcblk2p1"
+
+bb -- $D1 --no-write --variant "bounce_size=3000" --variant "max_seg=128" --dry-run
+outcome 1 "$T/err" refused "--dry-run with --variant values the module refuses" "would refuse it" "bounce_size=3000: not 0 or a power of two"
+bb -- $D1 --no-write --variant "max_segs=128 bounce_cached=0" --dry-run
+allowed "--dry-run with --variant values the module takes" "dry run: nothing switched"
 
 echo "4. a card in use, whatever the options"
 echo "36 25 179:10 / /mnt rw,relatime shared:1 - ext4 /dev/mmcblk1p2 rw" > "$T/mounted"
