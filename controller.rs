@@ -53,9 +53,6 @@ pub(crate) struct InFlight<'a> {
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// The `ICTL` enables of its command: what its completion is looked for with in `ISTA`
-    /// when no interrupt reports it (`ICTL` itself may be cleared meanwhile).
-    pub(crate) enables: u32,
     /// When its software deadline passes: computed before the watchdog was armed, started
     /// again when the command is written to the controller ([`InFlight::sent`]).
     #[cfg(feature = "deadline")]

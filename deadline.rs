@@ -31,6 +31,7 @@ use crate::{
         Sdhc,
         SdhcHost, //
     },
+    hw::CmdInfo,
     logic::{
         self,
         DeadlineInput, //
@@ -165,7 +166,12 @@ impl<'a> Sdhc<'a> {
     /// its way: an edge the interrupt controller missed), else with `ETIMEDOUT`.
     fn expire(&self, f: InFlight<'a>) {
         let ista = self.regs.read(regs::ISTA).into_raw();
-        if !logic::IrqSources::new(f.enables, ista).cmd {
+        // The command's own enables, not `ICTL`'s: a late interrupt may have cleared those.
+        // (The address does not change them.)
+        let enables = self
+            .hw()
+            .cmd_enables(&CmdInfo::new(f.mrq.cmd(), f.mrq.data(), Some(0)));
+        if !logic::IrqSources::new(enables, ista).cmd {
             self.time_out(f);
             return;
         }

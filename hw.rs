@@ -224,6 +224,7 @@ impl CmdProgram {
 impl Hw<'_> {
     /// The `ICTL` enables of the interrupts `cmd` completes with (what [`Self::start_cmd`]
     /// writes, the SDIO card's aside).
+    #[cfg(feature = "deadline")]
     pub(crate) fn cmd_enables(&self, cmd: &CmdInfo) -> u32 {
         CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds)
             .ictl

@@ -60,12 +60,10 @@ impl SdhcHost<'_> {
                 // `deadline.rs`).
                 #[cfg(feature = "deadline")]
                 SdhcHost::arm_deadline(host, deadline_ms);
-                let enables = sdhc.hw().cmd_enables(&cmd);
                 *cur = Some(InFlight {
                     mrq,
                     slot,
                     seq,
-                    enables,
                     #[cfg(feature = "deadline")]
                     due,
                     #[cfg(feature = "deadline")]

@@ -41,10 +41,14 @@ import json, sys
 t = sys.argv[1]
 runs = ("42-1", "42-2", "99-1")
 m = {r: json.load(open("%s/%s.json" % (t, r))) for r in runs}
-# the read flush's gaps are measured times, like quiesce_wait_us (emulated-board.rst)
+# the read flush's gaps are measured times, like quiesce_wait_us, and the STAT reads busy
+# while the card programs count a timed poll's reads (emulated-board.rst)
 for r in runs:
-    for k in ("rx_flush_gap_min_ns", "rx_flush_gap_max_ns"):
+    for k in ("rx_flush_gap_min_ns", "rx_flush_gap_max_ns", "programming_busy_reads"):
         m[r].pop(k, None)
+diff = sorted(k for k in set(m["42-1"]) | set(m["42-2"]) if m["42-1"].get(k) != m["42-2"].get(k))
+if diff:
+    print("  seed 42's two runs differ in: %s" % ", ".join("%s %s/%s" % (k, m["42-1"].get(k), m["42-2"].get(k)) for k in diff))
 d = {r: open("%s/%s.stats" % (t, r)).read().strip() for r in runs}
 for r in runs:
     print("seed %s run %s: commands %d, faults %s" % (r[:2], r[3:], m[r]["commands"], m[r]["faults"]))

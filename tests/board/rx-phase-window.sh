@@ -130,7 +130,8 @@ for d in rust c; do
     dmesg -c >/dev/null
     crc0=$(model_counter rx_window_crc_errors)
     t0=$(now)
-    switch-driver $d >/dev/null
+    # no card is to come back: switch-driver's wait for it would fail after 0 s
+    SWITCH_DRIVER_CARD_WAIT=0 switch-driver $d >/dev/null 2>&1 || true
     ms=$(settle $d $t0)
     ! sdhc_disk > /dev/null || fail "$d: a card without any RX phase window: $(sdhc_disk)"
     [ "$(sdhc_driver)" = $d ] || fail "$d: the driver let go of the controller"
