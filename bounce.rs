@@ -43,9 +43,6 @@ impl<'a> Buffers<'a> {
     pub(crate) fn allocate(dev: &'a Device<Bound>) -> Self {
         let params = crate::params();
         let first = first_buffer(dev, &params);
-        #[cfg(not(feature = "double_buffer"))]
-        let second = None;
-        #[cfg(feature = "double_buffer")]
         let second = first.as_ref().and_then(|b| second_buffer(dev, b));
         Self {
             params,
@@ -97,6 +94,15 @@ fn first_buffer<'a>(dev: &'a Device<Bound>, params: &Params) -> Option<BounceBuf
             )
         })
         .ok()
+}
+
+/// Without double buffering there is no second buffer: the host bounces through one.
+#[cfg(not(feature = "double_buffer"))]
+fn second_buffer<'a>(
+    _dev: &'a Device<Bound>,
+    _first: &BounceBuffer<'_>,
+) -> Option<BounceBuffer<'a>> {
+    None
 }
 
 /// The second bounce buffer of `double_buffer`, like the first; without it the host bounces

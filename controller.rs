@@ -113,14 +113,25 @@ pub(crate) struct Sdhc<'a> {
 }
 
 impl<'a> Sdhc<'a> {
-    /// The registers with what programming them needs.
+    /// The registers with what programming them needs, the SDIO card interrupt's `ICTL`
+    /// enables included.
+    #[cfg(feature = "sdio_irq")]
     pub(crate) fn hw(&self) -> Hw<'_> {
         Hw {
             dev: self.dev,
             regs: &self.regs,
             soc: &self.soc,
-            #[cfg(feature = "sdio_irq")]
             sdio: &self.sdio,
+        }
+    }
+
+    /// The registers with what programming them needs.
+    #[cfg(not(feature = "sdio_irq"))]
+    pub(crate) fn hw(&self) -> Hw<'_> {
+        Hw {
+            dev: self.dev,
+            regs: &self.regs,
+            soc: &self.soc,
         }
     }
 }

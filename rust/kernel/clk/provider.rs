@@ -222,6 +222,122 @@ unsafe impl<M: Send + Sync> Send for Hw<M> {}
 // SAFETY: See `Send`; no method of `Hw` mutates it through `&self`.
 unsafe impl<M: Send + Sync> Sync for Hw<M> {}
 
+/// The device tree node of `dev`, with a reference held, and its `struct device_node`;
+/// `EINVAL` if `dev` has none.
+fn of_node(dev: &Device) -> Result<(ARef<FwNode>, *mut bindings::device_node)> {
+    let node = dev.fwnode().filter(|n| n.is_of_node()).ok_or(EINVAL)?;
+    let node = ARef::from(node);
+    // CAST: `FwNode` is a transparent wrapper of `struct fwnode_handle`, which an OF node
+    // embeds as its `fwnode` (`is_of_node()` above).
+    let of_node = core::ptr::from_ref::<FwNode>(&*node)
+        .cast::<u8>()
+        .cast_mut()
+        .wrapping_sub(core::mem::offset_of!(bindings::device_node, fwnode))
+        .cast::<bindings::device_node>();
+    Ok((node, of_node))
+}
+
+/// The clock structure of `basic` over the register at `addr`, and its operations; a
+/// divider's table goes into `table`, which must live as long as the clock. `EINVAL` for a
+/// field that does not fit in 32 bits or a zero divider.
+fn basic_clk(
+    basic: Basic<'_>,
+    addr: *mut c_void,
+    table: &mut KVec<bindings::clk_div_table>,
+) -> Result<(BasicClk, *const bindings::clk_ops)> {
+    Ok(match basic {
+        Basic::Mux { shift, mask } => {
+            if shift >= 32 || mask == 0 {
+                return Err(EINVAL);
+            }
+            let mux = bindings::clk_mux {
+                reg: addr,
+                mask,
+                shift,
+                ..Default::default()
+            };
+            (
+                BasicClk {
+                    mux: ManuallyDrop::new(mux),
+                },
+                &raw const bindings::clk_mux_ops,
+            )
+        }
+        Basic::Divider {
+            shift,
+            width,
+            table: t,
+        } => {
+            if !(1..=30).contains(&width) || u32::from(shift) + u32::from(width) > 32 {
+                return Err(EINVAL);
+            }
+            table.reserve(t.len() + 1, GFP_KERNEL)?;
+            for &(val, div) in t {
+                if div == 0 {
+                    return Err(EINVAL);
+                }
+                table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
+            }
+            table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
+            let divider = bindings::clk_divider {
+                reg: addr,
+                shift,
+                width,
+                table: table.as_ptr(),
+                ..Default::default()
+            };
+            (
+                BasicClk {
+                    divider: ManuallyDrop::new(divider),
+                },
+                &raw const bindings::clk_divider_ops,
+            )
+        }
+        Basic::Gate { bit } => {
+            if bit >= 32 {
+                return Err(EINVAL);
+            }
+            let gate = bindings::clk_gate {
+                reg: addr,
+                bit_idx: bit,
+                ..Default::default()
+            };
+            (
+                BasicClk {
+                    gate: ManuallyDrop::new(gate),
+                },
+                &raw const bindings::clk_gate_ops,
+            )
+        }
+    })
+}
+
+/// The framework's description of `parents`.
+fn parent_data(parents: &[Parent<'_>]) -> Result<KVec<bindings::clk_parent_data>> {
+    let mut data = KVec::with_capacity(parents.len(), GFP_KERNEL)?;
+    for p in parents {
+        data.push(
+            match p {
+                Parent::Input(n) => bindings::clk_parent_data {
+                    fw_name: n.as_char_ptr(),
+                    index: -1,
+                    ..Default::default()
+                },
+                // Not `.hw`: the framework may look a parent up again later (after its
+                // parent was unregistered, for one), and the name is copied, the
+                // `clk_hw` is not.
+                Parent::Clock(n) => bindings::clk_parent_data {
+                    name: n.as_char_ptr(),
+                    index: -1,
+                    ..Default::default()
+                },
+            },
+            GFP_KERNEL,
+        )?;
+    }
+    Ok(data)
+}
+
 impl<M> Hw<M>
 where
     for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
@@ -234,105 +350,10 @@ where
         init: &Init<'_>,
         basic: Basic<'_>,
     ) -> Result<Self> {
-        let node = dev.fwnode().filter(|n| n.is_of_node()).ok_or(EINVAL)?;
-        let node = ARef::from(node);
-        // CAST: `FwNode` is a transparent wrapper of `struct fwnode_handle`, which an OF node
-        // embeds as its `fwnode` (`is_of_node()` above).
-        let of_node = core::ptr::from_ref::<FwNode>(&*node)
-            .cast::<u8>()
-            .cast_mut()
-            .wrapping_sub(core::mem::offset_of!(bindings::device_node, fwnode))
-            .cast::<bindings::device_node>();
-
-        let addr = reg.addr();
+        let (node, of_node) = of_node(dev)?;
         let mut table = KVec::new();
-        let (c, ops) = match basic {
-            Basic::Mux { shift, mask } => {
-                if shift >= 32 || mask == 0 {
-                    return Err(EINVAL);
-                }
-                let mux = bindings::clk_mux {
-                    reg: addr,
-                    mask,
-                    shift,
-                    ..Default::default()
-                };
-                (
-                    BasicClk {
-                        mux: ManuallyDrop::new(mux),
-                    },
-                    &raw const bindings::clk_mux_ops,
-                )
-            }
-            Basic::Divider {
-                shift,
-                width,
-                table: t,
-            } => {
-                if !(1..=30).contains(&width) || u32::from(shift) + u32::from(width) > 32 {
-                    return Err(EINVAL);
-                }
-                table.reserve(t.len() + 1, GFP_KERNEL)?;
-                for &(val, div) in t {
-                    if div == 0 {
-                        return Err(EINVAL);
-                    }
-                    table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
-                }
-                table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
-                let divider = bindings::clk_divider {
-                    reg: addr,
-                    shift,
-                    width,
-                    table: table.as_ptr(),
-                    ..Default::default()
-                };
-                (
-                    BasicClk {
-                        divider: ManuallyDrop::new(divider),
-                    },
-                    &raw const bindings::clk_divider_ops,
-                )
-            }
-            Basic::Gate { bit } => {
-                if bit >= 32 {
-                    return Err(EINVAL);
-                }
-                let gate = bindings::clk_gate {
-                    reg: addr,
-                    bit_idx: bit,
-                    ..Default::default()
-                };
-                (
-                    BasicClk {
-                        gate: ManuallyDrop::new(gate),
-                    },
-                    &raw const bindings::clk_gate_ops,
-                )
-            }
-        };
-
-        let mut parents = KVec::with_capacity(init.parents.len(), GFP_KERNEL)?;
-        for p in init.parents {
-            parents.push(
-                match p {
-                    Parent::Input(n) => bindings::clk_parent_data {
-                        fw_name: n.as_char_ptr(),
-                        index: -1,
-                        ..Default::default()
-                    },
-                    // Not `.hw`: the framework may look a parent up again later (after its
-                    // parent was unregistered, for one), and the name is copied, the
-                    // `clk_hw` is not.
-                    Parent::Clock(n) => bindings::clk_parent_data {
-                        name: n.as_char_ptr(),
-                        index: -1,
-                        ..Default::default()
-                    },
-                },
-                GFP_KERNEL,
-            )?;
-        }
+        let (c, ops) = basic_clk(basic, reg.addr(), &mut table)?;
+        let parents = parent_data(init.parents)?;
         let name = init.name.to_cstring()?;
         let raw_init = bindings::clk_init_data {
             name: name.as_char_ptr(),
