@@ -151,7 +151,9 @@ pub(crate) use host::{
 pub(crate) use ios::{
     BusWidth,
     Ios,
-    PowerMode, //
+    PowerMode,
+    SignalVoltage,
+    Timing, //
 };
 pub(crate) use request::{
     Command,

@@ -588,7 +588,8 @@ impl<T: HostOps> Adapter<T> {
     unsafe extern "C" fn set_ios(host: *mut bindings::mmc_host, ios: *mut bindings::mmc_ios) {
         // SAFETY: The core passes its host, not NULL.
         let hp = unsafe { NonNull::new_unchecked(host) };
-        // SAFETY: `set_ios` of a registered host with its valid settings.
+        // SAFETY: This is `set_ios`, called by the core with the host claimed and its valid
+        // settings.
         let ios = unsafe { Ios::from_raw(hp, ios) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::set_ios(unsafe { Self::host(host) }, &ios);

@@ -59,13 +59,95 @@ impl BusWidth {
     }
 }
 
-/// The settings of one `set_ios` call, and what only `set_ios` may do with the host: report
-/// the clock it really runs and switch the card's supply.
+/// `ios->signal_voltage`: the I/O signalling level.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SignalVoltage {
+    /// `MMC_SIGNAL_VOLTAGE_330`.
+    V330,
+    /// `MMC_SIGNAL_VOLTAGE_180`.
+    V180,
+    /// `MMC_SIGNAL_VOLTAGE_120`.
+    V120,
+    /// Any other raw value.
+    Other(u8),
+}
+
+impl SignalVoltage {
+    pub(super) fn from_raw(v: u8) -> Self {
+        match u32::from(v) {
+            bindings::MMC_SIGNAL_VOLTAGE_330 => Self::V330,
+            bindings::MMC_SIGNAL_VOLTAGE_180 => Self::V180,
+            bindings::MMC_SIGNAL_VOLTAGE_120 => Self::V120,
+            _ => Self::Other(v),
+        }
+    }
+}
+
+/// `ios->timing`: the bus timing the card was switched to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Timing {
+    /// `MMC_TIMING_LEGACY`: default speed.
+    Legacy,
+    /// `MMC_TIMING_MMC_HS`.
+    MmcHs,
+    /// `MMC_TIMING_SD_HS`.
+    SdHs,
+    /// `MMC_TIMING_UHS_SDR12`.
+    UhsSdr12,
+    /// `MMC_TIMING_UHS_SDR25`.
+    UhsSdr25,
+    /// `MMC_TIMING_UHS_SDR50`.
+    UhsSdr50,
+    /// `MMC_TIMING_UHS_SDR104`.
+    UhsSdr104,
+    /// `MMC_TIMING_UHS_DDR50`.
+    UhsDdr50,
+    /// `MMC_TIMING_MMC_DDR52`.
+    MmcDdr52,
+    /// `MMC_TIMING_MMC_HS200`.
+    MmcHs200,
+    /// `MMC_TIMING_MMC_HS400`.
+    MmcHs400,
+    /// Any other raw value (SD Express, UHS-II).
+    Other(u8),
+}
+
+impl Timing {
+    pub(super) fn from_raw(v: u8) -> Self {
+        match u32::from(v) {
+            bindings::MMC_TIMING_LEGACY => Self::Legacy,
+            bindings::MMC_TIMING_MMC_HS => Self::MmcHs,
+            bindings::MMC_TIMING_SD_HS => Self::SdHs,
+            bindings::MMC_TIMING_UHS_SDR12 => Self::UhsSdr12,
+            bindings::MMC_TIMING_UHS_SDR25 => Self::UhsSdr25,
+            bindings::MMC_TIMING_UHS_SDR50 => Self::UhsSdr50,
+            bindings::MMC_TIMING_UHS_SDR104 => Self::UhsSdr104,
+            bindings::MMC_TIMING_UHS_DDR50 => Self::UhsDdr50,
+            bindings::MMC_TIMING_MMC_DDR52 => Self::MmcDdr52,
+            bindings::MMC_TIMING_MMC_HS200 => Self::MmcHs200,
+            bindings::MMC_TIMING_MMC_HS400 => Self::MmcHs400,
+            _ => Self::Other(v),
+        }
+    }
+
+    /// Whether data is clocked on both edges (`mmc_card_ddr52()`, UHS DDR50, HS400).
+    pub(crate) fn ddr(self) -> bool {
+        matches!(self, Self::UhsDdr50 | Self::MmcDdr52 | Self::MmcHs400)
+    }
+}
+
+/// The settings of one `set_ios` or `start_signal_voltage_switch` call, and what only those
+/// callbacks may do with the host: report the clock it really runs and switch the card's
+/// supply.
 ///
 /// # Invariants
 ///
-/// `host` is a registered host whose `set_ios` callback is running; the MMC core serializes
-/// that callback, so nothing else writes `actual_clock` meanwhile.
+/// `host` is valid, and one of its `set_ios` or `start_signal_voltage_switch` callbacks is
+/// running on this thread. The MMC core makes both calls with the host claimed
+/// (`mmc_claim_host()`, also in `mmc_start_host()` and `mmc_stop_host()`), so no two of them
+/// overlap and nothing else writes `actual_clock` meanwhile (the core and debugfs only read it).
+/// `supply.vmmc` is set by `mmc_regulator_get_supply()` before the host is added and does not
+/// change afterwards.
 pub(crate) struct Ios {
     host: NonNull<bindings::mmc_host>,
     /// Bus clock in Hz, 0 for off.
@@ -76,12 +158,18 @@ pub(crate) struct Ios {
     pub(crate) power_mode: PowerMode,
     /// Data bus width.
     pub(crate) bus_width: BusWidth,
+    /// I/O signalling level.
+    pub(crate) signal_voltage: SignalVoltage,
+    /// Bus timing.
+    pub(crate) timing: Timing,
 }
 
 impl Ios {
     /// # Safety
     ///
-    /// `host` must be a registered host in its `set_ios` callback, and `ios` its valid settings.
+    /// `host` must be valid and in its `set_ios` or `start_signal_voltage_switch` callback on
+    /// this thread, called by the MMC core as the type invariants describe, and `ios` its valid
+    /// settings.
     pub(super) unsafe fn from_raw(
         host: NonNull<bindings::mmc_host>,
         ios: *const bindings::mmc_ios,
@@ -95,6 +183,8 @@ impl Ios {
             vdd: ios.vdd,
             power_mode: PowerMode::from_raw(ios.power_mode),
             bus_width: BusWidth::from_raw(ios.bus_width),
+            signal_voltage: SignalVoltage::from_raw(ios.signal_voltage),
+            timing: Timing::from_raw(ios.timing),
         }
     }
 
@@ -153,5 +243,37 @@ mod tests {
             BusWidth::Eight
         );
         assert_eq!(BusWidth::from_raw(7), BusWidth::Other(7));
+    }
+
+    #[test]
+    fn signal_voltage_and_timing_map_to_their_variants() {
+        assert_eq!(
+            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_330 as u8),
+            SignalVoltage::V330
+        );
+        assert_eq!(
+            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_180 as u8),
+            SignalVoltage::V180
+        );
+        assert_eq!(
+            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_120 as u8),
+            SignalVoltage::V120
+        );
+        assert_eq!(SignalVoltage::from_raw(9), SignalVoltage::Other(9));
+        assert_eq!(
+            Timing::from_raw(bindings::MMC_TIMING_LEGACY as u8),
+            Timing::Legacy
+        );
+        assert_eq!(
+            Timing::from_raw(bindings::MMC_TIMING_MMC_HS200 as u8),
+            Timing::MmcHs200
+        );
+        assert_eq!(
+            Timing::from_raw(bindings::MMC_TIMING_MMC_DDR52 as u8),
+            Timing::MmcDdr52
+        );
+        assert!(Timing::from_raw(bindings::MMC_TIMING_MMC_HS400 as u8).ddr());
+        assert!(!Timing::from_raw(bindings::MMC_TIMING_UHS_SDR104 as u8).ddr());
+        assert_eq!(Timing::from_raw(200), Timing::Other(200));
     }
 }
