@@ -343,8 +343,13 @@ impl Hw<'_> {
             return Err(ETIMEDOUT);
         }
 
+        // Each poll reads ESTA twice and looks at the second value, as Amlogic's driver does
+        // ("read twice, we just focus on the second result"): its first read may be stale.
         let esta = self.poll_ready(
-            || self.regs.read(regs::ESTA),
+            || {
+                let _ = self.regs.read(regs::ESTA);
+                self.regs.read(regs::ESTA)
+            },
             |e| e.esta_11_13().get() == 0,
             timeout,
         );

@@ -247,11 +247,21 @@ impl Sdhc<'_> {
     /// unless `ista` has an error already, this waits until the controller is idle and reads
     /// `ISTA` again. `Err` if the controller stays busy longer than the command allows
     /// ([`Self::ready_wait`]).
+    ///
+    /// A write that failed may still have left the card programming the blocks it took before
+    /// the error (DAT0 low): that is waited for too, within the same bound, so that the core's
+    /// next command (CMD12, CMD13) finds the controller ready rather than reset under a busy
+    /// card; the request fails with its error either way.
     fn final_status(&self, mrq: &Request, ista: u32) -> (u32, Result) {
+        let (hw, opcode, wait) = (self.hw(), mrq.cmd().opcode(), self.ready_wait(mrq));
         if ista & ERROR_IRQS != 0 {
+            if mrq.data().is_some_and(|d| d.is_write()) {
+                // A card still busy after the bound is the next command's to handle
+                // (`ready_for_cmd` resets the controller); the warning says so.
+                let _ = hw.wait_card_released(opcode, wait);
+            }
             return (ista, Ok(()));
         }
-        let (hw, opcode, wait) = (self.hw(), mrq.cmd().opcode(), self.ready_wait(mrq));
         let ready = hw.wait_cmd_ready(opcode, wait).and_then(|()| {
             if mrq.cmd().resp_busy() {
                 hw.wait_card_released(opcode, wait)

@@ -359,7 +359,10 @@ pub(crate) const ERROR_IRQS: u32 =
 /// `final_status`): a data phase's CRC error and timeout, and the response errors of an
 /// automatic CMD12. Not the FIFO bits: `TXFIFO_EMPTY` ("TxFIFO Empty" in Amlogic's header, at
 /// a threshold every driver leaves at 0) may latch as the FIFO drains after a write's
-/// `DMA_DONE`, which would fail every write.
+/// `DMA_DONE`, which would fail every write. The first read, in the interrupt handler, does
+/// count it (as the C driver does): there it may be an underrun during the transfer, and if it
+/// is only the FIFO drained after `DMA_DONE` of a handler that ran late, the write fails and the
+/// core retries it; the other way round a write the card got wrong would be reported written.
 pub(crate) const LATE_ERROR_IRQS: u32 = (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6);
 
 /// What an interrupt of the controller is for: the enabled sources that are pending.

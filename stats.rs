@@ -157,4 +157,10 @@ impl HostDebugfs {
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.knobs.watchdog_early_ms()
     }
+
+    /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn sdio_ack_fault(&self) -> bool {
+        self.knobs.sdio_ack_fault()
+    }
 }

@@ -22,6 +22,10 @@
 // cfg(feature = "deadline")
 //! - `watchdog_early_ms`: a fault, 0 by default: the deadline's watchdog is armed this much
 //!   before the request is due, so that it fires early and must arm itself again.
+// cfg(feature = "sdio_irq")
+//! - `sdio_ack_fault`: a fault, 0 by default: 1 makes `ack_sdio_irq` clear a DAT1 latched
+//!   meanwhile and enable the interrupt without looking at DAT1, the way that loses a card
+//!   interrupt raised between the service and the ack if DAT1 latches on its edge.
 
 use kernel::prelude::*;
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
@@ -45,6 +49,8 @@ pub(crate) struct TestKnobs {
     reset_drain_us: Atomic<u32>,
     #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
+    #[cfg(feature = "sdio_irq")]
+    sdio_ack_fault: Atomic<u32>,
 }
 
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
@@ -59,6 +65,8 @@ impl TestKnobs {
             reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
             #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
+            #[cfg(feature = "sdio_irq")]
+            sdio_ack_fault: Atomic::new(0),
         }
     }
 
@@ -77,6 +85,8 @@ impl TestKnobs {
         host.debugfs_rw_file(c"watchdog_early_ms", |h| {
             &h.sdhc.debugfs.knobs.watchdog_early_ms
         })?;
+        #[cfg(feature = "sdio_irq")]
+        host.debugfs_rw_file(c"sdio_ack_fault", |h| &h.sdhc.debugfs.knobs.sdio_ack_fault)?;
         Ok(())
     }
 
@@ -109,6 +119,12 @@ impl TestKnobs {
     #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.watchdog_early_ms.load(Relaxed)
+    }
+
+    /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn sdio_ack_fault(&self) -> bool {
+        self.sdio_ack_fault.load(Relaxed) != 0
     }
 }
 
@@ -157,5 +173,11 @@ impl TestKnobs {
     #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         0
+    }
+
+    /// The ack keeps a latched DAT1 and looks at DAT1.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn sdio_ack_fault(&self) -> bool {
+        false
     }
 }

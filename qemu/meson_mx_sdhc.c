@@ -32,6 +32,16 @@
  *  - busy-while-programming: STAT.CMD_BUSY stays set while the card holds
  *    DAT0 busy programming a write (after the completion interrupt); the
  *    long-program fault makes one write's programming long-program-ns;
+ *    partial-program makes a multi-block write fail its CRC check half
+ *    way, with the error at completion, while the card programs the
+ *    first half for long-program-ns (a driver must wait for the card
+ *    after a failed write, not reset it under the core's next command);
+ *  - r1b-busy-ns: the card holds DAT0 busy this long after an R1b
+ *    response (default 0: not modelled); the completion comes with the
+ *    response (the driver waits for DAT0 itself), or with r1b-done-at-dat0
+ *    once DAT0 is released.  A command other than CMD12 or CMD13 sent while
+ *    the card is busy is counted (cmds_while_card_busy) and starts when the
+ *    card is done;
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
  *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
@@ -190,6 +200,7 @@ static const char *const fault_names[MESON_FAULT__MAX] = {
     [MESON_FAULT_LOST_EDGE] = "lost-edge",
     [MESON_FAULT_BUSY_HOLD] = "busy-hold",
     [MESON_FAULT_LONG_PROGRAM] = "long-program",
+    [MESON_FAULT_PARTIAL_PROGRAM] = "partial-program",
 };
 
 /* the kinds a command can get (counted in stats.faults) */
@@ -311,6 +322,9 @@ static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
                (send & SEND_CMD_HAS_RESP);
     case MESON_FAULT_LONG_PROGRAM:
         return (send & SEND_CMD_HAS_DATA) && (send & SEND_DATA_DIR);
+    case MESON_FAULT_PARTIAL_PROGRAM:
+        return (send & SEND_CMD_HAS_DATA) && (send & SEND_DATA_DIR) &&
+               SEND_TOTAL_PACK(send) >= 1;
     case MESON_FAULT_DATA_CRC:
     case MESON_FAULT_DATA_TIMEOUT:
         return send & SEND_CMD_HAS_DATA;
@@ -421,8 +435,11 @@ static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
  * latched for it (or the bit was still set from an earlier one when it
  * would have latched), nothing more until DAT1 goes high and low again.
  * dat1-lose-edges (QMP): the next N low periods latch nothing at all.
- * ICTL decides whether they raise the interrupt.  Without SDIO_IRQ_MODE
- * nothing latches.
+ * ICTL decides whether they raise the interrupt; with dat1-latch-masked=off
+ * (default) nothing latches while ICTL has both DAT1 enables off: under
+ * level DAT1 latches once they are on again, under edge a low period that
+ * began while they were off never latches.  Without SDIO_IRQ_MODE nothing
+ * latches.
  */
 static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
 {
@@ -432,7 +449,9 @@ static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
     int64_t when;
 
     if (!s->dat1_low || !(s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) || !hz ||
-        s->frozen || s->dat1_lost || (s->dat1_edge && s->dat1_latched)) {
+        s->frozen || s->dat1_lost || (s->dat1_edge && s->dat1_latched) ||
+        (!s->dat1_latch_masked &&
+         !(s->regs[R_ICTL] & (IRQ_DAT1 | IRQ_ADDI_DAT1)))) {
         timer_del(s->dat1_timer);
         return;
     }
@@ -509,6 +528,11 @@ static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
             !(s->regs[R_ICTL] & (IRQ_DAT1 | IRQ_ADDI_DAT1))) {
             /* raised while the driver has it masked (between service and ack) */
             s->stats.dat1_asserted_masked++;
+            if (!s->dat1_latch_masked && s->dat1_edge) {
+                /* the edge passes unseen: this low period never latches */
+                s->dat1_lost = true;
+                s->stats.dat1_masked_unlatched++;
+            }
         }
         if (s->dat1_lose_edges) {
             s->dat1_lose_edges--;
@@ -758,6 +782,18 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
         } else if (s->cur_fault == MESON_FAULT_DATA_CRC) {
             /* the card saw a CRC error and discards the data */
             err = IRQ_DATA_ERR_CRC;
+        } else if (s->cur_fault == MESON_FAULT_PARTIAL_PROGRAM) {
+            /* it takes the first half, then a block fails its CRC check */
+            uint32_t taken = blocks / 2;
+
+            for (uint32_t i = 0; i < taken; i++) {
+                sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
+            }
+            s->stats.bytes_written += (uint64_t)taken * blksz;
+            s->card_busy_until = MAX(s->card_busy_until,
+                                     qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) +
+                                 s->long_program_ns;
+            err = IRQ_DATA_ERR_CRC;
         } else if (!sdbus_receive_ready(&s->sdbus)) {
             err = IRQ_DATA_TIMEOUT;
         } else if (CTRL_RX_TIMEOUT(s->regs[R_CTRL]) < s->ncrc_clks) {
@@ -900,12 +936,14 @@ static void meson_mx_sdhc_late_dma_start(MesonMxSdhcState *s)
  * A data error that latches late (late-status-ns): a data command whose
  * data phase failed (CRC error, timeout) after a good response.  Not the
  * unanswered auto CMD12 after a CMD53 (Linux f89b548ca66b: the C driver saw
- * that error, -110), nor a DMA error.
+ * that error, -110), nor a DMA error, nor partial-program (whose error comes
+ * with the completion, so that the wait for the card is the driver's own).
  */
 static bool meson_mx_sdhc_error_is_late(MesonMxSdhcState *s, uint32_t ista,
                                         uint32_t err)
 {
     return s->late_status_ns && !s->cur_stop_timeout &&
+           s->cur_fault != MESON_FAULT_PARTIAL_PROGRAM &&
            !(ista & (IRQ_RESP_TIMEOUT | IRQ_RESP_ERR_CRC)) &&
            !(err & ~(IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT));
 }
@@ -1027,6 +1065,11 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         meson_mx_sdhc_hist(s, (uint64_t)blocks * blksz);
     }
 
+    if (now < s->card_busy_until && SEND_CMD_INDEX(send) != 12 &&
+        SEND_CMD_INDEX(send) != 13) {
+        /* a card in its busy state takes only CMD12 and CMD13 */
+        s->stats.cmds_while_card_busy++;
+    }
     /* the next command waits for the card to finish programming */
     start = MAX(now, s->card_busy_until);
 
@@ -1160,9 +1203,17 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
                            s->ignore_manual_stop)) {
             done += meson_mx_sdhc_clocks_ns(48 + 8 + 48, hz); /* CMD12 */
         }
-    } else if ((send & SEND_R1B) && s->card_busy_until > done) {
-        /* MMC_CAP_WAIT_WHILE_BUSY: completion once DAT0 is released */
-        done = s->card_busy_until;
+    } else if (send & SEND_R1B) {
+        if (s->r1b_busy_ns) {
+            /* the card holds DAT0 busy after its response */
+            s->card_busy_until = MAX(s->card_busy_until, done) +
+                                 s->r1b_busy_ns;
+            s->stats.r1b_busy_commands++;
+        }
+        if (s->r1b_done_at_dat0 && s->card_busy_until > done) {
+            /* the completion comes once DAT0 is released */
+            done = s->card_busy_until;
+        }
     }
     timer_mod(s->done_timer, done);
     meson_mx_sdhc_dat1_check(s);
@@ -1304,6 +1355,7 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         s->regs[R_ICTL] = v;
         s->irq_edge_lost = false;
         meson_mx_sdhc_update_irq(s);
+        meson_mx_sdhc_dat1_check(s);
         break;
     case R_ISTA:
         s->regs[R_ISTA] &= ~(v & IRQ_ALL);
@@ -1327,6 +1379,9 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         }
         if (v & SRST_MAIN_CTRL) {
             s->stats.srst_resets++;
+            if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->card_busy_until) {
+                s->stats.srst_while_programming++;
+            }
             meson_mx_sdhc_reset_ctrl(s);
         }
         if (v & (SRST_MAIN_CTRL | SRST_DMA_IF)) {
@@ -1529,6 +1584,10 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         ", \"lost_edge_commands\": %" PRIu64
         ", \"busy_hold_commands\": %" PRIu64
         ", \"programming_busy_reads\": %" PRIu64
+        ", \"srst_while_programming\": %" PRIu64
+        ", \"dat1_masked_unlatched\": %" PRIu64
+        ", \"r1b_busy_commands\": %" PRIu64
+        ", \"cmds_while_card_busy\": %" PRIu64
         ", \"dat1_asserted_masked\": %" PRIu64
         ", \"state\": {\"irq_stuck\": %s, \"frozen\": %s"
         ", \"late_dma_running\": %s, \"lost_ista\": %u"
@@ -1552,7 +1611,9 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
         s->stats.rx_flush_gap_min_ns, s->stats.rx_flush_gap_max_ns,
         s->stats.late_status_commands, s->stats.lost_edge_commands,
         s->stats.busy_hold_commands, s->stats.programming_busy_reads,
-        s->stats.dat1_asserted_masked,
+        s->stats.srst_while_programming, s->stats.dat1_masked_unlatched,
+        s->stats.r1b_busy_commands,
+        s->stats.cmds_while_card_busy, s->stats.dat1_asserted_masked,
         s->irq_stuck ? "true" : "false", s->frozen ? "true" : "false",
         s->late_buf ? "true" : "false", s->lost_ista,
         s->regs[R_CLK2] & 0xfff, CLKC_CLK_DIV(s->regs[R_CLKC]),
@@ -1696,6 +1757,10 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->dat1_lose_edges;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         val = s->rx_flush_ns;
+    } else if (!strcmp(name, "r1b-busy-ns-now")) {
+        val = s->r1b_busy_ns;
+    } else if (!strcmp(name, "busy-while-programming-now")) {
+        val = s->busy_while_programming;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -1721,7 +1786,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
     }
     if (val > UINT32_MAX ||
         ((!strcmp(name, "fault-probability-ppm") ||
-          !strcmp(name, "stall-probability-ppm")) && val > 1000000)) {
+          !strcmp(name, "stall-probability-ppm")) && val > 1000000) ||
+        (!strcmp(name, "busy-while-programming-now") && val > 1)) {
         error_setg(errp, "meson-mx-sdhc: %s=%" PRIu64 " is out of range",
                    name, val);
         return;
@@ -1746,6 +1812,10 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->dat1_lose_edges = val;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         s->rx_flush_ns = val;
+    } else if (!strcmp(name, "r1b-busy-ns-now")) {
+        s->r1b_busy_ns = val;
+    } else if (!strcmp(name, "busy-while-programming-now")) {
+        s->busy_while_programming = val != 0;
     }
 }
 
@@ -1916,6 +1986,9 @@ static const Property meson_mx_sdhc_properties[] = {
      */
     /* DAT1 interrupts: edge (one latch per low period) or level */
     DEFINE_PROP_STRING("dat1-latch", MesonMxSdhcState, dat1_latch),
+    /* whether ISTA latches DAT1 while ICTL masks it (off: it does not) */
+    DEFINE_PROP_BOOL("dat1-latch-masked", MesonMxSdhcState, dat1_latch_masked,
+                     false),
     /* meson8/meson8b: a read's last words wait in the RX FIFO for the flush */
     DEFINE_PROP_UINT32("rx-tail-words", MesonMxSdhcState, rx_tail_words, 7),
     DEFINE_PROP_UINT32("rx-flush-ns", MesonMxSdhcState, rx_flush_ns,
@@ -1932,6 +2005,15 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_BOOL("busy-while-programming", MesonMxSdhcState,
                      busy_while_programming, true),
     /*
+     * R1b: DAT0 busy this long after the response (0: not modelled), and
+     * whether the completion comes with the response (false, the reading
+     * under which the driver waits for DAT0 itself, as FreeBSD's does) or
+     * once DAT0 is released
+     */
+    DEFINE_PROP_UINT32("r1b-busy-ns", MesonMxSdhcState, r1b_busy_ns, 0),
+    DEFINE_PROP_BOOL("r1b-done-at-dat0", MesonMxSdhcState, r1b_done_at_dat0,
+                     false),
+    /*
      * long-program faults: the write's programming this long; 150 ms is past
      * the C driver's 100 ms wait and within the 160 ms the MMC core allows
      * this eMMC's write (TAAC 1 ms x 10 x R2W_FACTOR 16)
@@ -1944,6 +2026,7 @@ static const Property meson_mx_sdhc_properties[] = {
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
+    "r1b-busy-ns-now", "busy-while-programming-now",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -73,6 +73,10 @@ enum {
                                    stay set for busy-hold-ns (or SRST) */
     MESON_FAULT_LONG_PROGRAM,   /* write: the card programs for
                                    long-program-ns after the last block */
+    MESON_FAULT_PARTIAL_PROGRAM, /* multi-block write: the card takes the
+                                   first half, programs it for
+                                   long-program-ns and fails the next
+                                   block's CRC, at completion */
     MESON_FAULT__MAX,
 };
 
@@ -121,6 +125,14 @@ typedef struct MesonMxSdhcStats {
                                        ICTL had both DAT1 enables off */
     uint64_t programming_busy_reads; /* STAT reads: CMD_BUSY only because
                                         the card programs (busy-while-programming) */
+    uint64_t srst_while_programming; /* SRST (MAIN_CTRL) written while the
+                                        card programs a write (DAT0 low) */
+    uint64_t dat1_masked_unlatched; /* low periods that began masked and,
+                                       without dat1-latch-masked, under
+                                       edge never latched */
+    uint64_t r1b_busy_commands; /* R1b commands busy for r1b-busy-ns */
+    uint64_t cmds_while_card_busy; /* commands but CMD12/CMD13 sent while
+                                      the card held DAT0 busy */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -238,6 +250,7 @@ struct MesonMxSdhcState {
     char *dat1_latch;           /* edge: one latch per low period of DAT1;
                                    level: again after each ISTA clear */
     bool dat1_edge;
+    bool dat1_latch_masked;     /* ISTA latches DAT1 while ICTL masks it */
     bool hw_flush;              /* meson8m2: the RX FIFO empties by itself */
     uint32_t rx_tail_words;     /* words a read leaves in the RX FIFO */
     uint32_t rx_flush_ns;       /* flush write -> the tail in memory */
@@ -246,6 +259,8 @@ struct MesonMxSdhcState {
     bool drain_visible;         /* STAT shows a drain after SRST */
     bool busy_while_programming; /* STAT.CMD_BUSY while DAT0 is busy */
     uint32_t long_program_ns;   /* long-program: how long */
+    uint32_t r1b_busy_ns;       /* DAT0 busy after an R1b response */
+    bool r1b_done_at_dat0;      /* R1b completes once DAT0 is released */
     bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
     /*
      * rx-window: the RX phases (CLK2[11:0] * 100 / (divider + 1), in percent

@@ -19,6 +19,12 @@
 #              (long-program): past the C driver's 100 ms wait, within the 160 ms the core
 #              allows this eMMC's write: the driver waits for the card (error_not_ready 0),
 #              no write fails;
+#   failprog   two multi-block writes fail their CRC check half way, the error with the
+#              completion, while the card programs the blocks it took for 150 ms
+#              (partial-program): the driver waits for DAT0 before it completes the failed
+#              write, so the core's next command (CMD12, CMD13) finds the controller ready:
+#              no controller reset while the card programs (the model's
+#              srst_while_programming 0), the retried write and its read verify;
 #   lost-edge  a completion latched in ISTA whose interrupt never rose (lost-edge): the
 #              deadline completes it as its interrupt would have (deadline_completed), not
 #              with ETIMEDOUT (error_deadline 0);
@@ -31,6 +37,12 @@
 #              complete the request (and the core send the next) while it sleeps, and the
 #              deadline's clock starts when the command is sent: the read is right, not timed
 #              out, and the model saw no SEND while busy;
+#   r1b        the card holds DAT0 busy 5 ms after each R1b response, whose completion comes
+#              with the response (r1b-busy-ns, the model's default r1b-done-at-dat0=false),
+#              and STAT.CMD_BUSY does not show it (busy-while-programming off for the
+#              phase): the driver binds again (the eMMC's CMD6 switches are R1b) and waits
+#              for DAT0 itself: no command but CMD12/CMD13 reaches the busy card
+#              (cmds_while_card_busy 0), the card comes back and reads;
 #   drain      after a late-dma fault's reset the DMA engine writes on for up to 5 ms, visible
 #              in STAT (drain-visible=true), against the driver's bound shortened to 2 us
 #              (debugfs reset_drain_us=1: the late DMA of a read does not outlast the 2 ms
@@ -45,10 +57,13 @@ case "\$1" in
 late) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=3 limit=4 dir=write ;;
 busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
 program) "$QMP" "\$EMU_QMP" faults long-program ppm=200000 seed=7 limit=2 dir=write ;;
+failprog) "$QMP" "\$EMU_QMP" faults partial-program ppm=200000 seed=17 limit=2 dir=write ;;
 lost-edge) "$QMP" "\$EMU_QMP" faults lost-edge after=3 limit=1 dir=read ;;
 drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=200000 seed=9 limit=6 dir=read ;;
 flushfail) "$QMP" "\$EMU_QMP" set rx-flush-ns-now 3000000 ;;
 flushok) "$QMP" "\$EMU_QMP" set rx-flush-ns-now 200000 ;;
+r1b) "$QMP" "\$EMU_QMP" set busy-while-programming-now 0; "$QMP" "\$EMU_QMP" set r1b-busy-ns-now 5000000 ;;
+r1b-off) "$QMP" "\$EMU_QMP" set r1b-busy-ns-now 0; "$QMP" "\$EMU_QMP" set busy-while-programming-now 1 ;;
 clear) "$QMP" "\$EMU_QMP" faults none; "$QMP" "\$EMU_QMP" drain 0 ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
@@ -64,11 +79,11 @@ phase() { # NAME FAULT SEED [BS]: write, faults armed (FAULT, or - for none) for
   BS=${4:-128k}
   echo 1 > "$D/stats"
   host_sync stats-before-$1
-  case $2 in late|program) host_sync $2 ;; esac
+  case $2 in late|program|failprog) host_sync $2 ;; esac
   set +e
   fio_verify write $3 8m $BS; wrc=$?
   host_sync clear
-  case $2 in -|late|program) ;; *) host_sync $2 ;; esac
+  case $2 in -|late|program|failprog) ;; *) host_sync $2 ;; esac
   for fb in 1 0; do
     echo $fb > "$D/force_bounce"
     fio_verify read $3 8m $BS; rrc=$?
@@ -85,6 +100,7 @@ echo 1 > "$D/read_flush_wait"
 phase late late 12
 phase busy busy 13
 phase program program 16
+phase failprog failprog 17
 phase lost-edge lost-edge 14
 # the driver's bound (reset_drain_us: 1 ms wait, 1 ms poll) shortened to 1 us + 1 us, so
 # that the late DMA's visible drain outlasts it
@@ -118,6 +134,21 @@ cmp -s /tmp/ref /tmp/blk; same=$?
 set -e
 say "PHASE stall rc=$drc differs=$same deadlines=$(st error_deadline) late_interrupts=$(st late_interrupts)"
 host_sync stats-stall
+# r1b: the card busy 5 ms after each R1b response, the completion at the response, STAT.CMD_BUSY
+# not covering it: the driver binds again (the card's CMD6 switches) and reads
+dev=$(sdhc_dev)
+host_sync stats-before-r1b
+host_sync r1b
+echo "$dev" > /sys/bus/platform/drivers/meson-mx-sdhc-rs/unbind
+echo "$dev" > /sys/bus/platform/drivers/meson-mx-sdhc-rs/bind
+set +e
+wait_card 60; crc=$?
+dd if=$DEV of=/tmp/r1b bs=128k count=1 iflag=direct 2>/dev/null; rrc=$?
+set -e
+host_sync r1b-off
+host_sync stats-r1b
+D=$(rs_debugfs)
+say "PHASE r1b card=$crc rc=$rrc not_ready=$(st error_not_ready)"
 say "@@READINGS done"
 G
 )
@@ -128,7 +159,7 @@ fail=0
 check "the guest script finished" grep -q '@@READINGS done' "$log" || fail=1
 m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
 mf() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["faults"].get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
-for p in flush nowait late busy program lost-edge drain; do
+for p in flush nowait late busy program failprog lost-edge drain; do
   for fb in 1 0; do
     line=$(grep -o "PHASE $p bounce=$fb .*" "$log" | tail -1)
     echo "  $line"
@@ -153,6 +184,8 @@ check "busy: $(m busy busy_hold_commands) held busy, $(last busy not_ready) fail
   eval "[ $(m busy busy_hold_commands) = 1 ] && [ $(last busy not_ready) = 1 ]" || fail=1
 check "program: $(mf program long-program) writes programmed 150 ms, $(m program programming_busy_reads) STAT reads busy for programming, $(last program not_ready) failed not ready" \
   eval "[ $(mf program long-program) = 2 ] && [ $(m program programming_busy_reads) -gt 0 ] && [ $(last program not_ready) = 0 ]" || fail=1
+check "failprog: $(mf failprog partial-program) writes failed half way with the card programming 150 ms, $(m failprog srst_while_programming) controller resets while it programmed, $(last failprog not_ready) failed not ready" \
+  eval "[ $(mf failprog partial-program) = 2 ] && [ $(m failprog srst_while_programming) = 0 ] && [ $(last failprog not_ready) = 0 ]" || fail=1
 check "lost-edge: $(m lost-edge lost_edge_commands) edge lost, $(last lost-edge deadline_completed) completed at the deadline, $(last lost-edge deadlines) timed out" \
   eval "[ $(m lost-edge lost_edge_commands) = 1 ] && [ $(last lost-edge deadline_completed) = 1 ] && [ $(last lost-edge deadlines) = 0 ]" || fail=1
 dq=$(( $(last drain held_back) + $(last drain quiesce_busy) ))
@@ -172,4 +205,8 @@ echo "  $sl"
 check "stall: a command stalled past its deadline before SEND: read right, nothing sent while busy ($(m stall busy_rejects) SENDs rejected), not timed out" \
   eval "[ $(sed -n 's/.*\brc=\([0-9]*\).*/\1/p' <<<"$sl") = 0 ] && [ $(sed -n 's/.*differs=\([0-9]*\).*/\1/p' <<<"$sl") = 0 ] &&
   [ $(m stall busy_rejects) = 0 ] && [ $(sed -n 's/.*deadlines=\([0-9]*\).*/\1/p' <<<"$sl") = 0 ]" || fail=1
+r1=$(grep -o "PHASE r1b .*" "$log" | tail -1)
+echo "  $r1"
+check "r1b: $(m r1b r1b_busy_commands) R1b commands left the card busy 5 ms past their response, which completed them; $(m r1b cmds_while_card_busy) commands sent while it was busy (the driver waits for DAT0); the card came back and reads" \
+  eval "[ $(m r1b r1b_busy_commands) -gt 0 ] && [ $(m r1b cmds_while_card_busy) = 0 ] && grep -q 'card=0 rc=0 not_ready=0' <<< '$r1'" || fail=1
 exit $fail

@@ -12,7 +12,9 @@
 # counters agree (no unanswered auto-CMD12, no unfinished or stray data).
 # And the controller model's DAT1 sampling, set up by hand (the C driver
 # does not use it): ISTA.DAT1_IRQ latches with the bus idle, again when
-# cleared while the card still interrupts, not after its acknowledgement;
+# cleared while the card still interrupts under the level reading (the C
+# driver's run) and not under edge (the Rust driver's), not after its
+# acknowledgement;
 # ISTA.ADDI_DAT1_IRQ between the blocks of a transfer (the model's counter).
 # Then the model told to ignore MISC.MANUAL_STOP: the firmware download
 # fails with -110 (ETIMEDOUT), as the C driver's commit f89b548ca66b reports
@@ -56,11 +58,18 @@ echo "0 0x04 0x03" > $d/cmd52
 echo "1 0x1000c 2" > $d/cmd52
 [ $(($(sdhc_reg 0x28) & 0x400)) != 0 ] || fail "ISTA.DAT1_IRQ did not latch (bus idle)"
 devmem $((base + 0x28)) 32 0x400
-[ $(($(sdhc_reg 0x28) & 0x400)) != 0 ] || fail "ISTA.DAT1_IRQ cleared while DAT1 is low did not latch again"
+if [ -d /sys/bus/platform/drivers/meson-mx-sdhc-rs ]; then
+    # the Rust driver's run: the model latches on DAT1's falling edge
+    [ $(($(sdhc_reg 0x28) & 0x400)) = 0 ] || fail "edge: ISTA.DAT1_IRQ latched again while DAT1 stayed low"
+    again="not again while DAT1 stays low (edge)"
+else
+    [ $(($(sdhc_reg 0x28) & 0x400)) != 0 ] || fail "level: ISTA.DAT1_IRQ cleared while DAT1 is low did not latch again"
+    again="again while DAT1 low (level)"
+fi
 echo "1 0x1000d 1" > $d/cmd52
 devmem $((base + 0x28)) 32 0x4400
 [ $(($(sdhc_reg 0x28) & 0x4400)) = 0 ] || fail "ISTA.DAT1_IRQ latched after the card released DAT1"
-say "ISTA.DAT1_IRQ: latched idle, again while DAT1 low, not after the acknowledgement"
+say "ISTA.DAT1_IRQ: latched idle, $again, not after the acknowledgement"
 for b in "0x10008 0xe8" "0x10009 0x03" "0x1000a 0" "0x1000b 0" "0x1000c 1"; do
     echo "1 $b" > $d/cmd52
 done
@@ -81,9 +90,13 @@ dmesg | grep -q 'sdio_test: firmware chunk at 0x0 (32768 bytes): error -110' ||
 say "without MANUAL_STOP: the firmware download fails with -110"
 G
 )
-# The by-hand DAT1 check below is of the level reading (dat1-latch=level); sdio-irq runs the
-# Rust driver's interrupts under edge, the default.
-emu --driver "$drv" --card sdio --model dat1-latch=level --host-script "$T/host.sh" --timeout 900 "$g"
+# The C driver, which does not use DAT1, runs under the level reading (the by-hand check sees
+# DAT1 latch again while it stays low); the Rust driver, whose card interrupts come through
+# DAT1, under edge, the model's default and the less kind reading for it (the check sees no
+# second latch).  The check latches DAT1 with ICTL's DAT1 enables off: dat1-latch-masked=true.
+latch=level
+[ "$drv" = c ] || latch=edge
+emu --driver "$drv" --card sdio --model "dat1-latch=$latch" --model dat1-latch-masked=true --host-script "$T/host.sh" --timeout 900 "$g"
 log="$T/serial.log"
 grep '@@SDIO' "$log" | sed 's/^.*@@/  @@/'
 rc=0

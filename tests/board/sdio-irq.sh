@@ -11,7 +11,14 @@
 #     core does not poll).  Then the model misses the falling edge of one
 #     interrupt (dat1-lose-edges=1): the driver's timer finds DAT1 low and
 #     the interrupt is delivered all the same (sdio_irq_recovered counts it
-#     in that phase; under edge it counted none before).  The
+#     in that phase; under edge it counted none before).  Then the model
+#     misses three edges raised while 64 KiB reads run back to back
+#     (sdio_test's irqbusy case): the bus is never idle for the timer, and
+#     the driver's look at DAT1 after each command delivers each within a
+#     few reads.  Then the ack made faulty on purpose (debugfs
+#     sdio_ack_fault=1: it clears DAT1 and does not look at it): under edge
+#     the chain's interrupts raised between service and ack are found only
+#     by the timer (under level none is lost).  The
 #     driver's probe of the DAT1 latch (stats dat1_relatched,
 #     dat1_not_relatched) names the model's reading.
 #  2. the fallback (sdio_irq=0): no MMC_CAP_SDIO_IRQ, the same irq case
@@ -34,6 +41,7 @@ cat > "$T/host.sh" <<HOST
 set -e
 case "\$1" in
 lose-edge) "$QMP" "\$EMU_QMP" set dat1-lose-edges 1 ;;
+lose-edges-3) "$QMP" "\$EMU_QMP" set dat1-lose-edges 3 ;;
 sdhc-*) "$QMP" "\$EMU_QMP" stats > "$T/\$1.json" ;;
 *) "$QMP" "\$EMU_QMP" card-stats > "$T/card-\$1.json" ;;
 esac
@@ -85,6 +93,18 @@ host_sync lose-edge
 insmod /lib/modules/sdio_test.ko run=irq irqs=3 seed=5
 rmmod sdio_test
 say "RECOVERED $(sed -n 's/^sdio_irq_recovered: //p' "$(rs_debugfs)/stats")"
+echo "@@PHASE lostbusy"
+host_sync lose-edges-3
+insmod /lib/modules/sdio_test.ko run=irqbusy irqs=3 seed=6
+rmmod sdio_test
+host_sync sdhc-after-lostbusy
+echo "@@PHASE ackfault"
+r0=$(sed -n 's/^sdio_irq_recovered: //p' "$(rs_debugfs)/stats")
+echo 1 > "$(rs_debugfs)/sdio_ack_fault"
+insmod /lib/modules/sdio_test.ko run=irqchain irqs=10 seed=7
+rmmod sdio_test
+echo 0 > "$(rs_debugfs)/sdio_ack_fault"
+say "ACKFAULT recovered=$(( $(sed -n 's/^sdio_irq_recovered: //p' "$(rs_debugfs)/stats") - r0 ))"
 # 2. the core's polling
 reload sdio_irq=0
 [ "$(caps)" = 0 ] || fail "sdio_irq=0: MMC_CAP_SDIO_IRQ still in the host's caps"
@@ -161,6 +181,24 @@ before=$(grep -o 'RECOVERED-BEFORE [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
 recovered=$(grep -o 'RECOVERED [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
 check "lost edge: the driver's timer found the interrupt ($((${recovered:-0} - ${before:-0})) recovered in the phase)" \
     [ "$((${recovered:-0} - ${before:-0}))" -ge 1 ] || rc=1
+busy=$(sed -n '/@@PHASE lostbusy$/,/@@SDIO-DONE/p' "$log" | grep -o '@@SDIO-IRQBUSY .*' | tail -1)
+echo "  lostbusy: ${busy#@@SDIO-IRQBUSY }"
+maxr=$(sed -n 's/.* max_reads=\([0-9]*\).*/\1/p' <<< "$busy")
+left=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"]["dat1_lose_edges"])' "$T/sdhc-after-lostbusy.json" 2>/dev/null || echo x)
+check "lost edges under back-to-back reads: 3 raised, 3 delivered, none timed out, the most reads one waited through ${maxr:-x} (at most 30: DAT1 looked at after each command; the 250 ms timer, which looks only on an idle bus, would let about 80 go by), edges left to lose ${left} ($READING)" \
+    eval "grep -q 'raised=3 delivered=3 timeouts=0 ' <<< '$busy' && [ -n '$maxr' ] && [ '$maxr' -le 30 ] && [ '$left' = 0 ]" || rc=1
+check "lostbusy: sdio_test 0 mismatches, 0 errors" \
+    sh -c "sed -n '/@@PHASE lostbusy\$/,/@@SDIO-DONE/p' '$log' | grep -q '@@SDIO-DONE tests=1 mismatches=0 errors=0\$'" || rc=1
+af=$(grep -o 'ACKFAULT recovered=[0-9]*' "$log" | tail -1 | cut -d= -f2)
+afchain=$(sed -n '/@@PHASE ackfault$/,/@@SDIO-DONE/p' "$log" | grep -o '@@SDIO-IRQCHAIN .*' | tail -1)
+echo "  ackfault: ${afchain#@@SDIO-IRQCHAIN } recovered=${af:-x}"
+if [ "$READING" = edge ]; then
+    check "ack fault (sdio_ack_fault=1: the ack clears DAT1 and does not look at it): $af of the chain's 40 interrupts lost to the ack, found only by the timer (edge: the driver's ack is what keeps them)" \
+        eval "[ '${af:-0}' -gt 0 ] && grep -q ' delivered=40 ' <<< '$afchain'" || rc=1
+else
+    check "ack fault under level: DAT1 latches again after the faulty ack, none lost (${af:-x} found by the timer)" \
+        eval "[ '${af:-x}' = 0 ] && grep -q ' delivered=40 ' <<< '$afchain'" || rc=1
+fi
 # Under edge every interrupt before the lost one reached the driver by its own edge: one the
 # timer had to find (an ack that cleared a DAT1 latch, say) would be a lost interrupt.
 if [ "$READING" = edge ]; then

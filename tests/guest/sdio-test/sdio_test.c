@@ -29,6 +29,9 @@
  *          acknowledgement (prints @@SDIO-IRQCHAIN); the handlers of both
  *          cases check CCCR INTx first and count a call with nothing pending
  *          (spurious_calls) instead of taking it for an interrupt
+ *  irqbusy (not in "all") the card's interrupt raised while 64 KiB reads
+ *          run back to back until it is delivered: the most reads one
+ *          interrupt waited through (prints @@SDIO-IRQBUSY)
  *  faults  (not in "all") CMD52 and CMD53 byte/block-mode writes and reads
  *          while the host injects CRC errors and timeouts: errors per kind,
  *          never wrong data (prints @@SDIO-FAULTS); faults_check, with the
@@ -970,6 +973,72 @@ static void test_irq(struct sdio_test *t)
 }
 
 /*
+ * irqbusy: the card's interrupt raised while 64 KiB block-mode reads run back
+ * to back until it is delivered (at most 2 s of them), so that the bus is
+ * never idle for long: a host that looks for a card interrupt no edge
+ * latched only while the bus is idle may not look until the reads stop.
+ * Prints @@SDIO-IRQBUSY with the most reads one interrupt waited through.
+ */
+static void test_irq_busy(struct sdio_test *t)
+{
+	u32 len = min(RAM_SIZE, max_blocks(t, 512) * 512);
+	unsigned int i, n = 0, timeouts = 0, reads, max_reads = 0;
+	ktime_t end;
+	int err;
+
+	atomic_set(&t->delivered, 0);
+	atomic_set(&t->spurious_calls, 0);
+	t->nlat = 0;
+	t->irq_ack_failed = false;
+	init_completion(&t->irq_done);
+	sdio_claim_host(t->func);
+	err = sdio_claim_irq(t->func, sdio_test_irq);
+	sdio_release_host(t->func);
+	if (err)
+		return count_error(t, "sdio_claim_irq", 0, 0, err);
+	if (set_window(t, 0) || set_blksz(t, 512))
+		count_error(t, "window", REG_WINDOW, 1, -EIO);
+	for (i = 0; i < irqs; i++) {
+		reinit_completion(&t->irq_done);
+		err = raise_after(t, 20 + rnd(t, 200));
+		if (err) {
+			count_error(t, "raise", REG_IRQ_CTRL, 1, err);
+			break;
+		}
+		n++;
+		end = ktime_add_ms(ktime_get(), 2000);
+		for (reads = 0; !completion_done(&t->irq_done) &&
+		     ktime_before(ktime_get(), end); reads++) {
+			if (cmd53(t, false, 0, true, 512, t->buf2, len))
+				count_error(t, "read while the interrupt waits",
+					    0, len, -EIO);
+			else
+				count_mismatch(t, "read while the interrupt waits",
+					       0, t->buf2, t->shadow, len);
+		}
+		max_reads = max(max_reads, reads);
+		if (!wait_for_completion_timeout(&t->irq_done,
+						 msecs_to_jiffies(2000))) {
+			timeouts++;
+			count_error(t, "interrupt not delivered", i, 0,
+				    -ETIMEDOUT);
+		}
+	}
+	msleep(50);
+	sdio_claim_host(t->func);
+	sdio_release_irq(t->func);
+	sdio_release_host(t->func);
+	if (atomic_read(&t->delivered) != n)
+		count_error(t, "raised/delivered", n,
+			    atomic_read(&t->delivered), -EINVAL);
+	sort(t->irq_lat_ns, t->nlat, sizeof(u64), cmp_u64, NULL);
+	pr_info("@@SDIO-IRQBUSY raised=%u delivered=%d timeouts=%u max_reads=%u lat_median_ns=%llu lat_max_ns=%llu\n",
+		n, atomic_read(&t->delivered), timeouts, max_reads,
+		t->nlat ? t->irq_lat_ns[t->nlat / 2] : 0,
+		t->nlat ? t->irq_lat_ns[t->nlat - 1] : 0);
+}
+
+/*
  * faults: CRC errors and timeouts (injected by the host's controller model
  * while this runs) must reach us as errors, never as wrong data.  A random
  * mix of CMD52 writes and reads and CMD53 byte-mode and block-mode writes
@@ -1357,7 +1426,7 @@ static void test_faults_check(struct sdio_test *t)
 static bool explicit_only(const char *name)
 {
 	return !strcmp(name, "faults") || !strcmp(name, "faults_check") ||
-	       !strcmp(name, "bench");
+	       !strcmp(name, "bench") || !strcmp(name, "irqbusy");
 }
 
 /* ---- bench: timed rows for make bench ------------------------------------ */
@@ -1639,6 +1708,7 @@ static const struct {
 	{ "sg", test_sg },
 	{ "irq", test_irq },
 	{ "irqchain", test_irq_chain },
+	{ "irqbusy", test_irq_busy },
 	{ "faults", test_faults },
 	{ "faults_check", test_faults_check },
 	{ "bench", test_bench },
