@@ -47,8 +47,8 @@ impl Drop for EnabledClk {
 }
 
 /// The request in flight.
-pub(crate) struct InFlight<'a> {
-    pub(crate) mrq: DmaRequest<'a>,
+pub(crate) struct InFlight {
+    pub(crate) mrq: DmaRequest,
     /// The bounce buffer its data goes through, if any.
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
@@ -64,7 +64,7 @@ pub(crate) struct InFlight<'a> {
 
 /// Without a software deadline there is no clock to start when the command is sent.
 #[cfg(not(feature = "deadline"))]
-impl InFlight<'_> {
+impl InFlight {
     pub(crate) fn sent(&mut self) {}
 }
 
@@ -84,7 +84,7 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) bounce: Bouncer<'a>,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
-    pub(crate) cur: Mutex<Option<InFlight<'a>>>,
+    pub(crate) cur: Mutex<Option<InFlight>>,
     /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
     /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
     pub(crate) irq_ista: Atomic<u32>,

@@ -43,7 +43,7 @@ use crate::{
     regs, //
 };
 
-impl InFlight<'_> {
+impl InFlight {
     /// Starts the deadline's clock again once the command is written to the controller: the
     /// time before (waiting for the controller, a preempted thread) is not the card's, and the
     /// request cannot complete before it (`request.rs` sends under `cur`).
@@ -118,13 +118,13 @@ impl SdhcHost<'_> {
 }
 
 /// What the watchdog found in flight.
-enum Due<'a> {
+enum Due {
     /// Nothing.
     Idle,
     /// A request not yet due: this many milliseconds are left.
     Later(u32),
     /// A request past its deadline, taken out of `cur`.
-    TimedOut(InFlight<'a>),
+    TimedOut(InFlight),
 }
 
 impl<'a> Sdhc<'a> {
@@ -149,7 +149,7 @@ impl<'a> Sdhc<'a> {
 
     /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
     /// for an earlier request (completed since) or fired early finds a request not yet due.
-    fn take_expired(&self) -> Due<'a> {
+    fn take_expired(&self) -> Due {
         let mut cur = self.cur.lock();
         let Some(f) = cur.as_ref() else {
             return Due::Idle;
@@ -164,7 +164,7 @@ impl<'a> Sdhc<'a> {
     /// Completes `f`, past its deadline without an interrupt: as its interrupt would have if
     /// `ISTA` shows it completed (the controller latched the status, the interrupt was lost on
     /// its way: an edge the interrupt controller missed), else with `ETIMEDOUT`.
-    fn expire(&self, f: InFlight<'a>) {
+    fn expire(&self, f: InFlight) {
         let ista = self.regs.read(regs::ISTA).into_raw();
         // The command's own enables, not `ICTL`'s: a late interrupt may have cleared those.
         // (The address does not change them.)
@@ -188,7 +188,7 @@ impl<'a> Sdhc<'a> {
     }
 
     /// Quiesces the controller and completes `f` with `ETIMEDOUT`.
-    fn time_out(&self, f: InFlight<'a>) {
+    fn time_out(&self, f: InFlight) {
         let InFlight {
             mrq,
             slot,

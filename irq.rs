@@ -187,7 +187,7 @@ impl Sdhc<'_> {
     /// That happens when its deadline fired first. The command's interrupts are then disabled,
     /// unless a later request is in flight (whose own they are): left latched and enabled, a
     /// level-triggered line would raise the interrupt again at once.
-    fn take_for_irq(&self, seq: u32) -> Option<InFlight<'_>> {
+    fn take_for_irq(&self, seq: u32) -> Option<InFlight> {
         let mut cur = self.cur.lock();
         if cur.as_ref().is_some_and(|f| f.seq == seq) {
             return cur.take();
@@ -292,7 +292,7 @@ impl Sdhc<'_> {
 
     /// Finishes the transfer of `f`, whose interrupt showed `ista`, reads the response and
     /// completes the request.
-    pub(crate) fn complete(&self, f: InFlight<'_>, ista: u32) {
+    pub(crate) fn complete(&self, f: InFlight, ista: u32) {
         let InFlight { mut mrq, slot, .. } = f;
         let (ista, ready) = self.final_status(&mrq, ista);
         let mut errors = set_errors(&mrq, regs::ISTA::from_raw(ista));
@@ -359,7 +359,7 @@ impl Sdhc<'_> {
     /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
     /// a read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If
     /// that fails, so does the data, with nothing transferred. Returns whether it succeeded.
-    fn hand_over(&self, mrq: &DmaRequest<'_>, slot: usize, copy_back: u32) -> bool {
+    fn hand_over(&self, mrq: &DmaRequest, slot: usize, copy_back: u32) -> bool {
         let Err(e) = self.bounce.complete(self.dev, mrq, slot, copy_back) else {
             return true;
         };
@@ -376,7 +376,7 @@ impl Sdhc<'_> {
     /// what is to be copied back.
     fn finish_data(
         &self,
-        mrq: &mut DmaRequest<'_>,
+        mrq: &mut DmaRequest,
         bounced: bool,
         quiesced: bool,
         errors: &mut Errors,

@@ -21,7 +21,7 @@ impl Sdhc<'_> {
         let force = false;
         #[cfg(feature = "stats")]
         let force = self.debugfs.force_bounce();
-        if self.bounce.pre_map(self.dev, mrq, force) {
+        if self.bounce.pre_map(mrq, force) {
             return;
         }
         #[cfg(not(feature = "stats"))]
@@ -35,7 +35,7 @@ impl Sdhc<'_> {
     /// `post_req`: unmaps what `pre_req` mapped; with double buffering, copies a read out of
     /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
-        mmc::unmap_pre_mapped(self.dev, mrq);
+        mmc::unmap_pre_mapped(mrq);
         #[cfg(not(feature = "stats"))]
         self.bounce.clean_up(self.dev, mrq);
         #[cfg(feature = "stats")]

@@ -38,7 +38,7 @@ impl SdhcHost<'_> {
     pub(crate) fn start_request(host: &Host<Self>, mrq: Request) {
         let sdhc = &host.data().sdhc;
         let set_ios_error = host.data().bus.lock().set_ios_error;
-        let mut mrq = DmaRequest::new(mrq, sdhc.dev);
+        let mut mrq = DmaRequest::new(mrq);
         let prepared = match set_ios_error {
             Some(e) => Err(e),
             None => sdhc.prepare(&mut mrq),
@@ -97,7 +97,7 @@ impl SdhcHost<'_> {
 impl<'a> Sdhc<'a> {
     /// Completes `f`, whose command could not be sent, with `error`: nothing reached the
     /// controller's DMA engine, its bounce buffer is free again and its data unmapped.
-    fn fail_unsent(&self, f: InFlight<'a>, error: Error) {
+    fn fail_unsent(&self, f: InFlight, error: Error) {
         let InFlight { mrq, slot, .. } = f;
         mrq.cmd().set_error(error);
         if let Some(d) = mrq.data() {
@@ -122,7 +122,7 @@ impl<'a> Sdhc<'a> {
     }
 
     /// Sets up the request's data and collects what `start_cmd` needs.
-    fn prepare(&self, mrq: &mut DmaRequest<'_>) -> Result<Prepared> {
+    fn prepare(&self, mrq: &mut DmaRequest) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {
             self.release_held();
             #[cfg(not(feature = "stats"))]

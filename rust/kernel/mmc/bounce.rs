@@ -221,7 +221,7 @@ impl<'a> Bouncer<'a> {
     /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
     /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
     /// to count its segments.
-    fn segments(&self, dev: &Device<Bound>, mrq: &mut DmaRequest<'_>) -> Result<u32> {
+    fn segments(&self, dev: &Device<Bound>, mrq: &mut DmaRequest) -> Result<u32> {
         if let Some(n) = mrq.pre_mapped_segments() {
             return Ok(n);
         }
@@ -242,7 +242,7 @@ impl<'a> Bouncer<'a> {
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
-        mrq: &mut DmaRequest<'_>,
+        mrq: &mut DmaRequest,
         force: bool,
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
@@ -294,7 +294,7 @@ impl<'a> Bouncer<'a> {
 
     /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
     /// is copied into it).
-    fn set_up_bounce(&self, dev: &Device<Bound>, mrq: &DmaRequest<'_>) -> Result<DataSetup> {
+    fn set_up_bounce(&self, dev: &Device<Bound>, mrq: &DmaRequest) -> Result<DataSetup> {
         let cookie = mrq.data().map_or(0, |d| d.host_cookie());
         let (slot, prepared) = match self.slots.lock().start(mrq.addr(), cookie) {
             Start::Prepared(i) => (i, true),
@@ -351,7 +351,7 @@ impl<'a> Bouncer<'a> {
     pub(crate) fn complete(
         &self,
         dev: &Device<Bound>,
-        mrq: &DmaRequest<'_>,
+        mrq: &DmaRequest,
         slot: usize,
         len: u32,
     ) -> Result<CopyBack> {
@@ -385,13 +385,13 @@ impl<'a> Bouncer<'a> {
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
     /// the controller moves the previous request ([`super::pre_map`]). Returns whether it did.
-    pub(crate) fn pre_map(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
+    pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };
         let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
         policy::pre_map(sg_len, len, self.size(), self.max_direct, force, write)
-            && super::pre_map(dev, mrq)
+            && super::pre_map(mrq)
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and

@@ -24,7 +24,10 @@
 //! `sg_copy_from_buffer()`) take the bounce buffer as a [`CpuBuffer`], a DMA allocation the
 //! device is not using at the time, accessed through its raw address only.
 
-use core::ops::Deref;
+use core::{
+    ops::Deref,
+    ptr::NonNull, //
+};
 
 use kernel::{
     device::{
@@ -145,6 +148,21 @@ fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
     })
 }
 
+/// The device that maps a host's requests (`mmc_dev()`: the host's parent, the bound device it
+/// was allocated for). Every mapping of a request's data is made and undone on this device,
+/// taken from the host the request was passed to, never given by the driver: a driver cannot
+/// map on one device and unmap on another.
+///
+/// # Safety
+///
+/// `host` must be a host allocated by `mmc_alloc_host()` whose parent is still bound (a callback
+/// of the host is running, or a request of it is in flight).
+unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<bindings::device> {
+    // SAFETY: `host` is valid (safety requirements); `mmc_alloc_host()` set `parent`, which
+    // never changes and is not NULL.
+    unsafe { NonNull::new_unchecked((*host.as_ptr()).parent) }
+}
+
 /// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges
 /// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
 pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
@@ -156,28 +174,38 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 ///
 /// # Invariants
 ///
-/// If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for the
-/// direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
+/// `dev` is the DMA device of the host `mrq` is in flight on ([`host_dma_dev`]), bound until
+/// `mrq` is completed (the host is removed, which waits for its requests, before its parent
+/// unbinds). If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for
+/// the direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
 /// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
 /// device since; with `Mapping::PreMapped` by [`pre_map`], and `unmap_pre_mapped` will not
 /// unmap it while this object holds it (the request is not idle).
-pub(crate) struct DmaRequest<'a> {
+pub(crate) struct DmaRequest {
     mrq: Request,
-    dev: &'a Device<Bound>,
+    dev: NonNull<bindings::device>,
     mapped: Option<Mapping>,
 }
 
-impl<'a> DmaRequest<'a> {
-    /// Takes over `mrq`, whose data (if any) the device `dev` will move; if `pre_req` mapped
-    /// it ([`pre_map`] on the same `dev`), the mapping comes with it.
-    pub(crate) fn new(mrq: Request, dev: &'a Device<Bound>) -> Self {
+// SAFETY: As `Request`, which may be completed from any thread; `dev` is only passed to the DMA
+// API, which may be called from any thread.
+unsafe impl Send for DmaRequest {}
+
+impl DmaRequest {
+    /// Takes over `mrq`, whose data (if any) the DMA device of its host will move; if
+    /// `pre_req` mapped it ([`pre_map`], on the same host's device), the mapping comes with it.
+    pub(crate) fn new(mrq: Request) -> Self {
+        // SAFETY: `mrq` is in flight on its host, whose parent stays bound until it completes.
+        let dev = unsafe { host_dma_dev(mrq.host_raw()) };
         let pre_mapped = mrq.data().is_some_and(is_pre_mapped);
         let mapped = dma_dir(mrq.data())
             .filter(|_| pre_mapped)
             .map(Mapping::PreMapped);
-        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data (the
-        // driver cannot: `set_host_cookie` ignores negative values); every unmapping clears it,
-        // and the core writes only 0 (a new or prepared-again request).
+        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data on the
+        // DMA device of the host whose `pre_req` it was passed to, which is this request's host
+        // (the core sends a request to one host only); the driver cannot write it
+        // (`set_host_cookie` ignores negative values); every unmapping clears it, and the core
+        // writes only 0 (a new or prepared-again request).
         Self { mrq, dev, mapped }
     }
 
@@ -211,7 +239,7 @@ impl<'a> DmaRequest<'a> {
         // (it lives as long as `mrq`, which we own), not mapped yet.
         let count = unsafe {
             bindings::dma_map_sg_attrs(
-                raw_dev(self.dev),
+                self.dev.as_ptr(),
                 sg.as_raw(),
                 nents,
                 dir.into(),
@@ -240,7 +268,7 @@ impl<'a> DmaRequest<'a> {
             // `sg.len()` entries.
             unsafe {
                 bindings::__dma_sync_sg_for_device(
-                    raw_dev(self.dev),
+                    self.dev.as_ptr(),
                     sg.as_raw(),
                     sg.len() as c_int,
                     dir.into(),
@@ -279,7 +307,7 @@ impl<'a> DmaRequest<'a> {
         // `sg.len()` entries.
         unsafe {
             bindings::dma_unmap_sg_attrs(
-                raw_dev(self.dev),
+                self.dev.as_ptr(),
                 sg.as_raw(),
                 sg.len() as c_int,
                 dir.into(),
@@ -335,7 +363,7 @@ impl<'a> DmaRequest<'a> {
     pub(crate) fn done(self) {}
 }
 
-impl Deref for DmaRequest<'_> {
+impl Deref for DmaRequest {
     type Target = Request;
 
     fn deref(&self) -> &Request {
@@ -343,7 +371,7 @@ impl Deref for DmaRequest<'_> {
     }
 }
 
-impl Drop for DmaRequest<'_> {
+impl Drop for DmaRequest {
     fn drop(&mut self) {
         // Unmapped before `mrq` is dropped, i.e. completed.
         self.unmap();
@@ -351,14 +379,16 @@ impl Drop for DmaRequest<'_> {
 }
 
 /// `pre_req`: maps the data of `mrq`, a single scatterlist entry that the driver will send
-/// direct, for the device `dev` with its cache maintenance (`dma_map_sg()`: a clean
+/// direct, for the DMA device of its host with its cache maintenance (`dma_map_sg()`: a clean
 /// for a write, an invalidate for a read), and marks it `COOKIE_PRE_MAPPED`. Returns whether
 /// it did: not if the cookie is set already, or if the mapping gave other than one segment
 /// (then nothing stays mapped and `request` maps it itself).
-pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
+pub(crate) fn pre_map(mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;
     };
+    // SAFETY: `mrq` was passed to a callback of its host, which is running.
+    let dev = unsafe { host_dma_dev(mrq.host_raw()) }.as_ptr();
     let sg = data.sg_list();
     if data.host_cookie() != 0 || sg.len() != 1 {
         return false;
@@ -366,7 +396,7 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
     // SAFETY: `dev` is bound; `sg` is the valid scatterlist of one entry of a request that is
     // idle, so the request path holds no mapping of it, and whose cookie is 0, so no earlier
     // `pre_map` does either (the core maps nothing of a host's requests).
-    let count = unsafe { bindings::dma_map_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    let count = unsafe { bindings::dma_map_sg_attrs(dev, sg.as_raw(), 1, dir.into(), 0) };
     match count {
         1 => {
             data.write_host_cookie(COOKIE_PRE_MAPPED);
@@ -376,24 +406,16 @@ pub(crate) fn pre_map(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
         _ => {
             // SAFETY: Mapped just now for `dir` on `dev` with its one entry; the device never
             // had it.
-            unsafe {
-                bindings::dma_unmap_sg_attrs(
-                    raw_dev(dev),
-                    sg.as_raw(),
-                    1,
-                    dir.into(),
-                    SKIP_CPU_SYNC,
-                )
-            };
+            unsafe { bindings::dma_unmap_sg_attrs(dev, sg.as_raw(), 1, dir.into(), SKIP_CPU_SYNC) };
             false
         }
     }
 }
 
 /// `post_req`: unmaps the data of `mrq` if `pre_req` mapped it and the request path left it
-/// mapped (it went direct), synchronizing it for the CPU (the invalidate after a read), and
-/// clears the cookie. Returns whether it did.
-pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
+/// mapped (it went direct), on the DMA device of its host, synchronizing it for the CPU (the
+/// invalidate after a read), and clears the cookie. Returns whether it did.
+pub(crate) fn unmap_pre_mapped(mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;
     };
@@ -401,11 +423,14 @@ pub(crate) fn unmap_pre_mapped(dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
         return false;
     }
     let sg = data.sg_list();
-    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev`
-    // (only it writes that value: `set_host_cookie` ignores negative ones) and nothing unmapped
-    // it since (every unmapping clears the cookie); the request is idle, so the controller is
-    // done with it.
-    unsafe { bindings::dma_unmap_sg_attrs(raw_dev(dev), sg.as_raw(), 1, dir.into(), 0) };
+    // SAFETY: `mrq` was passed to a callback of its host, which is running.
+    let dev = unsafe { host_dma_dev(mrq.host_raw()) }.as_ptr();
+    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev`, the
+    // DMA device of the host whose `pre_req` it was passed to, which is this request's host
+    // (only `pre_map` writes that value: `set_host_cookie` ignores negative ones) and nothing
+    // unmapped it since (every unmapping clears the cookie); the request is idle, so the
+    // controller is done with it.
+    unsafe { bindings::dma_unmap_sg_attrs(dev, sg.as_raw(), 1, dir.into(), 0) };
     data.write_host_cookie(0);
     true
 }

@@ -599,10 +599,13 @@ impl<T: HostOps> Adapter<T> {
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
     unsafe extern "C" fn pre_req(host: *mut bindings::mmc_host, mrq: *mut bindings::mmc_request) {
-        // SAFETY: The request is valid during the callback and not started yet.
-        let mrq = unsafe { IdleRequest::from_raw(mrq) };
+        // SAFETY: The core passes its host and a request, neither NULL.
+        let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
+        // SAFETY: The request is valid during the callback and not started yet; the object
+        // does not outlive the callback.
+        let mrq = unsafe { IdleRequest::new(hp, mp) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
-        T::pre_req(unsafe { Self::host(host) }, mrq);
+        T::pre_req(unsafe { Self::host(host) }, &mrq);
     }
 
     /// # Safety
@@ -613,11 +616,14 @@ impl<T: HostOps> Adapter<T> {
         mrq: *mut bindings::mmc_request,
         err: c_int,
     ) {
-        // SAFETY: The request is valid during the callback and completed (or never started).
-        let mrq = unsafe { IdleRequest::from_raw(mrq) };
+        // SAFETY: The core passes its host and a request, neither NULL.
+        let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
+        // SAFETY: The request is valid during the callback and completed (or never started);
+        // the object does not outlive the callback.
+        let mrq = unsafe { IdleRequest::new(hp, mp) };
         let error = (err != 0).then(|| Error::from_errno(err));
         // SAFETY: Called by the MMC core on a host registered with `T`.
-        T::post_req(unsafe { Self::host(host) }, mrq, error);
+        T::post_req(unsafe { Self::host(host) }, &mrq, error);
     }
 
     /// # Safety

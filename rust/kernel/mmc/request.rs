@@ -50,6 +50,11 @@ impl Request {
         Self { host, mrq }
     }
 
+    /// The host the request is in flight on.
+    pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
+        self.host
+    }
+
     /// Completes the request (`mmc_request_done()`); same as dropping it.
     pub(crate) fn done(self) {}
 }
@@ -136,23 +141,37 @@ impl RequestView {
     }
 }
 
-/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`).
+/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`),
+/// with the host whose callback it was passed to. Drivers only see it by reference, for the
+/// duration of that callback.
 ///
 /// # Invariants
 ///
-/// Wraps a valid request that is not in flight on the host: the controller is not using its
-/// data, so the CPU may copy into or out of its scatterlist.
-#[repr(transparent)]
-pub(crate) struct IdleRequest(RequestView);
+/// `mrq` is a valid request that is not in flight on `host`, whose `pre_req` or `post_req`
+/// callback is running: the controller is not using its data, so the CPU may copy into or out
+/// of its scatterlist.
+pub(crate) struct IdleRequest {
+    host: NonNull<bindings::mmc_host>,
+    mrq: NonNull<bindings::mmc_request>,
+}
 
 impl IdleRequest {
     /// # Safety
     ///
-    /// `ptr` must be a valid request for `'a` that is not in flight on its host during `'a`
-    /// (`pre_req`/`post_req`).
-    pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_request) -> &'a Self {
-        // SAFETY: Transparent wrapper of a valid `struct mmc_request` (safety requirements).
-        unsafe { &*ptr.cast() }
+    /// `mrq` must be a valid request that is not in flight on `host` while the returned object
+    /// lives, which must be within the `pre_req` or `post_req` callback of `host` that passed
+    /// it.
+    pub(super) unsafe fn new(
+        host: NonNull<bindings::mmc_host>,
+        mrq: NonNull<bindings::mmc_request>,
+    ) -> Self {
+        // INVARIANT: By the safety requirements.
+        Self { host, mrq }
+    }
+
+    /// The host whose callback the request was passed to.
+    pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
+        self.host
     }
 }
 
@@ -160,7 +179,8 @@ impl Deref for IdleRequest {
     type Target = RequestView;
 
     fn deref(&self) -> &RequestView {
-        &self.0
+        // SAFETY: By the type invariant `mrq` is valid while this object lives.
+        unsafe { RequestView::from_raw(self.mrq.as_ptr()) }
     }
 }
 
