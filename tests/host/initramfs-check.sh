@@ -14,7 +14,9 @@
 #   nothing that loads it, a file that is no initramfs, parameters the
 #   module refuses (conf/modules or a modprobe.d options line: a
 #   bounce_size out of range, max_segs over 256, a name it lacks), a module whose
-#   vermagic names another release, and a module for another release than
+#   vermagic names another release, one whose vermagic names the release but
+#   another configuration of it (preempt) than the kernel's own module in the
+#   initramfs, and a module for another release than
 #   the one the initramfs is for (its name initrd.img-<release>, or
 #   --release).
 #
@@ -40,7 +42,7 @@ tree() {
     ln -s usr/lib "$d/lib"; ln -s usr/bin "$d/bin"
     echo '#!/bin/sh' > "$d/init"; echo 'busybox' > "$d/usr/bin/busybox"
     printf 'ELF-module meson_mx_sdhc_rs\0vermagic=%s SMP mod_unload ARMv7 p2v8 \0' "$REL" > "$m/updates/meson_mx_sdhc_rs.ko"
-    printf 'ELF-module pwrseq_emmc\n' > "$m/kernel/drivers/mmc/core/pwrseq_emmc.ko"
+    printf 'ELF-module pwrseq_emmc\0vermagic=%s SMP mod_unload ARMv7 p2v8 \0' "$REL" > "$m/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     printf 'kernel/drivers/mmc/core/pwrseq_emmc.ko:\nupdates/meson_mx_sdhc_rs.ko: kernel/drivers/mmc/core/pwrseq_emmc.ko\n' > "$m/modules.dep"
     printf 'alias of:N*T*Camlogic,meson-mx-sdhcC* meson_mx_sdhc_rs\n' > "$m/modules.alias"
     printf 'meson_mx_sdhc_rs bounce_size=131072\n' > "$d/conf/modules"
@@ -57,6 +59,7 @@ tree() {
         badsegs) printf 'options meson_mx_sdhc_rs max_segs=300 sdio_irq=1\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
         badname) printf 'options meson_mx_sdhc_rs bounce_sizes=4096\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
         oldbuild) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=7.2.0-old SMP mod_unload ARMv7 p2v8 \0' > "$m/updates/meson_mx_sdhc_rs.ko" ;;
+        otherconfig) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=%s SMP preempt mod_unload ARMv7 p2v8 \0' "$REL" > "$m/updates/meson_mx_sdhc_rs.ko" ;;
         xz) xz "$m/updates/meson_mx_sdhc_rs.ko"
             sed -i 's,updates/meson_mx_sdhc_rs.ko:,updates/meson_mx_sdhc_rs.ko.xz:,' "$m/modules.dep" ;;
         esac
@@ -96,7 +99,7 @@ expect() {
 
 start=$SECONDS
 tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
-tree noblacklist blacklist; tree xzmod xz; tree oldbuild oldbuild
+tree noblacklist blacklist; tree xzmod xz; tree oldbuild oldbuild; tree otherconfig otherconfig
 tree badsize badsize; tree badsegs badsegs; tree badname badname
 cpio_of good | gzip > "$T/good-gzip.img"
 cpio_of good | zstd -q > "$T/good-zstd.img"
@@ -116,6 +119,7 @@ cpio_of nodep | gzip > "$T/no-dependency.img"
 cpio_of nodepline | gzip > "$T/no-depline.img"
 cpio_of noload | gzip > "$T/nothing-loads.img"
 cpio_of oldbuild | gzip > "$T/old-build.img"
+cpio_of otherconfig | gzip > "$T/other-config.img"
 for x in badsize badsegs badname; do cpio_of $x | gzip > "$T/param-$x.img"; done
 cp "$T/good-gzip.img" "$T/initrd.img-$REL"; cp "$T/good-gzip.img" "$T/initrd.img-7.3.1-other"
 head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
@@ -149,6 +153,9 @@ expect param-badname refuse "MISSING +etc/modprobe.d/meson_mx_sdhc_rs.conf: boun
 expect old-build refuse "MISSING +  built for 7.2.0-old .*installed for $REL"
 grep -q "ok .*built for $REL" "$T/good-gzip.out" && ok "good-gzip: the module's vermagic names $REL" ||
     bad "good-gzip: no vermagic check"
+expect other-config refuse "MISSING +  vermagic '$REL SMP preempt mod_unload ARMv7 p2v8 ', but pwrseq_emmc.ko of the same release has"
+grep -q "ok .*vermagic the same as pwrseq_emmc.ko's" "$T/good-gzip.out" && ok "good-gzip: the vermagic is the kernel's (pwrseq_emmc.ko's)" ||
+    bad "good-gzip: the vermagic is not compared with the kernel's modules"
 # the release the initramfs is for, from its name or --release
 expect "initrd.img-$REL" accept "built for $REL"
 expect initrd.img-7.3.1-other refuse "MISSING +no meson_mx_sdhc_rs.ko for release 7.3.1-other"
