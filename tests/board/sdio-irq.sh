@@ -31,11 +31,16 @@
 #
 # DAT1_LATCH=edge (default, the model's default) or level: how the model
 # latches DAT1 (Documentation/emulated-board.rst); sdio-irq-level runs this
-# test under level.  Under edge no handler call finds nothing pending; under
+# test under level.  DAT1_LATCH_MASKED=false (default, the model's default)
+# or true: whether ISTA latches DAT1 while ICTL masks it; sdio-irq-level runs
+# true, the reading under which the driver's probe can see a level latch
+# come back (under false nothing latches while the driver has DAT1 masked,
+# and the probe, which clears and watches with DAT1 masked, sees none).  Under edge no handler call finds nothing pending; under
 # level each interrupt may cost one such call (the latch of the interrupt
 # already serviced), never more than one per interrupt.
 . "$(dirname "$0")/../lib.sh"
 READING=${DAT1_LATCH:-edge}
+MASKED=${DAT1_LATCH_MASKED:-false}
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
@@ -135,7 +140,7 @@ irq_case after 5 3
 say "@@SDIO-IRQ-TEST done"
 G
 )
-emu --driver rust --card sdio --model "dat1-latch=$READING" --host-script "$T/host.sh" --timeout 900 "$g"
+emu --driver rust --card sdio --model "dat1-latch=$READING" --model "dat1-latch-masked=$MASKED" --host-script "$T/host.sh" --timeout 900 "$g"
 log="$T/serial.log"
 rc=0
 check "the guest script finished" grep -q '@@SDIO-IRQ-TEST done' "$log" || rc=1
