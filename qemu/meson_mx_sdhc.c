@@ -41,7 +41,8 @@
  *    response (the driver waits for DAT0 itself), or with r1b-done-at-dat0
  *    once DAT0 is released.  A command other than CMD12 or CMD13 sent while
  *    the card is busy is counted (cmds_while_card_busy) and starts when the
- *    card is done;
+ *    card is done; CMD12 and CMD13 are answered at once, CMD13 with the
+ *    card's state PRG;
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
  *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
@@ -1028,6 +1029,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     SDRequest req;
     uint8_t rsp[16];
     int rlen;
+    bool card_busy, status_cmd;
 
     if (s->busy || now < s->busy_hold_until) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -1065,13 +1067,18 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         meson_mx_sdhc_hist(s, (uint64_t)blocks * blksz);
     }
 
-    if (now < s->card_busy_until && SEND_CMD_INDEX(send) != 12 &&
-        SEND_CMD_INDEX(send) != 13) {
+    card_busy = now < s->card_busy_until;
+    status_cmd = SEND_CMD_INDEX(send) == 12 || SEND_CMD_INDEX(send) == 13;
+    if (card_busy && !status_cmd) {
         /* a card in its busy state takes only CMD12 and CMD13 */
         s->stats.cmds_while_card_busy++;
     }
-    /* the next command waits for the card to finish programming */
-    start = MAX(now, s->card_busy_until);
+    /*
+     * The next command waits for the card to finish programming, but CMD12
+     * and CMD13, which a busy card answers at once (CMD13 with its state
+     * PRG, below).
+     */
+    start = status_cmd ? now : MAX(now, s->card_busy_until);
 
     if (!hz) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -1149,6 +1156,10 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     if (send & SEND_CMD_HAS_RESP) {
         if (rlen == 4) {
             s->resp[0] = ldl_be_p(rsp);
+            if (card_busy && SEND_CMD_INDEX(send) == 13) {
+                /* R1 CURRENT_STATE (bits 12:9): prg */
+                s->resp[0] = (s->resp[0] & ~(0xfu << 9)) | (7u << 9);
+            }
         } else if (rlen == 16) {
             s->resp[4] = ldl_be_p(rsp);
             s->resp[3] = ldl_be_p(rsp + 4);
