@@ -48,6 +48,15 @@ if not cb:
     sys.exit("host_ops.rs: no ack_sdio_irq callback to remove")
 open(p, "w").write(s[:cb.start()] + "\n" + s[cb.end():])
 PY
+# What only the removed callback used (its test-knob path) is dead code now: allowed in the copy,
+# so that the build gets as far as the check under test.
+python3 - "$T/sdio-signal-without-ack/meson_mx_sdhc_rs.rs" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+m = re.search(r'^(use |mod |#\[)', s, re.M)
+open(p, "w").write(s[:m.start()] + "#![allow(dead_code)]\n\n" + s[m.start():])
+PY
 ! grep -q "fn ack_sdio_irq" "$T/sdio-signal-without-ack/host_ops.rs" || { echo "  FAILED: ack_sdio_irq still there"; exit 1; }
 grep -q "sdio_irq_signal()" "$T"/sdio-signal-without-ack/*.rs ||
     { echo "  FAILED: the driver no longer asks for a signal: the case tests nothing"; exit 1; }
