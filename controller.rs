@@ -193,12 +193,21 @@ impl<'a> SdhcHost<'a> {
 #[pinned_drop]
 impl PinnedDrop for SdhcHost<'_> {
     fn drop(self: Pin<&mut Self>) {
-        // The host is removed (or was never added) and its timer cancelled; it is freed next:
-        // nothing may signal it any more. The signal waits for the core's SDIO work when
-        // dropped.
-        #[cfg(feature = "sdio_irq")]
-        drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
+        self.release_sdio_signal();
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);
     }
+}
+
+impl SdhcHost<'_> {
+    /// The host is removed (or was never added) and its timer cancelled; it is freed next:
+    /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
+    #[cfg(feature = "sdio_irq")]
+    fn release_sdio_signal(&self) {
+        drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
+    }
+
+    /// Without SDIO card interrupts there is no signal to release.
+    #[cfg(not(feature = "sdio_irq"))]
+    fn release_sdio_signal(&self) {}
 }

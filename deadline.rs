@@ -56,12 +56,20 @@ impl SdhcHost<'_> {
     /// Arms the host's timer, the watchdog, for a request whose deadline is `deadline_ms` from
     /// now.
     pub(crate) fn arm_deadline(host: &Host<Self>, deadline_ms: u32) {
-        #[cfg(not(feature = "stats"))]
-        let arm_after = deadline_ms;
-        #[cfg(feature = "stats")]
-        let arm_after =
-            logic::arm_after_ms(deadline_ms, host.data().sdhc.debugfs.watchdog_early_ms());
-        host.arm_timer(Self::watch_period(host, arm_after));
+        host.arm_timer(Self::watch_period(host, Self::arm_after(host, deadline_ms)));
+    }
+
+    /// When the watchdog is to fire for a request due in `deadline_ms`: then, or the test
+    /// fault's `watchdog_early_ms` before.
+    #[cfg(feature = "stats")]
+    fn arm_after(host: &Host<Self>, deadline_ms: u32) -> u32 {
+        logic::arm_after_ms(deadline_ms, host.data().sdhc.debugfs.watchdog_early_ms())
+    }
+
+    /// When the watchdog is to fire for a request due in `deadline_ms`: then.
+    #[cfg(not(feature = "stats"))]
+    fn arm_after(_host: &Host<Self>, deadline_ms: u32) -> u32 {
+        deadline_ms
     }
 
     /// `ms` as the timer's delay, at most the period at which the timer looks for a missed

@@ -56,14 +56,7 @@ impl HostOps for SdhcHost<'_> {
 
     #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(host: &Host<Self>) {
-        let sdhc = &host.data().sdhc;
-        #[cfg(feature = "stats")]
-        if sdhc.debugfs.sdio_ack_fault() {
-            sdhc.sdio.ack_faulty(&sdhc.regs);
-            SdhcHost::watch_sdio_irq(host);
-            return;
-        }
-        sdhc.sdio.enable(&sdhc.regs, true);
+        host.data().sdhc.ack_sdio_irq();
         SdhcHost::watch_sdio_irq(host);
     }
 

@@ -39,6 +39,7 @@ use kernel::{
 };
 
 use crate::{
+    controller::Sdhc,
     logic::{
         ictl_enables,
         ADDI_DAT1_IRQ,
@@ -317,5 +318,24 @@ impl SdioIrqs {
     /// Whether `STAT` shows the card holding DAT1 low.
     fn dat1_low(regs: &Regs<'_>) -> bool {
         regs.read(regs::STAT).dat3_0().get() & 0b10 == 0
+    }
+}
+
+impl Sdhc<'_> {
+    /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]), or, with the
+    /// test knob `sdio_ack_fault`, acks it the faulty way ([`SdioIrqs::ack_faulty`]).
+    #[cfg(feature = "stats")]
+    pub(crate) fn ack_sdio_irq(&self) {
+        if self.debugfs.sdio_ack_fault() {
+            self.sdio.ack_faulty(&self.regs);
+        } else {
+            self.sdio.enable(&self.regs, true);
+        }
+    }
+
+    /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]).
+    #[cfg(not(feature = "stats"))]
+    pub(crate) fn ack_sdio_irq(&self) {
+        self.sdio.enable(&self.regs, true);
     }
 }

@@ -247,31 +247,21 @@ mod tests {
 
     #[test]
     fn signal_voltage_and_timing_map_to_their_variants() {
-        assert_eq!(
-            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_330 as u8),
-            SignalVoltage::V330
-        );
-        assert_eq!(
-            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_180 as u8),
-            SignalVoltage::V180
-        );
-        assert_eq!(
-            SignalVoltage::from_raw(bindings::MMC_SIGNAL_VOLTAGE_120 as u8),
-            SignalVoltage::V120
-        );
+        for (raw, v) in [
+            (bindings::MMC_SIGNAL_VOLTAGE_330, SignalVoltage::V330),
+            (bindings::MMC_SIGNAL_VOLTAGE_180, SignalVoltage::V180),
+            (bindings::MMC_SIGNAL_VOLTAGE_120, SignalVoltage::V120),
+        ] {
+            assert_eq!(SignalVoltage::from_raw(raw as u8), v);
+        }
         assert_eq!(SignalVoltage::from_raw(9), SignalVoltage::Other(9));
-        assert_eq!(
-            Timing::from_raw(bindings::MMC_TIMING_LEGACY as u8),
-            Timing::Legacy
-        );
-        assert_eq!(
-            Timing::from_raw(bindings::MMC_TIMING_MMC_HS200 as u8),
-            Timing::MmcHs200
-        );
-        assert_eq!(
-            Timing::from_raw(bindings::MMC_TIMING_MMC_DDR52 as u8),
-            Timing::MmcDdr52
-        );
+        for (raw, t) in [
+            (bindings::MMC_TIMING_LEGACY, Timing::Legacy),
+            (bindings::MMC_TIMING_MMC_HS200, Timing::MmcHs200),
+            (bindings::MMC_TIMING_MMC_DDR52, Timing::MmcDdr52),
+        ] {
+            assert_eq!(Timing::from_raw(raw as u8), t);
+        }
         assert!(Timing::from_raw(bindings::MMC_TIMING_MMC_HS400 as u8).ddr());
         assert!(!Timing::from_raw(bindings::MMC_TIMING_UHS_SDR104 as u8).ddr());
         assert_eq!(Timing::from_raw(200), Timing::Other(200));

@@ -896,10 +896,12 @@ static void test_irq_chain(struct sdio_test *t)
 		atomic_read(&t->spurious_calls), timeout);
 }
 
-static void test_irq(struct sdio_test *t)
+/*
+ * The start of an interrupt case: counters zeroed, the interrupt claimed
+ * with sdio_test_irq; nonzero (counted) if it could not be claimed.
+ */
+static int irq_case_start(struct sdio_test *t)
 {
-	u64 raised0, raised1, spurious;
-	unsigned int i, n = 0, timeouts = 0, during = 0;
 	int err;
 
 	atomic_set(&t->delivered, 0);
@@ -907,14 +909,34 @@ static void test_irq(struct sdio_test *t)
 	t->nlat = 0;
 	t->irq_ack_failed = false;
 	init_completion(&t->irq_done);
-	err = read_reg(t, REG_RAISED, 4, &raised0);
-	if (err)
-		return count_error(t, "raised count", REG_RAISED, 4, err);
 	sdio_claim_host(t->func);
 	err = sdio_claim_irq(t->func, sdio_test_irq);
 	sdio_release_host(t->func);
 	if (err)
-		return count_error(t, "sdio_claim_irq", 0, 0, err);
+		count_error(t, "sdio_claim_irq", 0, 0, err);
+	return err;
+}
+
+/* The end of one: a moment for anything spurious, then the interrupt released. */
+static void irq_case_end(struct sdio_test *t)
+{
+	msleep(50);
+	sdio_claim_host(t->func);
+	sdio_release_irq(t->func);
+	sdio_release_host(t->func);
+}
+
+static void test_irq(struct sdio_test *t)
+{
+	u64 raised0, raised1, spurious;
+	unsigned int i, n = 0, timeouts = 0, during = 0;
+	int err;
+
+	err = read_reg(t, REG_RAISED, 4, &raised0);
+	if (err)
+		return count_error(t, "raised count", REG_RAISED, 4, err);
+	if (irq_case_start(t))
+		return;
 	if (set_window(t, 0))
 		count_error(t, "window", REG_WINDOW, 1, -EIO);
 	for (i = 0; i < 2 * irqs; i++) {
@@ -948,11 +970,7 @@ static void test_irq(struct sdio_test *t)
 			count_error(t, "interrupt not delivered", i, 0, -ETIMEDOUT);
 		}
 	}
-	/* a moment for anything spurious */
-	msleep(50);
-	sdio_claim_host(t->func);
-	sdio_release_irq(t->func);
-	sdio_release_host(t->func);
+	irq_case_end(t);
 	err = read_reg(t, REG_RAISED, 4, &raised1);
 	if (err)
 		count_error(t, "raised count", REG_RAISED, 4, err);
@@ -986,16 +1004,8 @@ static void test_irq_busy(struct sdio_test *t)
 	ktime_t end;
 	int err;
 
-	atomic_set(&t->delivered, 0);
-	atomic_set(&t->spurious_calls, 0);
-	t->nlat = 0;
-	t->irq_ack_failed = false;
-	init_completion(&t->irq_done);
-	sdio_claim_host(t->func);
-	err = sdio_claim_irq(t->func, sdio_test_irq);
-	sdio_release_host(t->func);
-	if (err)
-		return count_error(t, "sdio_claim_irq", 0, 0, err);
+	if (irq_case_start(t))
+		return;
 	if (set_window(t, 0) || set_blksz(t, 512))
 		count_error(t, "window", REG_WINDOW, 1, -EIO);
 	for (i = 0; i < irqs; i++) {
@@ -1024,10 +1034,7 @@ static void test_irq_busy(struct sdio_test *t)
 				    -ETIMEDOUT);
 		}
 	}
-	msleep(50);
-	sdio_claim_host(t->func);
-	sdio_release_irq(t->func);
-	sdio_release_host(t->func);
+	irq_case_end(t);
 	if (atomic_read(&t->delivered) != n)
 		count_error(t, "raised/delivered", n,
 			    atomic_read(&t->delivered), -EINVAL);
