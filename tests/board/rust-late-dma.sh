@@ -8,8 +8,10 @@
 # without (bounce_size=0), each with both rules:
 #   - with the C driver's rule (debugfs quiesce_on_error=0: reset only for EIO/ETIMEDOUT on
 #     the command): what the late DMA does to memory the driver has handed back is recorded;
-#   - with the driver's default (reset after any error): 0 verify errors, and the late DMA is
-#     stopped (the model counts the bytes it kept from memory).
+#   - with the driver's default (reset after any error): 0 verify errors, the late DMA is
+#     stopped (the model counts the bytes it kept from memory), and nothing is written after
+#     the next command (the memory went back); a block that lands between the error
+#     interrupt and the reset goes to memory the driver still holds and is only reported.
 # One boot: the module is loaded again for each bounce setting (the model's counters are
 # saved and zeroed after each run), and both runs with the driver's rule come before the
 # runs with the C rule, whose late DMA may write into memory the kernel has reused.
@@ -82,16 +84,19 @@ for params in default bounce0; do
     if [ -z "$line" ] || [ ! -f "$T/stats-$params-$q.json" ]; then
       echo "  FAILED: no result for this run"; fail=1; continue
     fi
-    late=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["faults"].get("late-dma",0), s["late_dma_bytes"], s["late_dma_cancelled_bytes"])' "$T/stats-$params-$q.json")
-    echo "  $line; model: late-dma faults, bytes written after the error, bytes stopped by SRST: $late"
+    late=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["faults"].get("late-dma",0), s["late_dma_bytes"], s["late_dma_cancelled_bytes"], s["drain_bytes_after_cmd"])' "$T/stats-$params-$q.json")
+    echo "  $line; model: late-dma faults, bytes written after the error (before any reset), bytes stopped by SRST, bytes written after the next command: $late"
     bad=$(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$line")
-    read -r nf lb cb <<<"$late"
+    read -r nf lb cb ac <<<"$late"
     check "$name q=$q: late-dma faults injected" [ "$nf" -ge 1 ] || fail=1
     check "$name q=$q: 0 verify errors" [ "$bad" = 0 ] || fail=1
     if [ $q = 0 ]; then
       check "$name C rule: the engine wrote into memory already handed back" [ "$lb" -gt 0 ] || fail=1
     else
-      check "$name quiesce: nothing written after the error interrupt" [ "$lb" = 0 ] || fail=1
+      # A block may land between the error interrupt and the reset, when the thread runs
+      # later than the card's next block (read access 190 us): into memory the driver still
+      # holds. What must not happen is a write after the memory went back (the next command).
+      check "$name quiesce: nothing written after the next command ($lb bytes before the reset)" [ "$ac" = 0 ] || fail=1
       check "$name quiesce: the reset stopped the late DMAs" [ "$cb" -gt 0 ] || fail=1
     fi
   done
