@@ -14,12 +14,14 @@
 #                    without the wait the retry's command comes within the drain and the
 #                    model counts bytes written after it;
 #   long             a 5 ms drain STAT shows (drain-visible=true), 512 KiB bounced reads
-#                    (force_bounce) whose late DMA outlasts the driver's 2 ms bound: STAT
-#                    still shows the drain when the bound ends, so the bounce buffer is held
-#                    back (held_back) and freed once the controller shows idle (held_forced
-#                    0); nothing written after the next command, 0 verify errors. A driver
-#                    that handed the buffer back at the end of the bound would get the drain's
-#                    pattern written into it after the retry was sent.
+#                    (force_bounce; requests of up to 256 KiB) whose late DMA outlasts the
+#                    driver's 2 ms bound: STAT still shows the drain when the bound ends, so
+#                    the bounce buffer is held back (held_back) and freed once the
+#                    controller shows idle (held_forced 0); nothing written after the next
+#                    command, 0 verify errors. A driver that hands the buffer back at the
+#                    end of the bound fails the held_back check; the model's
+#                    drain_bytes_after_cmd stays 0 for it too, as no command reaches the
+#                    controller while STAT shows the drain.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
