@@ -48,10 +48,7 @@ impl Sdhc<'_> {
         #[cfg(not(feature = "stats"))]
         let (_, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
         #[cfg(feature = "stats")]
-        let (idle, waited) = {
-            let (waited, idle) = self.hw().quiesce(self.debugfs.reset_drain_us());
-            (idle, waited)
-        };
+        let (waited, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
         #[cfg(feature = "stats")]
         self.debugfs.stats().record_quiesce(waited, idle);
         idle

@@ -68,12 +68,6 @@ impl Errors {
         self.cmd.is_some() || self.data.is_some()
     }
 
-    /// Whether the controller stayed busy after the command.
-    #[cfg(feature = "stats")]
-    fn not_ready(&self) -> bool {
-        self.cmd == Some(ErrorKind::NotReady) || self.data == Some(ErrorKind::NotReady)
-    }
-
     /// The controller stayed busy after the command completed: the request fails with
     /// `ETIMEDOUT` (on its data if it has any, else on the command) unless it failed already.
     fn set_not_ready(&mut self, mrq: &Request) {
@@ -308,15 +302,11 @@ impl Sdhc<'_> {
             );
         }
         let hw = self.hw();
-        #[cfg(not(feature = "stats"))]
-        let quiesce = errors.any();
-        #[cfg(feature = "stats")]
-        let quiesce =
-            errors.any() && (errors.not_ready() || self.quiesce_needed(mrq.cmd().error()));
         // After any error the controller's DMA may still be moving blocks (a response CRC
         // error is reported while the data phase goes on): stop it before the request's
         // pages are unmapped or the bounce buffer is used again (`drain.rs`). The C driver
         // resets only for EIO/ETIMEDOUT on the command.
+        let quiesce = errors.any();
         let idle = !quiesce || {
             hw.read_response_into(mrq.cmd());
             self.quiesce()
@@ -428,15 +418,6 @@ impl Sdhc<'_> {
             copy_back,
             busy,
         }
-    }
-
-    /// Whether a failed request needs the controller reset before its data is handed back:
-    /// always, unless the `quiesce_on_error` debugfs switch brings back the C driver's rule
-    /// (only for EIO/ETIMEDOUT on the command), which tests use to show what it costs.
-    #[cfg(feature = "stats")]
-    fn quiesce_needed(&self, cmd_error: Option<Error>) -> bool {
-        self.debugfs.quiesce_on_error()
-            || matches!(cmd_error, Some(e) if e == EIO || e == ETIMEDOUT)
     }
 
     /// Counts the request's outcome in the statistics; a request whose data could not be

@@ -132,11 +132,6 @@ impl HostDebugfs {
         self.knobs.force_bounce()
     }
 
-    /// Whether every error quiesces the controller.
-    pub(crate) fn quiesce_on_error(&self) -> bool {
-        self.knobs.quiesce_on_error()
-    }
-
     /// Whether a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         self.knobs.read_flush_wait()
@@ -145,11 +140,6 @@ impl HostDebugfs {
     /// How long the next command is to sleep before it is sent (a fault; taken: once).
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         self.knobs.take_send_stall_ms()
-    }
-
-    /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
-    pub(crate) fn reset_drain_us(&self) -> u32 {
-        self.knobs.reset_drain_us()
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).

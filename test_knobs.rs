@@ -8,17 +8,12 @@
 //!   those mapped to a single DMA segment (which otherwise go direct); 0 (default) restores the
 //!   normal choice. Whether a user buffer maps to one segment depends on where its pages happen
 //!   to be; tests need the choice fixed.
-//! - `quiesce_on_error`: 1 (default) resets the controller after any command or data error
-//!   before the request's memory is handed back; 0 restores the C driver's rule (reset only for
-//!   EIO/ETIMEDOUT on the command), to show what that rule lets the DMA engine do.
 //! - `read_flush_wait`: 1 (default) waits after a read's RX FIFO flush until the FIFO is
 //!   empty (`hw::Hw::flush_rx_fifo`); 0 does not wait, as the C driver, to show what a flush
 //!   still on its way loses.
 //! - `send_stall_ms`: a fault, 0 by default: the next command sleeps this long before it is
 //!   written to `SEND` (once; the file reads 0 again afterwards), as a thread preempted there
 //!   would, so that its deadline passes before it is sent.
-//! - `reset_drain_us`: how long to wait after a quiescing reset before memory is handed back
-//!   (default `hw::RESET_DRAIN_US`); 0 shows what a DMA engine still draining does without it.
 // cfg(feature = "deadline")
 //! - `watchdog_early_ms`: a fault, 0 by default: the deadline's watchdog is armed this much
 //!   before the request is due, so that it fires early and must arm itself again.
@@ -26,6 +21,9 @@
 //! - `sdio_ack_fault`: a fault, 0 by default: 1 makes `ack_sdio_irq` clear a DAT1 latched
 //!   meanwhile and enable the interrupt without looking at DAT1, the way that loses a card
 //!   interrupt raised between the service and the ack if DAT1 latches on its edge.
+//!
+//! No knob changes what the driver does with memory after an error: the controller is always
+//! reset and waited for before a request's pages or bounce buffer are handed back (`drain.rs`).
 
 use kernel::prelude::*;
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
@@ -43,10 +41,8 @@ use crate::{
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 pub(crate) struct TestKnobs {
     force_bounce: Atomic<u32>,
-    quiesce_on_error: Atomic<u32>,
     read_flush_wait: Atomic<u32>,
     send_stall_ms: Atomic<u32>,
-    reset_drain_us: Atomic<u32>,
     #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
     #[cfg(feature = "sdio_irq")]
@@ -59,10 +55,8 @@ impl TestKnobs {
     pub(crate) fn new() -> Self {
         Self {
             force_bounce: Atomic::new(0),
-            quiesce_on_error: Atomic::new(1),
             read_flush_wait: Atomic::new(1),
             send_stall_ms: Atomic::new(0),
-            reset_drain_us: Atomic::new(crate::hw::RESET_DRAIN_US),
             #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
             #[cfg(feature = "sdio_irq")]
@@ -73,14 +67,10 @@ impl TestKnobs {
     /// Names the knobs' files in the debugfs directory of `host`.
     pub(crate) fn add_files(host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
         host.debugfs_rw_file(c"force_bounce", |h| &h.sdhc.debugfs.knobs.force_bounce)?;
-        host.debugfs_rw_file(c"quiesce_on_error", |h| {
-            &h.sdhc.debugfs.knobs.quiesce_on_error
-        })?;
         host.debugfs_rw_file(c"read_flush_wait", |h| {
             &h.sdhc.debugfs.knobs.read_flush_wait
         })?;
         host.debugfs_rw_file(c"send_stall_ms", |h| &h.sdhc.debugfs.knobs.send_stall_ms)?;
-        host.debugfs_rw_file(c"reset_drain_us", |h| &h.sdhc.debugfs.knobs.reset_drain_us)?;
         #[cfg(feature = "deadline")]
         host.debugfs_rw_file(c"watchdog_early_ms", |h| {
             &h.sdhc.debugfs.knobs.watchdog_early_ms
@@ -95,11 +85,6 @@ impl TestKnobs {
         self.force_bounce.load(Relaxed) != 0
     }
 
-    /// Whether every error quiesces the controller.
-    pub(crate) fn quiesce_on_error(&self) -> bool {
-        self.quiesce_on_error.load(Relaxed) != 0
-    }
-
     /// Whether a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         self.read_flush_wait.load(Relaxed) != 0
@@ -108,11 +93,6 @@ impl TestKnobs {
     /// How long the next command is to sleep before it is sent (taken: once).
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         self.send_stall_ms.xchg(0, Relaxed)
-    }
-
-    /// How long to wait after a quiescing reset for the DMA engine, in microseconds.
-    pub(crate) fn reset_drain_us(&self) -> u32 {
-        self.reset_drain_us.load(Relaxed)
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
@@ -149,11 +129,6 @@ impl TestKnobs {
         false
     }
 
-    /// Every error quiesces the controller.
-    pub(crate) fn quiesce_on_error(&self) -> bool {
-        true
-    }
-
     /// A read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         true
@@ -162,11 +137,6 @@ impl TestKnobs {
     /// Commands are sent at once.
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         0
-    }
-
-    /// `hw::RESET_DRAIN_US` after a quiescing reset.
-    pub(crate) fn reset_drain_us(&self) -> u32 {
-        crate::hw::RESET_DRAIN_US
     }
 
     /// The watchdog is armed for when the request is due.
