@@ -21,13 +21,19 @@ use kernel::{
 
 use crate::{
     clkc::Clkc,
+    deadline::{
+        BusLines,
+        Deadline, //
+    },
     hw::Hw,
     mmc::{
         bounce::Bouncer,
         DmaRequest, //
     },
     regs::Regs,
-    soc::SocData, //
+    sdio_irq::SdioIrqs,
+    soc::SocData,
+    stats::HostDebugfs, //
 };
 
 /// A "pclk" that is prepared and enabled for as long as this object lives.
@@ -53,19 +59,9 @@ pub(crate) struct InFlight {
     pub(crate) slot: Option<usize>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// When its software deadline passes: computed before the watchdog was armed, started
-    /// again when the command is written to the controller ([`InFlight::sent`]).
-    #[cfg(feature = "deadline")]
-    pub(crate) due: kernel::time::Instant<kernel::time::Monotonic>,
-    /// How long that deadline is, in milliseconds.
-    #[cfg(feature = "deadline")]
-    pub(crate) deadline_ms: u32,
-}
-
-/// Without a software deadline there is no clock to start when the command is sent.
-#[cfg(not(feature = "deadline"))]
-impl InFlight {
-    pub(crate) fn sent(&mut self) {}
+    /// Its software deadline: computed before the watchdog was armed, started again when the
+    /// command is written to the controller ([`Deadline::restart`]).
+    pub(crate) deadline: Deadline,
 }
 
 /// The controller, shared by the MMC callbacks and the interrupt handlers.
@@ -100,38 +96,24 @@ pub(crate) struct Sdhc<'a> {
     /// The bus clock in Hz, as `set_ios` left it.
     pub(crate) bus_hz: Atomic<u32>,
     /// The bus width in lines, as `set_ios` left it (for deadlines).
-    #[cfg(feature = "deadline")]
-    pub(crate) bus_width: Atomic<u32>,
-    /// The SDIO card interrupt and the `ICTL` writes (see `sdio_irq.rs`).
-    #[cfg(feature = "sdio_irq")]
+    pub(crate) bus_lines: BusLines,
+    /// The SDIO card interrupt and the `ICTL` writes.
     #[pin]
-    pub(crate) sdio: crate::sdio_irq::SdioIrqs,
+    pub(crate) sdio: SdioIrqs,
     /// Counters and switches, in debugfs.
-    #[cfg(feature = "stats")]
     #[pin]
-    pub(crate) debugfs: crate::stats::HostDebugfs,
+    pub(crate) debugfs: HostDebugfs,
 }
 
 impl<'a> Sdhc<'a> {
     /// The registers with what programming them needs, the SDIO card interrupt's `ICTL`
     /// enables included.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn hw(&self) -> Hw<'_> {
         Hw {
             dev: self.dev,
             regs: &self.regs,
             soc: &self.soc,
             sdio: &self.sdio,
-        }
-    }
-
-    /// The registers with what programming them needs.
-    #[cfg(not(feature = "sdio_irq"))]
-    pub(crate) fn hw(&self) -> Hw<'_> {
-        Hw {
-            dev: self.dev,
-            regs: &self.regs,
-            soc: &self.soc,
         }
     }
 }
@@ -146,11 +128,6 @@ pub(crate) struct BusState {
 }
 
 /// The driver data of the MMC host (in its private area).
-// cfg(feature = "deadline")
-///
-// cfg(feature = "deadline")
-/// The host's timer is the software deadline of the request in flight (see `deadline.rs`);
-/// the host cancels it before it drops this data.
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdhcHost<'a> {
     pub(crate) sdhc: Arc<Sdhc<'a>>,

@@ -12,12 +12,16 @@
 //! retries. A watchdog that fires before the request in flight is due (the timer wheel's
 //! granularity, an earlier request's arming, or the `watchdog_early_ms` fault) arms itself
 //! again for the rest (`logic::expiry`). An interrupt raised before the reset finds the request
-//! gone and is counted, nothing else.
+//! gone and is counted, nothing else. The host cancels its timer before it drops its data
+//! (`SdhcHost`).
 
 use kernel::{
     io::Io,
     prelude::*,
-    sync::atomic::Relaxed,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
     time::{
         Delta,
         Instant,
@@ -32,9 +36,14 @@ use crate::{
         SdhcHost, //
     },
     hw::CmdInfo,
+    irq::{
+        DataResult,
+        Errors, //
+    },
     logic::{
         self,
-        DeadlineInput, //
+        DeadlineInput,
+        ErrorKind, //
     },
     mmc::{
         Host,
@@ -43,22 +52,71 @@ use crate::{
     regs, //
 };
 
-impl InFlight {
+/// The software deadline of a request: the instant it is due, and how long it is.
+pub(crate) struct Deadline {
+    due: Instant<Monotonic>,
+    ms: u32,
+}
+
+impl Deadline {
+    /// The deadline of `mrq` at the current bus settings of `sdhc`, from now.
+    pub(crate) fn new(sdhc: &Sdhc<'_>, mrq: &Request) -> Self {
+        let cmd = mrq.cmd();
+        let data = mrq.data();
+        let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
+        let ms = logic::request_deadline_ms(&DeadlineInput {
+            bus_hz: sdhc.bus_hz.load(Relaxed),
+            bus_width: sdhc.bus_lines.get(),
+            data_len: mrq.data_len(),
+            blocks: data.map_or(0, |d| d.blocks()),
+            data_timeout_ns,
+            data_timeout_clks,
+            busy: cmd.resp_busy(),
+            busy_timeout_ms: cmd.busy_timeout_ms(),
+        });
+        Self {
+            due: Instant::now() + Delta::from_millis(i64::from(ms)),
+            ms,
+        }
+    }
+
+    /// Arms the host's timer, the watchdog, for this deadline.
+    pub(crate) fn arm(&self, host: &Host<SdhcHost<'_>>) {
+        host.arm_timer(SdhcHost::watch_period(
+            host,
+            SdhcHost::arm_after(host, self.ms),
+        ));
+    }
+
     /// Starts the deadline's clock again once the command is written to the controller: the
     /// time before (waiting for the controller, a preempted thread) is not the card's, and the
     /// request cannot complete before it (`request.rs` sends under `cur`).
-    pub(crate) fn sent(&mut self) {
-        self.due = Instant::now() + Delta::from_millis(i64::from(self.deadline_ms));
+    pub(crate) fn restart(&mut self) {
+        self.due = Instant::now() + Delta::from_millis(i64::from(self.ms));
+    }
+}
+
+/// The bus width in lines, as `set_ios` left it, for the deadlines.
+pub(crate) struct BusLines(Atomic<u32>);
+
+impl BusLines {
+    /// One line, until `set_ios` sets the width.
+    pub(crate) fn new() -> Self {
+        Self(Atomic::new(1))
+    }
+
+    /// `set_ios` set the bus width to `lines`.
+    pub(crate) fn set(&self, lines: u32) {
+        self.0.store(lines, Relaxed);
+    }
+
+    /// The bus width in lines.
+    fn get(&self) -> u32 {
+        self.0.load(Relaxed)
     }
 }
 
 impl SdhcHost<'_> {
-    /// Arms the host's timer, the watchdog, for a request whose deadline is `deadline_ms` from
-    /// now.
-    pub(crate) fn arm_deadline(host: &Host<Self>, deadline_ms: u32) {
-        host.arm_timer(Self::watch_period(host, Self::arm_after(host, deadline_ms)));
-    }
-
     /// When the watchdog is to fire for a request due in `deadline_ms`: then, or the test
     /// fault's `watchdog_early_ms` before.
     #[cfg(feature = "stats")]
@@ -75,17 +133,20 @@ impl SdhcHost<'_> {
     /// `ms` as the timer's delay, at most the period at which the timer looks for a missed
     /// SDIO card interrupt while one is enabled: a request's deadline must not keep the timer
     /// away that long (it arms itself again for the rest of a deadline not yet due).
+    #[cfg(feature = "sdio_irq")]
     fn watch_period(host: &Host<Self>, ms: u32) -> Delta {
         let ms = i64::from(ms);
-        #[cfg(feature = "sdio_irq")]
-        let ms = if host.data().sdhc.sdio.watched() {
-            ms.min(crate::sdio_irq::RECOVER_PERIOD_MS)
+        if host.data().sdhc.sdio.watched() {
+            Delta::from_millis(ms.min(crate::sdio_irq::RECOVER_PERIOD_MS))
         } else {
-            ms
-        };
-        #[cfg(not(feature = "sdio_irq"))]
-        let _ = host;
-        Delta::from_millis(ms)
+            Delta::from_millis(ms)
+        }
+    }
+
+    /// `ms` as the timer's delay.
+    #[cfg(not(feature = "sdio_irq"))]
+    fn watch_period(_host: &Host<Self>, ms: u32) -> Delta {
+        Delta::from_millis(i64::from(ms))
     }
 
     /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
@@ -94,15 +155,13 @@ impl SdhcHost<'_> {
         match sdhc.take_expired() {
             Due::TimedOut(f) => sdhc.expire(f),
             Due::Later(ms) => {
-                #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_deadline_rearm();
                 // Unless a later request armed the watchdog meanwhile: its own deadline stands.
                 host.arm_timer_if_idle(Self::watch_period(host, ms));
             }
             Due::Idle => {}
         }
-        #[cfg(feature = "sdio_irq")]
-        SdhcHost::watch_sdio_irq(host);
+        Self::watch_sdio_irq(host);
     }
 
     /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
@@ -115,7 +174,6 @@ impl SdhcHost<'_> {
             // Under the lock no command starts: DAT1 is the card's interrupt, not data.
             let cur = sdhc.cur.lock();
             if cur.is_none() && sdhc.sdio.recover(&sdhc.regs) {
-                #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_sdio_irq_recovered();
             }
         }
@@ -123,6 +181,10 @@ impl SdhcHost<'_> {
             host.arm_timer_if_idle(Delta::from_millis(crate::sdio_irq::RECOVER_PERIOD_MS));
         }
     }
+
+    /// Without SDIO card interrupts there is none to look for.
+    #[cfg(not(feature = "sdio_irq"))]
+    fn watch_sdio_irq(_host: &Host<Self>) {}
 }
 
 /// What the watchdog found in flight.
@@ -136,25 +198,6 @@ enum Due {
 }
 
 impl<'a> Sdhc<'a> {
-    /// The software deadline of `mrq` at the current bus settings: the instant it is due, and
-    /// how long it is in milliseconds.
-    pub(crate) fn deadline(&self, mrq: &Request) -> (Instant<Monotonic>, u32) {
-        let cmd = mrq.cmd();
-        let data = mrq.data();
-        let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
-        let ms = logic::request_deadline_ms(&DeadlineInput {
-            bus_hz: self.bus_hz.load(Relaxed),
-            bus_width: self.bus_width.load(Relaxed),
-            data_len: mrq.data_len(),
-            blocks: data.map_or(0, |d| d.blocks()),
-            data_timeout_ns,
-            data_timeout_clks,
-            busy: cmd.resp_busy(),
-            busy_timeout_ms: cmd.busy_timeout_ms(),
-        });
-        (Instant::now() + Delta::from_millis(i64::from(ms)), ms)
-    }
-
     /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
     /// for an earlier request (completed since) or fired early finds a request not yet due.
     fn take_expired(&self) -> Due {
@@ -162,7 +205,7 @@ impl<'a> Sdhc<'a> {
         let Some(f) = cur.as_ref() else {
             return Due::Idle;
         };
-        let left = f.due - Instant::<Monotonic>::now();
+        let left = f.deadline.due - Instant::<Monotonic>::now();
         match logic::expiry(left.as_nanos()) {
             logic::Expiry::Rearm(ms) => Due::Later(ms),
             logic::Expiry::TimeOut => cur.take().map_or(Due::Idle, Due::TimedOut),
@@ -188,9 +231,8 @@ impl<'a> Sdhc<'a> {
             "CMD{} completed without its interrupt (ISTA 0x{:08x}): completed at its {} ms deadline\n",
             f.mrq.cmd().opcode(),
             ista,
-            f.deadline_ms
+            f.deadline.ms
         );
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_deadline_completed();
         self.complete(f, ista);
     }
@@ -200,7 +242,7 @@ impl<'a> Sdhc<'a> {
         let InFlight {
             mrq,
             slot,
-            deadline_ms,
+            deadline,
             ..
         } = f;
         let ista = self.regs.read(regs::ISTA).into_raw();
@@ -209,7 +251,7 @@ impl<'a> Sdhc<'a> {
             self.dev,
             "CMD{} got no interrupt within its {} ms deadline (ISTA 0x{:08x}, STAT 0x{:08x}): resetting the controller\n",
             mrq.cmd().opcode(),
-            deadline_ms,
+            deadline.ms,
             ista,
             stat
         );
@@ -230,15 +272,11 @@ impl<'a> Sdhc<'a> {
             Some(slot) => self.hold_back(slot),
             None => {}
         }
-        #[cfg(feature = "stats")]
-        {
-            let errors = crate::irq::Errors {
-                cmd: Some(logic::ErrorKind::Deadline),
-                data: None,
-            };
-            let result = crate::irq::DataResult::default();
-            self.record(&mrq, slot.is_some(), errors, result, true);
-        }
+        let errors = Errors {
+            cmd: Some(ErrorKind::Deadline),
+            data: None,
+        };
+        self.record(&mrq, slot.is_some(), errors, DataResult::default(), true);
         // Unmapped, then completed.
         mrq.done();
     }

@@ -45,11 +45,7 @@ impl Sdhc<'_> {
     /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again. Returns
     /// whether the controller showed idle afterwards.
     pub(crate) fn quiesce(&self) -> bool {
-        #[cfg(not(feature = "stats"))]
-        let (_, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
-        #[cfg(feature = "stats")]
         let (waited, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_quiesce(waited, idle);
         idle
     }
@@ -77,7 +73,6 @@ impl Sdhc<'_> {
         // the same time: the MMC core starts a request only after the last one completed.
         let held = self.held_slots.load(Relaxed);
         self.held_slots.store(held | bit, Relaxed);
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_held_back();
         dev_warn!(
             self.dev,
@@ -117,7 +112,6 @@ impl Sdhc<'_> {
     /// second. Resets it once more before the buffers are freed, and says so.
     fn force_release(&self) {
         let idle = self.quiesce();
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_held_forced();
         dev_err!(
             self.dev,

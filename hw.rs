@@ -36,6 +36,7 @@ use crate::{
         self,
         Regs, //
     },
+    sdio_irq::SdioIrqs,
     soc::SocData, //
 };
 
@@ -110,8 +111,7 @@ pub(crate) struct Hw<'a> {
     pub(crate) regs: &'a Regs<'a>,
     pub(crate) soc: &'a SocData,
     /// The SDIO card interrupt, which every `ICTL` write keeps as it is.
-    #[cfg(feature = "sdio_irq")]
-    pub(crate) sdio: &'a crate::sdio_irq::SdioIrqs,
+    pub(crate) sdio: &'a SdioIrqs,
 }
 
 /// Resets the whole controller; this also stops its DMA engine.
@@ -247,10 +247,7 @@ impl Hw<'_> {
         regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         // The SDIO card interrupt (DAT1) is neither cleared nor disabled: it belongs to no
         // command.
-        #[cfg(feature = "sdio_irq")]
         self.sdio.write_cmd_ictl(regs, p.ictl);
-        #[cfg(not(feature = "sdio_irq"))]
-        regs.write_reg(p.ictl);
 
         regs.write_reg(regs::ARGU::from_raw(cmd.arg));
 
@@ -289,7 +286,6 @@ impl Hw<'_> {
         );
         udelay(Delta::from_micros(5));
         // A reset of MAIN_CTRL may return DAT1 sampling and its enables to their reset values.
-        #[cfg(feature = "sdio_irq")]
         self.sdio.restore(self.regs);
 
         let stat = self.regs.read(regs::STAT);
@@ -447,7 +443,6 @@ impl Hw<'_> {
     fn reset(&self) {
         reset(self.regs);
         // The reset may return DAT1 sampling and its enables to their reset values.
-        #[cfg(feature = "sdio_irq")]
         self.sdio.restore(self.regs);
     }
 
@@ -516,21 +511,12 @@ impl Hw<'_> {
     /// Disables and acknowledges the command's interrupts (`meson_mx_sdhc_request_done()`).
     pub(crate) fn disable_irqs(&self) {
         // The SDIO card interrupt stays as it is, and is signalled if it latched meanwhile.
-        #[cfg(feature = "sdio_irq")]
         self.sdio.end_cmd(self.regs);
-        #[cfg(not(feature = "sdio_irq"))]
-        {
-            self.regs.write_reg(regs::ICTL::zeroed());
-            self.regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
-        }
     }
 
     /// Disables the command's interrupts in `ICTL`, DAT1's kept as they are; `ISTA` is left.
     pub(crate) fn mask_cmd_irqs(&self) {
-        #[cfg(feature = "sdio_irq")]
         self.sdio.write_cmd_ictl(self.regs, regs::ICTL::zeroed());
-        #[cfg(not(feature = "sdio_irq"))]
-        self.regs.write_reg(regs::ICTL::zeroed());
     }
 
     /// Sets the RX clock phase.

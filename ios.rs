@@ -39,17 +39,6 @@ impl SdhcHost<'_> {
 
         self.set_clk(bus, ios)?;
 
-        #[cfg(not(feature = "deadline"))]
-        let dat_type = match ios.bus_width {
-            BusWidth::One => 0,
-            BusWidth::Four => 1,
-            BusWidth::Eight => 2,
-            BusWidth::Other(w) => {
-                dev_err!(self.sdhc.dev, "unsupported bus width: {}\n", w);
-                return Err(EINVAL);
-            }
-        };
-        #[cfg(feature = "deadline")]
         let (dat_type, lines) = match ios.bus_width {
             BusWidth::One => (0, 1),
             BusWidth::Four => (1, 4),
@@ -62,8 +51,7 @@ impl SdhcHost<'_> {
         self.sdhc.regs.update(regs::CTRL, |r| {
             r.with_dat_type(Bounded::from_expr(dat_type & 0x3))
         });
-        #[cfg(feature = "deadline")]
-        self.sdhc.bus_width.store(lines, Relaxed);
+        self.sdhc.bus_lines.set(lines);
 
         Ok(())
     }

@@ -97,6 +97,24 @@ pub(crate) struct DataResult {
     busy: bool,
 }
 
+impl DataResult {
+    /// `xfered` bytes reported as transferred, `copy_back` to copy back, `busy` as above.
+    #[cfg(feature = "stats")]
+    fn new(xfered: u32, copy_back: u32, busy: bool) -> Self {
+        Self {
+            xfered,
+            copy_back,
+            busy,
+        }
+    }
+
+    /// `copy_back` bytes to copy back, `busy` as above (what was transferred is not counted).
+    #[cfg(not(feature = "stats"))]
+    fn new(_xfered: u32, copy_back: u32, busy: bool) -> Self {
+        Self { copy_back, busy }
+    }
+}
+
 /// Records the errors `ISTA` reports on the command and its data; returns their kinds.
 fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
     let cmd = mrq.cmd();
@@ -148,14 +166,26 @@ impl Sdhc<'_> {
             self.irq_ista.store(ista, Release);
             return ThreadedIrqReturn::WakeThread;
         }
-        // The SDIO card's interrupt alone wakes the thread too (`irq_ista` 0: no command),
-        // which signals it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping
-        // lock on PREEMPT_RT, and the line stays masked until the thread has masked DAT1.
-        #[cfg(feature = "sdio_irq")]
-        if sources.sdio {
-            self.irq_ista.store(0, Release);
-            return ThreadedIrqReturn::WakeThread;
+        self.irq_without_cmd(sources)
+    }
+
+    /// The hard IRQ handler's answer to an interrupt that no command's source raised: the SDIO
+    /// card's interrupt alone wakes the thread too (`irq_ista` 0: no command), which signals
+    /// it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping lock on PREEMPT_RT,
+    /// and the line stays masked until the thread has masked DAT1.
+    #[cfg(feature = "sdio_irq")]
+    fn irq_without_cmd(&self, sources: IrqSources) -> ThreadedIrqReturn {
+        if !sources.sdio {
+            return ThreadedIrqReturn::None;
         }
+        self.irq_ista.store(0, Release);
+        ThreadedIrqReturn::WakeThread
+    }
+
+    /// The hard IRQ handler's answer to an interrupt that no command's source raised: not
+    /// the controller's.
+    #[cfg(not(feature = "sdio_irq"))]
+    fn irq_without_cmd(&self, _sources: IrqSources) -> ThreadedIrqReturn {
         ThreadedIrqReturn::None
     }
 
@@ -174,13 +204,11 @@ impl Sdhc<'_> {
     }
 
     /// The request the interrupt is for, taken out of `cur`; `None` when it is no longer in
-    /// flight.
-    // cfg(feature = "deadline")
+    /// flight (something else completed it first).
     ///
-    // cfg(feature = "deadline")
-    /// That happens when its deadline fired first. The command's interrupts are then disabled,
-    /// unless a later request is in flight (whose own they are): left latched and enabled, a
-    /// level-triggered line would raise the interrupt again at once.
+    /// The command's interrupts are then disabled, unless a later request is in flight (whose
+    /// own they are): left latched and enabled, a level-triggered line would raise the
+    /// interrupt again at once.
     fn take_for_irq(&self, seq: u32) -> Option<InFlight> {
         let mut cur = self.cur.lock();
         if cur.as_ref().is_some_and(|f| f.seq == seq) {
@@ -193,7 +221,6 @@ impl Sdhc<'_> {
             self.hw().mask_cmd_irqs();
         }
         drop(cur);
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_late_interrupt();
         dev_dbg!(
             self.dev,
@@ -207,7 +234,6 @@ impl Sdhc<'_> {
     fn irq_thread(&self) -> IrqReturn {
         let ista = self.irq_ista.load(Acquire);
         // First signals a latched SDIO card interrupt.
-        #[cfg(feature = "sdio_irq")]
         let ista = self.service_sdio(ista);
         if ista == 0 {
             return IrqReturn::Handled;
@@ -225,13 +251,18 @@ impl Sdhc<'_> {
     fn service_sdio(&self, ista: u32) -> u32 {
         let probe_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
         let serviced = self.sdio.service(&self.regs, probe_us);
-        #[cfg(feature = "stats")]
         if let Some(relatched) = serviced.relatched {
             self.debugfs.stats().record_dat1_probe(relatched);
         }
         if serviced.signalled && ista == 0 {
             return self.cmd_behind_dat1();
         }
+        ista
+    }
+
+    /// Without SDIO card interrupts: `ista` as the hard handler saw it.
+    #[cfg(not(feature = "sdio_irq"))]
+    fn service_sdio(&self, ista: u32) -> u32 {
         ista
     }
 
@@ -264,7 +295,6 @@ impl Sdhc<'_> {
             }
         });
         let late = self.regs.read(regs::ISTA).into_raw() & LATE_ERROR_IRQS;
-        #[cfg(feature = "stats")]
         if late != 0 {
             self.debugfs.stats().record_late_status();
         }
@@ -338,10 +368,7 @@ impl Sdhc<'_> {
             }
             None => true,
         };
-        #[cfg(feature = "stats")]
         self.record(&mrq, bounced, errors, result, handed_over);
-        #[cfg(not(feature = "stats"))]
-        let _ = handed_over;
         hw.disable_irqs();
         mrq.done();
     }
@@ -377,9 +404,6 @@ impl Sdhc<'_> {
         let failed = mrq.data().is_some_and(|d| d.error().is_some());
         let mut busy = false;
         if !quiesced && !failed && !self.soc.hardware_flush_all_cmds && is_read {
-            #[cfg(not(feature = "stats"))]
-            let wait = true;
-            #[cfg(feature = "stats")]
             let wait = self.debugfs.read_flush_wait();
             if let Err(e) = self.hw().flush_rx_fifo(mrq.cmd().opcode(), wait) {
                 if let Some(d) = mrq.data() {
@@ -412,12 +436,7 @@ impl Sdhc<'_> {
         } else {
             0
         };
-        DataResult {
-            #[cfg(feature = "stats")]
-            xfered,
-            copy_back,
-            busy,
-        }
+        DataResult::new(xfered, copy_back, busy)
     }
 
     /// Counts the request's outcome in the statistics; a request whose data could not be
@@ -449,5 +468,17 @@ impl Sdhc<'_> {
             }),
             None => stats.record_command(errors.cmd),
         }
+    }
+
+    /// Without statistics nothing is counted.
+    #[cfg(not(feature = "stats"))]
+    pub(crate) fn record(
+        &self,
+        _mrq: &Request,
+        _bounced: bool,
+        _errors: Errors,
+        _result: DataResult,
+        _handed_over: bool,
+    ) {
     }
 }

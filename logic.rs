@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pure decisions of the driver, free of kernel types so that they can also be unit tested
-//! outside the kernel: the queue limits, which interrupt sources are enabled, and so on.
-// cfg(feature = "bounce")
-//! - The module parameters and the queue limits they give (the bounce buffer's own decisions
-//!   are `kernel::mmc::bounce::policy`'s).
-// cfg(feature = "deadline")
-//! - The software deadline of a request.
-// cfg(feature = "stats")
-//! - The statistics.
+//! outside the kernel: the queue limits, which interrupt sources are enabled, and so on, for
+//! the driver and each of its features (the bounce buffer's own decisions are
+//! `kernel::mmc::bounce::policy`'s).
 //!
 //! Plain `core` Rust only: no allocation, no kernel types but the plain-`core` policy.
 
@@ -377,12 +372,20 @@ pub(crate) struct IrqSources {
 
 impl IrqSources {
     /// The sources `ICTL` enables and `ISTA` has latched.
+    #[cfg(feature = "sdio_irq")]
     pub(crate) fn new(ictl: u32, ista: u32) -> Self {
         let pending = ictl & ista;
         Self {
-            #[cfg(feature = "sdio_irq")]
             sdio: pending & DAT1_IRQS != 0,
             cmd: pending & CMD_IRQS != 0,
+        }
+    }
+
+    /// The sources `ICTL` enables and `ISTA` has latched.
+    #[cfg(not(feature = "sdio_irq"))]
+    pub(crate) fn new(ictl: u32, ista: u32) -> Self {
+        Self {
+            cmd: ictl & ista & CMD_IRQS != 0,
         }
     }
 }
@@ -423,7 +426,7 @@ pub(crate) enum ErrorKind {
     Setup,
     /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
     /// interrupt or a frozen controller, which was reset.
-    #[cfg(feature = "stats")]
+    #[cfg(feature = "deadline")]
     Deadline,
 }
 
@@ -550,25 +553,15 @@ pub(crate) struct Stats {
     /// Reads copied out of their bounce buffer in `post_req` (double buffering).
     pub(crate) post_req_copies: u64,
     /// Times the deadline's work ran before its request was due and armed itself again.
-    #[cfg(feature = "deadline")]
     pub(crate) deadline_rearms: u64,
     /// Commands whose error bits latched after their completion bit, found by reading `ISTA`
     /// again once the controller was idle.
     pub(crate) late_status: u64,
     /// Requests the deadline found completed in `ISTA` (an interrupt that did not arrive):
     /// completed as the interrupt would have.
-    #[cfg(feature = "deadline")]
     pub(crate) deadline_completed: u64,
-    /// SDIO card interrupts the host's timer found that no interrupt had reported.
-    #[cfg(feature = "sdio_irq")]
-    pub(crate) sdio_irq_recovered: u64,
-    /// Probes of the silicon's DAT1 latch (the first 16 SDIO card interrupts still held when
-    /// serviced): DAT1 latched again after it was cleared while held low (level) ...
-    #[cfg(feature = "sdio_irq")]
-    pub(crate) dat1_relatched: u64,
-    /// ... or not (edge).
-    #[cfg(feature = "sdio_irq")]
-    pub(crate) dat1_not_relatched: u64,
+    /// The SDIO card interrupt's counters.
+    pub(crate) sdio: SdioIrqStats,
     /// Controller resets after an error or a deadline, before memory was handed back.
     pub(crate) quiesce_resets: u64,
     /// Microseconds spent after those resets waiting for the DMA engine to drain.
@@ -598,17 +591,10 @@ impl Stats {
             late_interrupts: 0,
             prepared: 0,
             post_req_copies: 0,
-            #[cfg(feature = "deadline")]
             deadline_rearms: 0,
             late_status: 0,
-            #[cfg(feature = "deadline")]
             deadline_completed: 0,
-            #[cfg(feature = "sdio_irq")]
-            sdio_irq_recovered: 0,
-            #[cfg(feature = "sdio_irq")]
-            dat1_relatched: 0,
-            #[cfg(feature = "sdio_irq")]
-            dat1_not_relatched: 0,
+            sdio: SdioIrqStats::new(),
             quiesce_resets: 0,
             quiesce_wait_us: 0,
             quiesce_busy: 0,
@@ -674,7 +660,6 @@ impl Stats {
     }
 
     /// Counts a deadline's work that ran early and armed itself again.
-    #[cfg(feature = "deadline")]
     pub(crate) fn record_deadline_rearm(&mut self) {
         self.deadline_rearms = self.deadline_rearms.wrapping_add(1);
     }
@@ -685,7 +670,6 @@ impl Stats {
     }
 
     /// Counts a request the deadline found completed.
-    #[cfg(feature = "deadline")]
     pub(crate) fn record_deadline_completed(&mut self) {
         self.deadline_completed = self.deadline_completed.wrapping_add(1);
     }
@@ -693,16 +677,16 @@ impl Stats {
     /// Counts an SDIO card interrupt found by the host's timer.
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn record_sdio_irq_recovered(&mut self) {
-        self.sdio_irq_recovered = self.sdio_irq_recovered.wrapping_add(1);
+        self.sdio.irq_recovered = self.sdio.irq_recovered.wrapping_add(1);
     }
 
     /// Counts a probe of the silicon's DAT1 latch: whether DAT1 latched again.
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn record_dat1_probe(&mut self, relatched: bool) {
         let n = if relatched {
-            &mut self.dat1_relatched
+            &mut self.sdio.dat1_relatched
         } else {
-            &mut self.dat1_not_relatched
+            &mut self.sdio.dat1_not_relatched
         };
         *n = n.wrapping_add(1);
     }
@@ -731,6 +715,62 @@ impl Stats {
     pub(crate) fn record_setup_error(&mut self) {
         self.commands = self.commands.wrapping_add(1);
         self.count_error(Some(ErrorKind::Setup));
+    }
+}
+
+/// The SDIO card interrupt's counters, in the statistics.
+#[cfg(all(feature = "stats", feature = "sdio_irq"))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SdioIrqStats {
+    /// SDIO card interrupts the host's timer found that no interrupt had reported.
+    pub(crate) irq_recovered: u64,
+    /// Probes of the silicon's DAT1 latch (the first 16 SDIO card interrupts still held when
+    /// serviced): DAT1 latched again after it was cleared while held low (level) ...
+    pub(crate) dat1_relatched: u64,
+    /// ... or not (edge).
+    pub(crate) dat1_not_relatched: u64,
+}
+
+#[cfg(all(feature = "stats", feature = "sdio_irq"))]
+impl SdioIrqStats {
+    /// All zero.
+    const fn new() -> Self {
+        Self {
+            irq_recovered: 0,
+            dat1_relatched: 0,
+            dat1_not_relatched: 0,
+        }
+    }
+}
+
+/// The counters' lines in the statistics file.
+#[cfg(all(feature = "stats", feature = "sdio_irq"))]
+impl fmt::Display for SdioIrqStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "sdio_irq_recovered: {}", Dec(self.irq_recovered))?;
+        writeln!(f, "dat1_relatched: {}", Dec(self.dat1_relatched))?;
+        writeln!(f, "dat1_not_relatched: {}", Dec(self.dat1_not_relatched))
+    }
+}
+
+/// Without SDIO card interrupts there is nothing of theirs to count.
+#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SdioIrqStats;
+
+#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
+impl SdioIrqStats {
+    /// Nothing to count.
+    const fn new() -> Self {
+        Self
+    }
+}
+
+/// No line in the statistics file.
+#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
+impl fmt::Display for SdioIrqStats {
+    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Ok(())
     }
 }
 
@@ -792,17 +832,10 @@ impl fmt::Display for Stats {
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         writeln!(f, "prepared: {}", Dec(self.prepared))?;
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
-        #[cfg(feature = "deadline")]
         writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
         writeln!(f, "late_status: {}", Dec(self.late_status))?;
-        #[cfg(feature = "deadline")]
         writeln!(f, "deadline_completed: {}", Dec(self.deadline_completed))?;
-        #[cfg(feature = "sdio_irq")]
-        writeln!(f, "sdio_irq_recovered: {}", Dec(self.sdio_irq_recovered))?;
-        #[cfg(feature = "sdio_irq")]
-        writeln!(f, "dat1_relatched: {}", Dec(self.dat1_relatched))?;
-        #[cfg(feature = "sdio_irq")]
-        writeln!(f, "dat1_not_relatched: {}", Dec(self.dat1_not_relatched))?;
+        fmt::Display::fmt(&self.sdio, f)?;
         writeln!(f, "quiesce_resets: {}", Dec(self.quiesce_resets))?;
         writeln!(f, "quiesce_wait_us: {}", Dec(self.quiesce_wait_us))?;
         writeln!(f, "quiesce_busy: {}", Dec(self.quiesce_busy))?;

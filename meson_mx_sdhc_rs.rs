@@ -2,9 +2,8 @@
 
 //! Amlogic Meson6/Meson8/Meson8b/Meson8m2 SDHC MMC host controller driver.
 //!
-//! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way.
-// cfg(feature = "bounce")
-//! It adds a bounce buffer, so that one request can carry many scatterlist segments.
+//! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way,
+//! with the features whose modules the crate root names after the port's.
 //!
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
@@ -12,21 +11,11 @@
 //! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt;
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
-// cfg(feature = "double_buffer")
-//! - `prepare.rs`: `pre_req` and `post_req`, the work done for a request while the previous
-//!   one runs;
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`
 //!   the register map;
-// cfg(feature = "sdio_irq")
-//! - `sdio_irq.rs`: the SDIO card interrupt and every `ICTL` write;
-// cfg(feature = "deadline")
-//! - `deadline.rs`: what happens when a request's software deadline passes;
-// cfg(feature = "bounce")
-//! - `bounce.rs`: the bounce buffers the module parameters ask for, used through
-//!   `kernel::mmc::bounce`, which holds the policy;
-//! - `logic.rs`: the driver's pure decisions (also built and tested on the host);
-// cfg(feature = "stats")
-//! - `stats.rs`: the debugfs files, and `test_knobs.rs` the knobs for tests among them.
+//! - `drain.rs`: the controller's reset after an error, and the memory its DMA engine may
+//!   still write;
+//! - `logic.rs`: the driver's pure decisions (also built and tested on the host).
 //!
 //! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
 //! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
@@ -39,10 +28,13 @@
 use kernel::prelude::*;
 
 mod bindings;
+// A bounce buffer, so that one request can carry many scatterlist segments: the buffers the
+// module parameters ask for, used through `kernel::mmc::bounce`, which holds the policy.
 #[cfg(feature = "bounce")]
 mod bounce;
 mod clkc;
 mod controller;
+// What happens when a request's software deadline passes.
 #[cfg(feature = "deadline")]
 mod deadline;
 mod drain;
@@ -51,19 +43,41 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
+// `pre_req` and `post_req`: the work done for a request while the previous one runs.
 #[cfg(feature = "double_buffer")]
 mod prepare;
 mod probe;
 mod regs;
 mod request;
+// The SDIO card interrupt and every `ICTL` write.
 #[cfg(feature = "sdio_irq")]
 mod sdio_irq;
 mod soc;
+// The debugfs files, and the knobs for tests among them.
 #[cfg(feature = "stats")]
 mod stats;
+// The stubs of the features the driver is built without, each used below under the name of
+// the feature's module.
+#[cfg(not(all(
+    feature = "bounce",
+    feature = "deadline",
+    feature = "sdio_irq",
+    feature = "stats"
+)))]
+mod stubs;
 #[cfg(feature = "stats")]
+#[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 mod test_knobs;
 mod tuning;
+
+#[cfg(not(feature = "bounce"))]
+use stubs::bounce;
+#[cfg(not(feature = "deadline"))]
+use stubs::deadline;
+#[cfg(not(feature = "sdio_irq"))]
+use stubs::sdio_irq;
+#[cfg(not(feature = "stats"))]
+use stubs::stats;
 
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
@@ -135,10 +149,27 @@ impl kernel::fmt::Display for ParamMsg {
     }
 }
 
-// cfg(not(feature = "bounce"))
-/// The module: registers the platform driver.
-// cfg(feature = "bounce")
-/// The module: checks the parameters, then registers the platform driver.
+/// Checks the module parameters: `EINVAL`, with a message, if one is out of range.
+#[cfg(feature = "bounce")]
+fn check_params() -> Result {
+    Params::new(
+        *module_parameters::bounce_size.value_ref(),
+        *module_parameters::max_segs.value_ref(),
+    )
+    .map(|_| ())
+    .map_err(|e| {
+        pr_err!("{}\n", ParamMsg(e));
+        EINVAL
+    })
+}
+
+/// Without a bounce buffer the module has no parameter to check.
+#[cfg(not(feature = "bounce"))]
+fn check_params() -> Result {
+    Ok(())
+}
+
+/// The module: checks its parameters, then registers the platform driver.
 #[pin_data]
 struct SdhcModule {
     #[pin]
@@ -148,15 +179,7 @@ struct SdhcModule {
 impl kernel::InPlaceModule for SdhcModule {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         pin_init::pin_init_scope(move || {
-            #[cfg(feature = "bounce")]
-            Params::new(
-                *module_parameters::bounce_size.value_ref(),
-                *module_parameters::max_segs.value_ref(),
-            )
-            .map_err(|e| {
-                pr_err!("{}\n", ParamMsg(e));
-                EINVAL
-            })?;
+            check_params()?;
             Ok(try_pin_init!(Self {
                 _driver <- kernel::driver::Registration::new(
                     <Self as kernel::ModuleMetadata>::NAME,
@@ -174,27 +197,22 @@ module! {
     description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
     license: "GPL",
     params: {
-        // cfg(feature = "bounce")
         bounce_size: u32 {
             default: crate::logic::BOUNCE_DEFAULT,
             description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to 4194304",
         },
-        // cfg(feature = "bounce")
         max_segs: u32 {
             default: crate::logic::MAX_SEGS_DEFAULT,
             description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
         },
-        // cfg(feature = "bounce")
         bounce_cached: bool {
             default: true,
             description: "Bounce buffer memory: true (default) cached with streaming DMA syncs (as sdhci), false DMA-coherent (uncached on the Meson8b)",
         },
-        // cfg(feature = "double_buffer")
         double_buffer: bool {
             default: true,
             description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",
         },
-        // cfg(feature = "sdio_irq")
         sdio_irq: bool {
             default: true,
             description: "SDIO card interrupts through DAT1 (default true); false: the MMC core polls the card",

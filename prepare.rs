@@ -17,16 +17,10 @@ impl Sdhc<'_> {
     /// gives a request that will be bounced its buffer now (a write is copied in, a read's
     /// range invalidated), while the previous request runs.
     pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
-        #[cfg(not(feature = "stats"))]
-        let force = false;
-        #[cfg(feature = "stats")]
         let force = self.debugfs.force_bounce();
         if self.bounce.pre_map(mrq, force) {
             return;
         }
-        #[cfg(not(feature = "stats"))]
-        self.bounce.prepare(self.dev, mrq, force);
-        #[cfg(feature = "stats")]
         if self.bounce.prepare(self.dev, mrq, force) {
             self.debugfs.stats().record_prepared();
         }
@@ -36,9 +30,6 @@ impl Sdhc<'_> {
     /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
         mmc::unmap_pre_mapped(mrq);
-        #[cfg(not(feature = "stats"))]
-        self.bounce.clean_up(self.dev, mrq);
-        #[cfg(feature = "stats")]
         if self.bounce.clean_up(self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }

@@ -20,18 +20,15 @@ use kernel::{
     }, //
 };
 
-#[cfg(feature = "stats")]
-use crate::stats::{
-    HostDebugfs,
-    LimitsInfo, //
-};
 use crate::{
+    bounce::Buffers,
     clkc::Clkc,
     controller::{
         EnabledClk,
         Sdhc,
         SdhcHost, //
     },
+    deadline::BusLines,
     hw,
     irq::IrqHandler,
     mmc::{
@@ -46,11 +43,13 @@ use crate::{
         Regs,
         REGS_SIZE, //
     },
+    sdio_irq::SdioIrqs,
     soc::{
         SocData,
         MESON8,
         MESON8M2, //
-    }, //
+    },
+    stats::HostDebugfs, //
 };
 
 /// The MMC host controller driver.
@@ -128,25 +127,10 @@ fn new_sdhc<'bound>(
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
 
     let merge_boundary = mmc::dma_merge_boundary(dev);
-    // Without a bounce buffer, requests of one DMA segment, as the C driver's.
-    #[cfg(not(feature = "bounce"))]
-    let (limits, bouncer) = (
-        crate::logic::c_driver_limits(),
-        mmc::bounce::Bouncer::new([None, None], merge_boundary, crate::logic::MAX_DIRECT_LEN),
-    );
-    #[cfg(feature = "bounce")]
-    let buffers = crate::bounce::Buffers::allocate(dev);
-    #[cfg(feature = "bounce")]
+    let buffers = Buffers::allocate(dev);
     let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
-    #[cfg(feature = "stats")]
-    let info = LimitsInfo {
-        limits,
-        bounce_size: buffers.size(),
-        bounce_cached: buffers.cached(),
-        bounce_buffers: buffers.count(),
-        dma_merge_boundary: merge_boundary,
-    };
+    let debugfs = HostDebugfs::new(limits, &buffers, merge_boundary);
 
     let sdhc = Arc::pin_init(
         try_pin_init!(Sdhc {
@@ -155,9 +139,6 @@ fn new_sdhc<'bound>(
             pclk,
             clkc,
             regs,
-            #[cfg(not(feature = "bounce"))]
-            bounce <- bouncer,
-            #[cfg(feature = "bounce")]
             bounce <- buffers.into_bouncer(merge_boundary),
             cur <- new_mutex!(None, "meson_mx_sdhc_rs::cur"),
             irq_ista: Atomic::new(0),
@@ -166,12 +147,9 @@ fn new_sdhc<'bound>(
             started_seq: Atomic::new(0),
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),
-            #[cfg(feature = "deadline")]
-            bus_width: Atomic::new(1),
-            #[cfg(feature = "sdio_irq")]
-            sdio <- crate::sdio_irq::SdioIrqs::new(),
-            #[cfg(feature = "stats")]
-            debugfs <- HostDebugfs::new(info),
+            bus_lines: BusLines::new(),
+            sdio <- SdioIrqs::new(),
+            debugfs <- debugfs,
         }),
         GFP_KERNEL,
     )?;
@@ -186,7 +164,6 @@ fn new_host<'bound>(
 ) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
-    #[cfg(feature = "stats")]
     HostDebugfs::add_files(&mut host)?;
 
     // Get regulators and the supported OCR mask.
@@ -230,16 +207,29 @@ fn new_host<'bound>(
             e,
         )
     })?;
-    // SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
-    #[cfg(feature = "sdio_irq")]
-    {
-        let sdio_irq = crate::sdio_irq();
-        host.set_sdio_irq(sdio_irq);
-        if sdio_irq {
-            sdhc.sdio.set_signal(host.sdio_irq_signal());
-        }
-    }
+    set_up_sdio_irq(&mut host, sdhc);
     Ok(host)
+}
+
+/// SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
+#[cfg(feature = "sdio_irq")]
+fn set_up_sdio_irq<'bound>(
+    host: &mut UnregisteredHost<'bound, SdhcHost<'bound>>,
+    sdhc: &Sdhc<'bound>,
+) {
+    let sdio_irq = crate::sdio_irq();
+    host.set_sdio_irq(sdio_irq);
+    if sdio_irq {
+        sdhc.sdio.set_signal(host.sdio_irq_signal());
+    }
+}
+
+/// Without SDIO card interrupts the core polls the card.
+#[cfg(not(feature = "sdio_irq"))]
+fn set_up_sdio_irq<'bound>(
+    _host: &mut UnregisteredHost<'bound, SdhcHost<'bound>>,
+    _sdhc: &Sdhc<'bound>,
+) {
 }
 
 impl mmc::platform::Driver for SdhcDriver {

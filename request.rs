@@ -16,6 +16,7 @@ use crate::{
         Sdhc,
         SdhcHost, //
     },
+    deadline::Deadline,
     hw::CmdInfo,
     mmc::{
         DmaRequest,
@@ -45,51 +46,49 @@ impl SdhcHost<'_> {
         };
         match prepared {
             Err(e) => {
-                #[cfg(feature = "stats")]
                 sdhc.debugfs.stats().record_setup_error();
                 mrq.cmd().set_error(e);
                 mrq.done();
             }
-            Ok(Prepared { cmd, slot }) => {
-                #[cfg(feature = "deadline")]
-                let (due, deadline_ms) = sdhc.deadline(&mrq);
-                let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
-                let mut cur = sdhc.cur.lock();
-                // Armed before the request can complete; an expiry that finds a later request
-                // in flight, or this one before it is due, arms again for the rest (see
-                // `deadline.rs`).
-                #[cfg(feature = "deadline")]
-                SdhcHost::arm_deadline(host, deadline_ms);
-                *cur = Some(InFlight {
-                    mrq,
-                    slot,
-                    seq,
-                    #[cfg(feature = "deadline")]
-                    due,
-                    #[cfg(feature = "deadline")]
-                    deadline_ms,
-                });
-                sdhc.started_seq.store(seq, Release);
-                // Sent under the lock: neither the deadline nor an interrupt for an earlier
-                // request can complete this one, and free its memory, before its command is
-                // written (`start_cmd` may sleep first).
-                #[cfg(feature = "stats")]
-                sdhc.stall_before_send();
-                let sent = sdhc.hw().start_cmd(&cmd);
-                let unsent = match sent {
-                    Ok(()) => {
-                        if let Some(f) = &mut *cur {
-                            f.sent();
-                        }
-                        None
-                    }
-                    Err(e) => cur.take().map(|f| (f, e)),
-                };
-                drop(cur);
-                if let Some((f, e)) = unsent {
-                    sdhc.fail_unsent(f, e);
+            Ok(prepared) => Self::send(host, mrq, prepared),
+        }
+    }
+
+    /// Hands `mrq`, set up as `prepared`, to the controller: in flight from now on, its
+    /// deadline armed, its command sent.
+    fn send(host: &Host<Self>, mrq: DmaRequest, prepared: Prepared) {
+        let sdhc = &host.data().sdhc;
+        let Prepared { cmd, slot } = prepared;
+        let deadline = Deadline::new(sdhc, &mrq);
+        let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
+        let mut cur = sdhc.cur.lock();
+        // Armed before the request can complete; an expiry that finds a later request in
+        // flight, or this one before it is due, arms again for the rest (see `deadline.rs`).
+        deadline.arm(host);
+        *cur = Some(InFlight {
+            mrq,
+            slot,
+            seq,
+            deadline,
+        });
+        sdhc.started_seq.store(seq, Release);
+        // Sent under the lock: neither the deadline nor an interrupt for an earlier request can
+        // complete this one, and free its memory, before its command is written (`start_cmd`
+        // may sleep first).
+        sdhc.stall_before_send();
+        let sent = sdhc.hw().start_cmd(&cmd);
+        let unsent = match sent {
+            Ok(()) => {
+                if let Some(f) = &mut *cur {
+                    f.deadline.restart();
                 }
+                None
             }
+            Err(e) => cur.take().map(|f| (f, e)),
+        };
+        drop(cur);
+        if let Some((f, e)) = unsent {
+            sdhc.fail_unsent(f, e);
         }
     }
 }
@@ -106,7 +105,6 @@ impl<'a> Sdhc<'a> {
         if let Some(slot) = slot {
             self.bounce.release(slot);
         }
-        #[cfg(feature = "stats")]
         self.debugfs.stats().record_setup_error();
         mrq.done();
     }
@@ -121,13 +119,14 @@ impl<'a> Sdhc<'a> {
         }
     }
 
+    /// Without the test knobs' fault a command is sent at once.
+    #[cfg(not(feature = "stats"))]
+    fn stall_before_send(&self) {}
+
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest) -> Result<Prepared> {
         let (dma_addr, slot) = if mrq.data().is_some() {
             self.release_held();
-            #[cfg(not(feature = "stats"))]
-            let force = false;
-            #[cfg(feature = "stats")]
             let force = self.debugfs.force_bounce();
             let setup = self.bounce.set_up(self.dev, mrq, force)?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {

@@ -26,14 +26,16 @@ use kernel::{
     uaccess::UserSliceReader, //
 };
 
+#[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
+use crate::test_knobs::TestKnobs;
 use crate::{
+    bounce::Buffers,
     controller::SdhcHost,
     logic::Stats,
     mmc::{
         bounce::policy::Limits,
         UnregisteredHost, //
-    },
-    test_knobs::TestKnobs, //
+    }, //
 };
 
 /// What the `limits` file shows.
@@ -104,8 +106,20 @@ pub(crate) struct HostDebugfs {
 }
 
 impl HostDebugfs {
-    /// Zeroed counters, the knobs at their defaults, and the limits of the host.
-    pub(crate) fn new(limits: LimitsInfo) -> impl PinInit<Self> {
+    /// Zeroed counters, the knobs at their defaults, and the host's queue limits `limits`, with
+    /// the bounce `buffers` and the DMA mapping's `merge_boundary` they were computed for.
+    pub(crate) fn new(
+        limits: Limits,
+        buffers: &Buffers<'_>,
+        merge_boundary: usize,
+    ) -> impl PinInit<Self> {
+        let limits = LimitsInfo {
+            limits,
+            bounce_size: buffers.size(),
+            bounce_cached: buffers.cached(),
+            bounce_buffers: buffers.count(),
+            dma_merge_boundary: merge_boundary,
+        };
         pin_init!(Self {
             stats <- pin_init!(StatsFile {
                 stats <- new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
@@ -143,7 +157,6 @@ impl HostDebugfs {
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
-    #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.knobs.watchdog_early_ms()
     }
@@ -152,5 +165,49 @@ impl HostDebugfs {
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.knobs.sdio_ack_fault()
+    }
+}
+
+/// Without `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS` the knobs are their defaults, fixed,
+/// and have no file.
+#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
+pub(crate) struct TestKnobs;
+
+#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
+impl TestKnobs {
+    /// The defaults.
+    pub(crate) fn new() -> Self {
+        Self
+    }
+
+    /// No file.
+    pub(crate) fn add_files(_host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+        Ok(())
+    }
+
+    /// Requests that map to one segment go direct.
+    pub(crate) fn force_bounce(&self) -> bool {
+        false
+    }
+
+    /// A read's flush is waited for.
+    pub(crate) fn read_flush_wait(&self) -> bool {
+        true
+    }
+
+    /// Commands are sent at once.
+    pub(crate) fn take_send_stall_ms(&self) -> u32 {
+        0
+    }
+
+    /// The watchdog is armed for when the request is due.
+    pub(crate) fn watchdog_early_ms(&self) -> u32 {
+        0
+    }
+
+    /// The ack keeps a latched DAT1 and looks at DAT1.
+    #[cfg(feature = "sdio_irq")]
+    pub(crate) fn sdio_ack_fault(&self) -> bool {
+        false
     }
 }

@@ -2,7 +2,7 @@
 
 //! Knobs for tests and measurements, in the host's debugfs directory, built only with
 //! `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`; without it the driver always does what the
-//! knobs do by default, and the files do not exist:
+//! knobs do by default, and the files do not exist (`stats.rs`):
 //!
 //! - `force_bounce`: write 1 to send every request that fits through the bounce buffer, also
 //!   those mapped to a single DMA segment (which otherwise go direct); 0 (default) restores the
@@ -14,22 +14,19 @@
 //! - `send_stall_ms`: a fault, 0 by default: the next command sleeps this long before it is
 //!   written to `SEND` (once; the file reads 0 again afterwards), as a thread preempted there
 //!   would, so that its deadline passes before it is sent.
-// cfg(feature = "deadline")
 //! - `watchdog_early_ms`: a fault, 0 by default: the deadline's watchdog is armed this much
 //!   before the request is due, so that it fires early and must arm itself again.
-// cfg(feature = "sdio_irq")
-//! - `sdio_ack_fault`: a fault, 0 by default: 1 makes `ack_sdio_irq` clear a DAT1 latched
-//!   meanwhile and enable the interrupt without looking at DAT1, the way that loses a card
-//!   interrupt raised between the service and the ack if DAT1 latches on its edge.
+//! - the SDIO card interrupt's knob, [`SdioKnob`].
 //!
 //! No knob changes what the driver does with memory after an error: the controller is always
 //! reset and waited for before a request's pages or bounce buffer are handed back (`drain.rs`).
 
-use kernel::prelude::*;
-#[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
-use kernel::sync::atomic::{
-    Atomic,
-    Relaxed, //
+use kernel::{
+    prelude::*,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    }, //
 };
 
 use crate::{
@@ -38,18 +35,14 @@ use crate::{
 };
 
 /// The knobs' values, shown and set in the host's debugfs directory.
-#[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 pub(crate) struct TestKnobs {
     force_bounce: Atomic<u32>,
     read_flush_wait: Atomic<u32>,
     send_stall_ms: Atomic<u32>,
-    #[cfg(feature = "deadline")]
     watchdog_early_ms: Atomic<u32>,
-    #[cfg(feature = "sdio_irq")]
-    sdio_ack_fault: Atomic<u32>,
+    sdio: SdioKnob,
 }
 
-#[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 impl TestKnobs {
     /// The knobs at their defaults.
     pub(crate) fn new() -> Self {
@@ -57,10 +50,8 @@ impl TestKnobs {
             force_bounce: Atomic::new(0),
             read_flush_wait: Atomic::new(1),
             send_stall_ms: Atomic::new(0),
-            #[cfg(feature = "deadline")]
             watchdog_early_ms: Atomic::new(0),
-            #[cfg(feature = "sdio_irq")]
-            sdio_ack_fault: Atomic::new(0),
+            sdio: SdioKnob::new(),
         }
     }
 
@@ -71,13 +62,10 @@ impl TestKnobs {
             &h.sdhc.debugfs.knobs.read_flush_wait
         })?;
         host.debugfs_rw_file(c"send_stall_ms", |h| &h.sdhc.debugfs.knobs.send_stall_ms)?;
-        #[cfg(feature = "deadline")]
         host.debugfs_rw_file(c"watchdog_early_ms", |h| {
             &h.sdhc.debugfs.knobs.watchdog_early_ms
         })?;
-        #[cfg(feature = "sdio_irq")]
-        host.debugfs_rw_file(c"sdio_ack_fault", |h| &h.sdhc.debugfs.knobs.sdio_ack_fault)?;
-        Ok(())
+        SdioKnob::add_file(host, |h| &h.sdhc.debugfs.knobs.sdio)
     }
 
     /// Whether single-segment requests are to be bounced too.
@@ -96,7 +84,6 @@ impl TestKnobs {
     }
 
     /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
-    #[cfg(feature = "deadline")]
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.watchdog_early_ms.load(Relaxed)
     }
@@ -104,50 +91,53 @@ impl TestKnobs {
     /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
-        self.sdio_ack_fault.load(Relaxed) != 0
+        self.sdio.ack_fault.load(Relaxed) != 0
     }
 }
 
-/// Without the option: the defaults, fixed.
-#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
-pub(crate) struct TestKnobs;
+/// The knob of the SDIO card interrupt, `sdio_ack_fault`: a fault, 0 by default: 1 makes
+/// `ack_sdio_irq` clear a DAT1 latched meanwhile and enable the interrupt without looking at
+/// DAT1, the way that loses a card interrupt raised between the service and the ack if DAT1
+/// latches on its edge.
+#[cfg(feature = "sdio_irq")]
+struct SdioKnob {
+    ack_fault: Atomic<u32>,
+}
 
-#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
-impl TestKnobs {
-    /// The defaults.
-    pub(crate) fn new() -> Self {
+#[cfg(feature = "sdio_irq")]
+impl SdioKnob {
+    /// 0: no fault.
+    fn new() -> Self {
+        Self {
+            ack_fault: Atomic::new(0),
+        }
+    }
+
+    /// Names the knob's file in the debugfs directory of `host`, where `knob` finds it.
+    fn add_file<'b>(
+        host: &mut UnregisteredHost<'_, SdhcHost<'b>>,
+        knob: impl for<'x> FnOnce(&'x SdhcHost<'b>) -> &'x Self,
+    ) -> Result {
+        host.debugfs_rw_file(c"sdio_ack_fault", move |h| &knob(h).ack_fault)
+    }
+}
+
+/// Without SDIO card interrupts there is no knob for them.
+#[cfg(not(feature = "sdio_irq"))]
+struct SdioKnob;
+
+#[cfg(not(feature = "sdio_irq"))]
+impl SdioKnob {
+    /// Nothing.
+    fn new() -> Self {
         Self
     }
 
     /// No file.
-    pub(crate) fn add_files(_host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+    fn add_file<'b>(
+        _host: &mut UnregisteredHost<'_, SdhcHost<'b>>,
+        _knob: impl for<'x> FnOnce(&'x SdhcHost<'b>) -> &'x Self,
+    ) -> Result {
         Ok(())
-    }
-
-    /// Requests that map to one segment go direct.
-    pub(crate) fn force_bounce(&self) -> bool {
-        false
-    }
-
-    /// A read's flush is waited for.
-    pub(crate) fn read_flush_wait(&self) -> bool {
-        true
-    }
-
-    /// Commands are sent at once.
-    pub(crate) fn take_send_stall_ms(&self) -> u32 {
-        0
-    }
-
-    /// The watchdog is armed for when the request is due.
-    #[cfg(feature = "deadline")]
-    pub(crate) fn watchdog_early_ms(&self) -> u32 {
-        0
-    }
-
-    /// The ack keeps a latched DAT1 and looks at DAT1.
-    #[cfg(feature = "sdio_irq")]
-    pub(crate) fn sdio_ack_fault(&self) -> bool {
-        false
     }
 }

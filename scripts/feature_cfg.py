@@ -2,22 +2,42 @@
 
 The driver's sources are the whole driver: the out-of-tree module is built with every
 feature on (Kbuild: `--cfg 'feature="x"'` for each name of its `FEATURES :=` line).  Code
-that belongs to one feature carries `#[cfg(feature = "x")]`; the little code a driver
-without the feature has instead carries `#[cfg(not(feature = "x"))]`.  In `module!` (whose
-parameters take no attributes) a comment line `// cfg(feature = "x")` does the same for the
-parameter after it.
+that belongs to one feature carries `#[cfg(feature = "x")]`; what a driver without the
+feature has instead (a stub of the same name whose methods do nothing) carries
+`#[cfg(not(feature = "x"))]`.  The driver keeps these conditions on items (a function, an
+impl, a type, a module, a `use`, a field): none is inside a function body (run-all:
+host-driver-files), so a stage differs from the next at item and file boundaries.  A
+feature's code may use the features before it in FEATURES without a condition: no stage has
+it without them.
+
+`module!` takes no attributes: MODULE_PARAMS names the feature of each of its parameters,
+and a parameter that is neither there nor in PORT_PARAMS is refused.
 
 `strip(text, enabled)` gives a source file as it is with the features `enabled` on: every
-feature condition is evaluated, the attribute (or comment) goes, and an item, statement,
-field, argument or match arm whose condition is false goes with the doc comments,
-attributes and plain comments directly above it.  Conditions on anything other than
-features (`CONFIG_...`, `test`) are left alone; a condition that mixes the two is refused.
+feature condition is evaluated, the attribute goes, and an item, statement, field, argument
+or match arm whose condition is false goes with the doc comments, attributes and plain
+comments directly above it; so does a parameter of `module!` whose feature is off.
+Conditions on anything other than features (`CONFIG_...`, `test`) are left alone; a
+condition that mixes the two is refused.
 """
 
 import re
 
+# The parameters of the crate root's `module!` and the feature each belongs to.
+MODULE_PARAMS = {
+    "bounce_size": "bounce",
+    "max_segs": "bounce",
+    "bounce_cached": "bounce",
+    "double_buffer": "double_buffer",
+    "sdio_irq": "sdio_irq",
+}
+# The parameters of the port of the C driver (which has none).
+PORT_PARAMS = frozenset()
+
 ATTR = re.compile(r"^(\s*)#\[cfg\((.*)\)\]\s*$")
-COMMENT = re.compile(r"^(\s*)// cfg\((.*)\)\s*$")
+MODULE_MACRO = re.compile(r"^module! \{\s*$")
+PARAMS_BLOCK = re.compile(r"^(\s*)params: \{\s*$")
+PARAM_ENTRY = re.compile(r"^\s*([a-z0-9_]+): [A-Za-z0-9_]+ \{\s*$")
 FEATURE_TERM = re.compile(r'feature\s*=\s*"([a-z0-9_]+)"')
 COMBINATOR = re.compile(r"(not|all|any)\s*\(")
 RAW_STRING = re.compile(r'(?:b|c)?r(#*)"')
@@ -158,48 +178,116 @@ def _scan(lines, start):
     raise CfgError("item from line %d never ends" % (start + 1))
 
 
-def _comment_item(lines, start):
-    """A comment line and the rest of its paragraph, or a list item of a comment and its
-    continuation lines."""
-    m = re.match(r"^(\s*//[!/]?)( *)(.*)$", lines[start])
-    lead, indent, text = m.group(1), len(m.group(2)), m.group(3)
-    bullet = re.match(r"[-*] ", text)
-    end = start
-    while end + 1 < len(lines):
-        n = re.match(r"^(\s*//[!/]?)( *)(.*)$", lines[end + 1])
-        if not n or n.group(1) != lead or not n.group(3).strip():
-            break
-        deeper = len(n.group(2)) > indent
-        if bullet and not deeper:
-            break
-        if not bullet and not deeper and re.match(r"[-*] ", n.group(3)):
-            break
-        end += 1
-    return end
-
-
 def _attached_above(lines, at):
     """The first line of the doc comments, attributes and plain comments right above lines[at]
     (not the module's `//!` docs)."""
     first = at
     while first > 0:
         s = lines[first - 1].strip()
-        if s.startswith(("///", "#[")) or (s.startswith("//") and not s.startswith("//!")
-                                           and not COMMENT.match(lines[first - 1])):
+        if s.startswith(("///", "#[")) or (s.startswith("//") and not s.startswith("//!")):
             first -= 1
         else:
             break
     return first
 
 
-def strip(text, enabled):
-    """`text` with the features `enabled` on and every other feature off."""
-    lines = text.split("\n")
+def _join_cfg_attrs(lines):
+    """`lines` with each feature condition that rustfmt wrapped over several lines
+    (`#[cfg(not(all(` ... `)))]`) on one line."""
     out = []
     i = 0
     while i < len(lines):
         ln = lines[i]
-        m = ATTR.match(ln) or COMMENT.match(ln)
+        if not ln.strip().startswith("#[cfg(") or ATTR.match(ln):
+            out.append(ln)
+            i += 1
+            continue
+        end = i
+        depth = ln.count("(") - ln.count(")")
+        while depth > 0 and end + 1 < len(lines):
+            end += 1
+            depth += lines[end].count("(") - lines[end].count(")")
+        joined = "".join([ln.rstrip()] + [x.strip() for x in lines[i + 1:end + 1]])
+        joined = re.sub(r",\s*\)", ")", re.sub(r",\s*", ", ", joined))
+        if ATTR.match(joined) and FEATURE_TERM.search(joined):
+            out.append(joined)
+            i = end + 1
+        else:
+            out.append(ln)
+            i += 1
+    return out
+
+
+def module_params(text):
+    """The parameters of the `module!` of `text`, in order: a list of (name, first line,
+    last line), line indices of `text`; empty without `module!` or its `params`."""
+    lines = text.split("\n")
+    at = next((i for i, ln in enumerate(lines) if MODULE_MACRO.match(ln)), None)
+    if at is None:
+        return []
+    end = _scan(lines, at)
+    block = next((i for i in range(at + 1, end) if PARAMS_BLOCK.match(lines[i])), None)
+    if block is None:
+        return []
+    params = []
+    i = block + 1
+    while i < end and lines[i].strip() != "},":
+        s = lines[i].strip()
+        if not s or s.startswith("//"):
+            i += 1
+            continue
+        m = PARAM_ENTRY.match(lines[i])
+        if not m:
+            raise CfgError("module!: cannot read parameter at line %d: %r" % (i + 1, s))
+        last = _scan(lines, i)
+        params.append((m.group(1), i, last))
+        i = last + 1
+    return params
+
+
+def param_feature(name):
+    """The feature of the `module!` parameter `name` (None: the port's), or a refusal."""
+    if name in MODULE_PARAMS:
+        return MODULE_PARAMS[name]
+    if name in PORT_PARAMS:
+        return None
+    raise CfgError("module! parameter %s is in neither MODULE_PARAMS nor PORT_PARAMS "
+                   "(scripts/feature_cfg.py)" % name)
+
+
+def check_module_params(root_text, features):
+    """That every parameter of the crate root's `module!` is in MODULE_PARAMS (with one of
+    `features`) or in PORT_PARAMS, and that every name of those is a parameter."""
+    names = [name for name, _, _ in module_params(root_text)]
+    for name in names:
+        feature = param_feature(name)
+        if feature is not None and feature not in features:
+            raise CfgError("module! parameter %s: feature %s is not in Kbuild's FEATURES"
+                           % (name, feature))
+    for name in sorted((set(MODULE_PARAMS) | PORT_PARAMS) - set(names)):
+        raise CfgError("%s is in MODULE_PARAMS or PORT_PARAMS but not a parameter of module!"
+                       % name)
+
+
+def _strip_params(text, enabled):
+    """`text` without the `module!` parameters of features not `enabled`, with the doc
+    comments and plain comments above them."""
+    lines = text.split("\n")
+    for name, first, last in reversed(module_params(text)):
+        feature = param_feature(name)
+        if feature is not None and feature not in enabled:
+            del lines[_attached_above(lines, first):last + 1]
+    return "\n".join(lines)
+
+
+def strip(text, enabled):
+    """`text` with the features `enabled` on and every other feature off."""
+    lines = _join_cfg_attrs(_strip_params(text, enabled).split("\n"))
+    out = []
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        m = ATTR.match(ln)
         if not m or not features_of(m.group(2)):
             out.append(ln)
             i += 1
@@ -207,7 +295,7 @@ def strip(text, enabled):
         keep = _eval(_parse(m.group(2)), enabled)
         if keep:
             i += 1
-            if i < len(lines) and lines[i].strip() == "{" and ATTR.match(ln):
+            if i < len(lines) and lines[i].strip() == "{":
                 # A block that holds a feature's statements: its statements, one level out.
                 end = _scan(lines, i)
                 body = lines[i + 1:end]
@@ -215,12 +303,7 @@ def strip(text, enabled):
             continue
         # Drop what is attached above (already in out), this line and the item below.
         k = i + 1
-        if COMMENT.match(ln) and k < len(lines) and lines[k].lstrip().startswith("//"):
-            # A directive for the comment line after it (and its continuation lines).
-            i = _comment_item(lines, k) + 1
-            continue
-        while k < len(lines) and (ATTR.match(lines[k]) or COMMENT.match(lines[k])
-                                  or lines[k].strip().startswith("#[")
+        while k < len(lines) and (lines[k].strip().startswith("#[")
                                   or lines[k].strip().startswith("///")):
             k += 1
         if k >= len(lines):
@@ -232,12 +315,16 @@ def strip(text, enabled):
 
 
 def features_in(text):
-    """Every feature name a cfg of `text` mentions."""
+    """Every feature name a cfg of `text`, or a `module!` parameter of it, mentions."""
     names = set()
-    for ln in text.split("\n"):
-        m = ATTR.match(ln) or COMMENT.match(ln)
+    for ln in _join_cfg_attrs(text.split("\n")):
+        m = ATTR.match(ln)
         if m:
             names.update(features_of(m.group(2)))
+    for name, _, _ in module_params(text):
+        feature = param_feature(name)
+        if feature is not None:
+            names.add(feature)
     return names
 
 
