@@ -30,10 +30,10 @@ use kernel::{
 use crate::test_knobs::TestKnobs;
 use crate::{
     bounce::Buffers,
-    controller::SdhcHost,
     logic::Stats,
     mmc::{
         bounce::policy::Limits,
+        HostOps,
         UnregisteredHost, //
     }, //
 };
@@ -129,11 +129,14 @@ impl HostDebugfs {
         })
     }
 
-    /// Names the files in the debugfs directory of `host`.
-    pub(crate) fn add_files(host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
-        host.debugfs_rw_file(c"stats", |h| &h.sdhc.debugfs.stats)?;
-        host.debugfs_file(c"limits", |h| &h.sdhc.debugfs.limits)?;
-        TestKnobs::add_files(host)
+    /// Names the files in the debugfs directory of `host`, whose data `debugfs` finds.
+    pub(crate) fn add_files<T: HostOps>(
+        host: &mut UnregisteredHost<'_, T>,
+        debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+    ) -> Result {
+        host.debugfs_rw_file(c"stats", move |h| &debugfs(h).stats)?;
+        host.debugfs_file(c"limits", move |h| &debugfs(h).limits)?;
+        TestKnobs::add_files(host, move |h| &debugfs(h).knobs)
     }
 
     /// The counters, locked.
@@ -181,7 +184,10 @@ impl TestKnobs {
     }
 
     /// No file.
-    pub(crate) fn add_files(_host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+    pub(crate) fn add_files<T: HostOps>(
+        _host: &mut UnregisteredHost<'_, T>,
+        _knobs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+    ) -> Result {
         Ok(())
     }
 

@@ -140,9 +140,9 @@ pub(crate) mod stats {
 
     use crate::{
         bounce::Buffers,
-        controller::SdhcHost,
         mmc::{
             bounce::policy::Limits,
+            HostOps,
             UnregisteredHost, //
         }, //
     };
@@ -157,7 +157,10 @@ pub(crate) mod stats {
         }
 
         /// No file.
-        pub(crate) fn add_files(_host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
+        pub(crate) fn add_files<T: HostOps>(
+            _host: &mut UnregisteredHost<'_, T>,
+            _debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+        ) -> Result {
             Ok(())
         }
 

@@ -29,9 +29,9 @@ use kernel::{
     }, //
 };
 
-use crate::{
-    controller::SdhcHost,
-    mmc::UnregisteredHost, //
+use crate::mmc::{
+    HostOps,
+    UnregisteredHost, //
 };
 
 /// The knobs' values, shown and set in the host's debugfs directory.
@@ -55,17 +55,16 @@ impl TestKnobs {
         }
     }
 
-    /// Names the knobs' files in the debugfs directory of `host`.
-    pub(crate) fn add_files(host: &mut UnregisteredHost<'_, SdhcHost<'_>>) -> Result {
-        host.debugfs_rw_file(c"force_bounce", |h| &h.sdhc.debugfs.knobs.force_bounce)?;
-        host.debugfs_rw_file(c"read_flush_wait", |h| {
-            &h.sdhc.debugfs.knobs.read_flush_wait
-        })?;
-        host.debugfs_rw_file(c"send_stall_ms", |h| &h.sdhc.debugfs.knobs.send_stall_ms)?;
-        host.debugfs_rw_file(c"watchdog_early_ms", |h| {
-            &h.sdhc.debugfs.knobs.watchdog_early_ms
-        })?;
-        SdioKnob::add_file(host, |h| &h.sdhc.debugfs.knobs.sdio)
+    /// Names the knobs' files in the debugfs directory of `host`, whose knobs `knobs` finds.
+    pub(crate) fn add_files<T: HostOps>(
+        host: &mut UnregisteredHost<'_, T>,
+        knobs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+    ) -> Result {
+        host.debugfs_rw_file(c"force_bounce", move |h| &knobs(h).force_bounce)?;
+        host.debugfs_rw_file(c"read_flush_wait", move |h| &knobs(h).read_flush_wait)?;
+        host.debugfs_rw_file(c"send_stall_ms", move |h| &knobs(h).send_stall_ms)?;
+        host.debugfs_rw_file(c"watchdog_early_ms", move |h| &knobs(h).watchdog_early_ms)?;
+        SdioKnob::add_file(host, move |h| &knobs(h).sdio)
     }
 
     /// Whether single-segment requests are to be bounced too.
@@ -114,9 +113,9 @@ impl SdioKnob {
     }
 
     /// Names the knob's file in the debugfs directory of `host`, where `knob` finds it.
-    fn add_file<'b>(
-        host: &mut UnregisteredHost<'_, SdhcHost<'b>>,
-        knob: impl for<'x> FnOnce(&'x SdhcHost<'b>) -> &'x Self,
+    fn add_file<T: HostOps>(
+        host: &mut UnregisteredHost<'_, T>,
+        knob: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
     ) -> Result {
         host.debugfs_rw_file(c"sdio_ack_fault", move |h| &knob(h).ack_fault)
     }
@@ -134,9 +133,9 @@ impl SdioKnob {
     }
 
     /// No file.
-    fn add_file<'b>(
-        _host: &mut UnregisteredHost<'_, SdhcHost<'b>>,
-        _knob: impl for<'x> FnOnce(&'x SdhcHost<'b>) -> &'x Self,
+    fn add_file<T: HostOps>(
+        _host: &mut UnregisteredHost<'_, T>,
+        _knob: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
     ) -> Result {
         Ok(())
     }
