@@ -249,19 +249,23 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
 
     /// Writes limits and capabilities.
     pub(crate) fn configure(&mut self, cfg: &HostConfig) {
-        // SAFETY: By the type invariant the host is valid and nothing else uses it yet.
-        let h = unsafe { &mut *self.raw() };
-        h.f_min = cfg.f_min;
-        h.f_max = cfg.f_max;
-        h.max_req_size = cfg.max_req_size;
-        h.max_seg_size = cfg.max_seg_size;
-        h.max_segs = cfg.max_segs;
-        h.max_blk_count = cfg.max_blk_count;
-        h.max_blk_size = cfg.max_blk_size;
-        h.max_busy_timeout = cfg.max_busy_timeout;
-        h.max_current_180 = cfg.max_current_180;
-        h.max_current_330 = cfg.max_current_330;
-        h.caps |= cfg.caps.bits();
+        let h = self.raw();
+        // SAFETY: By the type invariant the host is valid and not added, so the core reads none
+        // of these fields yet. Each is written through the raw pointer: no `&mut` to the host is
+        // made, as an `SdioIrqSignal` of it may be in use on another thread.
+        unsafe {
+            (*h).f_min = cfg.f_min;
+            (*h).f_max = cfg.f_max;
+            (*h).max_req_size = cfg.max_req_size;
+            (*h).max_seg_size = cfg.max_seg_size;
+            (*h).max_segs = cfg.max_segs;
+            (*h).max_blk_count = cfg.max_blk_count;
+            (*h).max_blk_size = cfg.max_blk_size;
+            (*h).max_busy_timeout = cfg.max_busy_timeout;
+            (*h).max_current_180 = cfg.max_current_180;
+            (*h).max_current_330 = cfg.max_current_330;
+            (*h).caps |= cfg.caps.bits();
+        }
     }
 
     /// Parses the generic MMC device tree properties (`mmc_of_parse()`): bus width, card
@@ -286,15 +290,19 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// callbacks and is off without them. Call it after [`Self::of_parse`].
     pub(crate) fn set_sdio_irq(&mut self, on: bool) {
         let on = on && Self::HAS_SDIO_IRQ_OPS;
-        // SAFETY: By the type invariant the host is valid and nothing else uses it yet.
-        let h = unsafe { &mut *self.raw() };
+        let h = self.raw();
         let cap = bindings::MMC_CAP_SDIO_IRQ;
-        if on {
-            h.caps |= cap;
-            h.caps2 |= bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
-        } else {
-            h.caps &= !cap;
-            h.caps2 &= !bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+        let nothread = bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+        // SAFETY: As in `configure`: the host is valid and not added, and the two fields are
+        // written through the raw pointer, without a `&mut` to the host.
+        unsafe {
+            if on {
+                (*h).caps |= cap;
+                (*h).caps2 |= nothread;
+            } else {
+                (*h).caps &= !cap;
+                (*h).caps2 &= !nothread;
+            }
         }
     }
 
@@ -422,10 +430,21 @@ impl<T: HostOps> Drop for Registration<'_, T> {
     fn drop(&mut self) {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
-        // request is in flight and no callback runs any more; dropping the `Private<T>` then
-        // cancels the timer (its first field) before the `T` goes.
+        // request is in flight and no callback runs any more.
+        unsafe { bindings::mmc_remove_host(h) };
+        // The timer's work may still be running `timer_expired`, which reads the private area
+        // through a shared reference: it is cancelled (waited for) through a shared reference
+        // too, before `drop_in_place` takes the area mutably.
+        // SAFETY: By the type invariant the private area holds a `Private<T>`; only shared
+        // references to it exist.
+        if let Some(timer) = unsafe { &*priv_ptr::<T>(h) }.timer.as_deref() {
+            timer.cancel();
+        }
+        // SAFETY: The host is removed and its timer idle: it is armed only through a `Host<T>`,
+        // which only the host's callbacks (none runs after the removal) and `timer_expired`
+        // (waited for, its own re-arming undone by the cancel) are given. So nothing else
+        // refers to the private area; it is dropped once and the host freed after it.
         unsafe {
-            bindings::mmc_remove_host(h);
             core::ptr::drop_in_place(priv_ptr::<T>(h));
             bindings::mmc_free_host(h);
         }
