@@ -7,10 +7,61 @@ use core::ptr::NonNull;
 
 use kernel::{
     device::Device,
-    sync::aref::ARef, //
+    sync::aref::{
+        ARef,
+        AlwaysRefCounted, //
+    },
+    types::Opaque, //
 };
 
 use crate::bindings;
+
+/// The memory of an allocated host, counted by its class device's references
+/// (`get_device()`/`put_device()` on `class_dev`): the last one frees the `struct mmc_host`
+/// (`mmc_host_classdev_release()`), not its registration, which its owner removes.
+///
+/// # Invariants
+///
+/// Wraps a `struct mmc_host` allocated with `mmc_alloc_host()`, whose class device was
+/// initialised there; it is never accessed mutably through this type.
+#[repr(transparent)]
+pub(crate) struct HostMemory(Opaque<bindings::mmc_host>);
+
+impl HostMemory {
+    /// # Safety
+    ///
+    /// `host` must be a host allocated with `mmc_alloc_host()`, valid for `'a`.
+    unsafe fn from_raw<'a>(host: NonNull<bindings::mmc_host>) -> &'a Self {
+        // SAFETY: Transparent wrapper of a valid `struct mmc_host` (safety requirements).
+        unsafe { host.cast::<Self>().as_ref() }
+    }
+
+    fn as_raw(&self) -> *mut bindings::mmc_host {
+        self.0.get()
+    }
+}
+
+// SAFETY: A reference to the class device keeps the `struct mmc_host` allocated: it is freed by
+// the class device's release, after the last `put_device()`. `get_device()` and `put_device()`
+// may be called from any thread.
+unsafe impl AlwaysRefCounted for HostMemory {
+    fn inc_ref(&self) {
+        // SAFETY: The class device of a valid host was initialised by `mmc_alloc_host()`.
+        unsafe { bindings::get_device(&raw mut (*self.as_raw()).class_dev) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        let host = obj.as_ptr().cast::<bindings::mmc_host>();
+        // SAFETY: The caller gives up a reference it owns, so the host is still allocated.
+        unsafe { bindings::put_device(&raw mut (*host).class_dev) };
+    }
+}
+
+// SAFETY: `HostMemory` gives no access to the host's fields; its references may be taken and
+// dropped on any thread.
+unsafe impl Send for HostMemory {}
+// SAFETY: As for `Send`.
+unsafe impl Sync for HostMemory {}
 
 /// Wakes the MMC core's SDIO interrupt work of a host (`sdio_signal_irq()`), from any context,
 /// a hard IRQ handler included. The core runs the functions' interrupt handlers in its work and
@@ -22,18 +73,17 @@ use crate::bindings;
 ///
 /// # Invariants
 ///
-/// `host` was allocated with `mmc_alloc_host()` with `parent` as its parent; this object holds
-/// a reference to its class device, so the `struct mmc_host` stays allocated until it is
-/// dropped, and one to `parent` (dropped after the one to the host).
+/// `host` was allocated with `mmc_alloc_host()` with `_parent` as its parent. Fields drop in
+/// declaration order: the reference to the host before the one to its parent.
 pub(crate) struct SdioIrqSignal {
-    host: NonNull<bindings::mmc_host>,
+    host: ARef<HostMemory>,
     _parent: ARef<Device>,
 }
 
-// SAFETY: `sdio_signal_irq()` may be called from any thread and any context; the reference to
-// the class device may be dropped on any thread.
+// SAFETY: `signal` only calls `sdio_signal_irq()`, which is safe to call from any thread and
+// concurrently; `ARef<HostMemory>` and `ARef<Device>` may be dropped on any thread.
 unsafe impl Send for SdioIrqSignal {}
-// SAFETY: `signal` only calls `sdio_signal_irq()`, which is safe to call concurrently.
+// SAFETY: As for `Send`.
 unsafe impl Sync for SdioIrqSignal {}
 
 impl SdioIrqSignal {
@@ -43,10 +93,10 @@ impl SdioIrqSignal {
     ///
     /// `host` must be a valid host allocated with `mmc_alloc_host()` with `parent` as parent.
     pub(super) unsafe fn new(host: NonNull<bindings::mmc_host>, parent: &Device) -> Self {
-        // SAFETY: The host is valid (safety requirements) and its class device was initialised
-        // by `mmc_alloc_host()`; the reference is dropped in `drop`.
-        unsafe { bindings::get_device(&raw mut (*host.as_ptr()).class_dev) };
-        // INVARIANT: A reference to the class device and one to the parent are held.
+        // SAFETY: The host is valid for this call (safety requirements); the `ARef` takes a
+        // reference of its own, which keeps it allocated from here on.
+        let host = ARef::from(unsafe { HostMemory::from_raw(host) });
+        // INVARIANT: `parent` is the host's parent (safety requirements).
         Self {
             host,
             _parent: parent.into(),
@@ -55,22 +105,17 @@ impl SdioIrqSignal {
 
     /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
     pub(crate) fn signal(&self) {
-        // SAFETY: By the type invariant the host is allocated; its `sdio_irq_work` was set up by
+        // SAFETY: The `ARef` keeps the host allocated; its `sdio_irq_work` was set up by
         // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed.
-        unsafe { bindings::sdio_signal_irq(self.host.as_ptr()) };
+        unsafe { bindings::sdio_signal_irq(self.host.as_raw()) };
     }
 }
 
 impl Drop for SdioIrqSignal {
     fn drop(&mut self) {
-        let h = self.host.as_ptr();
-        // SAFETY: By the type invariant the host is allocated. No `signal` can run any more (it
-        // borrows `self`), so once the work is cancelled nothing queues it through this handle;
-        // `mmc_free_host()` cancels it too. Then the reference taken in `new` is dropped; the
-        // parent's, which a release of the host reads, goes after it (field drop).
-        unsafe {
-            bindings::cancel_work_sync(&raw mut (*h).sdio_irq_work);
-            bindings::put_device(&raw mut (*h).class_dev);
-        }
+        // SAFETY: The `ARef` keeps the host allocated. No `signal` can run any more (it borrows
+        // `self`), so once the work is cancelled nothing queues it through this handle;
+        // `mmc_free_host()` cancels it too. The references go after this, the host's first.
+        unsafe { bindings::cancel_work_sync(&raw mut (*self.host.as_raw()).sdio_irq_work) };
     }
 }
