@@ -12,7 +12,7 @@ dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ meson_mx_sdhc_rs_|# (meson_mx_s
 cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
 for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_mmc_bounce_policy \
-         meson_mx_sdhc_rs_mmc_bounce_slots meson_mx_sdhc_rs_logic; do
+         meson_mx_sdhc_rs_mmc_bounce_slots meson_mx_sdhc_rs_workqueue_rearm meson_mx_sdhc_rs_logic; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
 say "KUnit suites of the MMC layer and of the driver's pure logic passed"
