@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, and the bounce buffer's
-# bounce/policy/tests.rs and bounce/slots/tests.rs) and of the driver's pure logic
+# bounce/policy/tests.rs and bounce/slots/tests.rs), of the workqueue extension
+# (rust/kernel/workqueue/rearm.rs: the host timer's arming and cancelling) and of the driver's pure logic
 # (logic/tests.rs; all three pure suites are also the host's cargo tests) run in the guest when the
 # module is loaded: every suite must report "ok", none "not ok", and at least the suites we
 # know of must have run (a module built without them would otherwise pass silently).
