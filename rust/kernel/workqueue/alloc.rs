@@ -13,9 +13,9 @@
 //! queue, but not for the timers of delayed ones, which would queue their work on a freed queue
 //! when they fire, and [`Queue::enqueue_delayed`] takes any `'static` item.
 //!
-//! [`system()`]: kernel::workqueue::system
-//!
 //! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
+//!
+//! [`system()`]: kernel::workqueue::system
 
 use core::{
     ops::{

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Moving the expiry of delayed work items and cancelling them.
+//! Moving and cancelling delayed work items.
 //!
 //! Adds `mod_delayed_work()` to [`Queue`] ([`ModDelayed::mod_delayed`]): it queues a
 //! [`DelayedWork`] item to run after a delay, or moves the expiry of a pending one, where
