@@ -22,8 +22,9 @@
 //! platform driver that registers the host and its interrupt; `kernel::io::window`, the
 //! register window, which `IoMem` cannot map; `kernel::dma::noncoherent`, cached DMA memory;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree from;
-//! `kernel::workqueue::owned` and `kernel::workqueue::delayed`, which the host's timer runs
-//! on), which own every `unsafe` of the driver.
+//! `kernel::workqueue::alloc` and `kernel::workqueue::rearm`, the host's workqueue and the
+//! moving and cancelling of its timer's delayed work), which own every `unsafe` of the
+//! driver.
 
 use kernel::prelude::*;
 
@@ -94,9 +95,8 @@ mod kernel_ext {
         pub(crate) mod provider;
     }
     pub(crate) mod workqueue {
-        pub(crate) mod owned;
-        // After `owned`, which it uses (the series adds them in this order).
-        pub(crate) mod delayed;
+        pub(crate) mod alloc;
+        pub(crate) mod rearm;
     }
     pub(crate) mod mmc;
 }

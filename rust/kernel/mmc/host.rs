@@ -175,7 +175,7 @@ pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
 /// Fields drop in declaration order: the timer is cancelled before the data goes.
 #[pin_data]
 pub(super) struct Private<T: HostOps> {
-    pub(super) timer: Option<Timer<T>>,
+    pub(super) timer: Option<Timer>,
     #[pin]
     data: T,
 }
@@ -224,7 +224,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let aligned = slot.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
         // SAFETY: The host keeps the timer in its private area and drops it first (field order)
         // when it drops its data, before it is freed.
-        let timer = unsafe { new_timer::<T>(host) };
+        let timer = unsafe { new_timer::<T>(host, dev) };
         let private = try_pin_init!(Private { timer: timer?, data <- data }? Error);
         // SAFETY: `slot` is valid for writes of a `Private<T>` and aligned when `aligned`; the
         // host is not shared, so the data never moves before it is dropped in place.
@@ -437,7 +437,7 @@ impl<T: HostOps> Drop for Registration<'_, T> {
         // too, before `drop_in_place` takes the area mutably.
         // SAFETY: By the type invariant the private area holds a `Private<T>`; only shared
         // references to it exist.
-        if let Some(timer) = unsafe { &*priv_ptr::<T>(h) }.timer.as_deref() {
+        if let Some(timer) = unsafe { &*priv_ptr::<T>(h) }.timer.as_ref() {
             timer.cancel();
         }
         // SAFETY: The host is removed and its timer idle: it is armed only through a `Host<T>`,

@@ -7,16 +7,45 @@
 //! flight (sdhci's `timer`, meson-gx's `timeout`). The work calls back into the driver data, so
 //! it must be cancelled before that data goes; kept in the host's private area, it is: the host
 //! cancels it when it is removed or freed, before dropping the data.
+//!
+//! The timer is a [`DelayedWork`] of a reference-counted [`HostTimer`], made with
+//! [`new_delayed_work!`] (a lockdep class of its own), armed with [`ModDelayed::mod_delayed`]
+//! (`mod_delayed_work()`: each request moves it) or
+//! [`Queue::enqueue_delayed`](kernel::workqueue::Queue::enqueue_delayed)
+//! (`queue_delayed_work()`: an expiry that stands), and cancelled with
+//! [`CancelDelayed::cancel_delayed_sync`].
+//!
+//! It runs on a workqueue of the host's own, `mmc_timer/<device>`, with a rescuer thread
+//! (`WQ_MEM_RECLAIM`). The timer completes a request whose interrupt was lost, and memory
+//! reclaim may be waiting for that request (writeback to the card, swap on it). None of the
+//! system workqueues has a rescuer: on one, the timer may wait for a new worker when all of its
+//! workers are busy, and creating one needs memory, which waits for the request. The
+//! bottom-half queues (`system_bh`) need no new thread, but their work may not sleep, and
+//! `timer_expired` resets the controller and waits for its DMA engine to drain. The MMC core
+//! decides the same for its completion work (`mmc_complete`, `WQ_MEM_RECLAIM`), and sdhci for
+//! its own (`sdhci`); the rescuer is a thread that sleeps until the pool cannot create a worker.
 
-use core::{
-    marker::PhantomData,
-    ptr::NonNull, //
-};
+use core::ptr::NonNull;
 
 use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    impl_has_delayed_work,
+    new_delayed_work,
     prelude::*,
+    str::CString,
     sync::Arc,
-    time::Delta, //
+    time::{
+        msecs_to_jiffies,
+        Delta,
+        Jiffies, //
+    },
+    workqueue::{
+        DelayedWork,
+        WorkItem, //
+    }, //
 };
 
 use super::{
@@ -25,51 +54,117 @@ use super::{
 };
 use crate::bindings;
 use crate::kernel_ext::workqueue::{
-    delayed::{
-        OwnedDelayedWork,
-        Target, //
-    },
-    owned::{
+    alloc::{
         Flags,
         OwnedQueue, //
+    },
+    rearm::{
+        CancelDelayed,
+        ModDelayed, //
     }, //
 };
-
-/// The timer of a host whose driver data implements [`HostOps::timer_expired`].
-pub(super) type Timer<T> = Pin<KBox<OwnedDelayedWork<HostTimer<T>>>>;
 
 /// What the timer's work calls: [`HostOps::timer_expired`] of its host.
 ///
 /// # Invariants
 ///
-/// `host` is a host allocated with `T` as its driver data whose private area holds the timer
-/// that calls this, and which is neither freed nor has dropped its data until that timer is
-/// cancelled.
-pub(super) struct HostTimer<T: HostOps> {
+/// `host` is a host allocated with a driver data type `T` whose private area holds the
+/// [`Timer`] that holds this, and which is neither freed nor has dropped its data until that
+/// timer is cancelled; `expired` is `expired::<T>`.
+#[pin_data]
+pub(super) struct HostTimer {
+    #[pin]
+    work: DelayedWork<HostTimer>,
     host: NonNull<bindings::mmc_host>,
-    _data: PhantomData<T>,
+    expired: unsafe fn(NonNull<bindings::mmc_host>),
 }
 
-// SAFETY: `HostTimer` only hands `&Host<T>` to `T::timer_expired`; `Host<T>` is `Sync` and `T` is
+// SAFETY: `HostTimer` only hands `host` to `expired`, which gives `&Host<T>` to
+// `T::timer_expired` on the thread the work runs on; `Host<T>` is `Sync` and `T` is
 // `Send + Sync`.
-unsafe impl<T: HostOps> Send for HostTimer<T> {}
-// SAFETY: As for `Send`.
-unsafe impl<T: HostOps> Sync for HostTimer<T> {}
+unsafe impl Send for HostTimer {}
+// SAFETY: As for `Send`: `&HostTimer` gives nothing else.
+unsafe impl Sync for HostTimer {}
 
-impl<T: HostOps> Target for HostTimer<T> {
-    fn run(&self, _work: &OwnedDelayedWork<Self>) {
-        // SAFETY: By the type invariant the host and its data are valid while its timer runs.
-        // The timer is armed only through `Host<T>`, so only once the host was added; the host
-        // cancels it after `mmc_remove_host()` and before dropping the data. The data may see
-        // a host that is being removed, which every callback of a driver may too.
-        T::timer_expired(unsafe { Host::from_raw(self.host.as_ptr()) });
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self> for HostTimer { self.work }
+}
+
+impl WorkItem for HostTimer {
+    type Pointer = Arc<HostTimer>;
+
+    fn run(this: Arc<HostTimer>) {
+        // SAFETY: By the type invariant the host and its data are valid while its timer runs
+        // (the host cancels the timer, waiting for this, before it drops its data), and
+        // `expired` is the function of its data type.
+        unsafe { (this.expired)(this.host) };
     }
 }
 
-/// The timer of `host`, on a queue of its own, when `T` has a `timer_expired` callback.
+/// Calls `T::timer_expired` of `host`.
 ///
-/// The queue has a rescuer (`WQ_MEM_RECLAIM`): the timer may have to complete a request that
-/// memory reclaim waits for.
+/// # Safety
+///
+/// `host` must be a host added with `T`'s callbacks (possibly being removed) whose private area
+/// holds its `Private<T>` until this returns.
+unsafe fn expired<T: HostOps>(host: NonNull<bindings::mmc_host>) {
+    // SAFETY: The timer is armed only through `Host<T>`, so only once the host was added; the
+    // host cancels it after `mmc_remove_host()` and before dropping the data (safety
+    // requirements). The data may see a host that is being removed, which every callback of a
+    // driver may too.
+    T::timer_expired(unsafe { Host::<T>::from_raw(host.as_ptr()) });
+}
+
+/// The timer of a host whose driver data implements [`HostOps::timer_expired`]: its work item
+/// and the host's workqueue. Dropping it cancels the work (and waits for it), then destroys the
+/// queue.
+///
+/// # Invariants
+///
+/// `work`'s delayed work is only queued on `queue`.
+pub(super) struct Timer {
+    work: Arc<HostTimer>,
+    queue: OwnedQueue,
+}
+
+impl Timer {
+    /// Arms the timer to fire `delay` from now, moving an armed one's expiry.
+    fn arm(&self, delay: Delta) {
+        // `Err`: it was armed; the queue holds its reference still, this clone goes.
+        let _ = self.queue.mod_delayed(self.work.clone(), jiffies(delay));
+    }
+
+    /// Arms the timer to fire `delay` from now unless it is armed.
+    fn arm_if_idle(&self, delay: Delta) {
+        // `Err`: it was armed, and stays so; this clone goes.
+        let _ = self
+            .queue
+            .enqueue_delayed(self.work.clone(), jiffies(delay));
+    }
+
+    /// Disarms the timer and waits for its work; a run that arms it again is undone.
+    pub(super) fn cancel(&self) {
+        self.work.cancel_delayed_sync();
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        // Nothing arms the timer any more but a running `timer_expired`, which the cancel waits
+        // for and whose arming it undoes.
+        self.cancel();
+        // INVARIANT: Then `queue` (by the type invariant the only queue of the work) has no
+        // delayed work pending and may be destroyed, as `OwnedQueue::new` requires.
+    }
+}
+
+/// `delay` in jiffies, rounded up; a negative one is none.
+fn jiffies(delay: Delta) -> Jiffies {
+    let ms = delay.as_millis_ceil().max(0);
+    msecs_to_jiffies(u32::try_from(ms).unwrap_or(u32::MAX))
+}
+
+/// The timer of `host`, whose parent is `dev`, when `T` has a `timer_expired` callback.
 ///
 /// # Safety
 ///
@@ -77,25 +172,28 @@ impl<T: HostOps> Target for HostTimer<T> {
 /// returned timer, and which drops it (cancelling it) before it drops the data or is freed.
 pub(super) unsafe fn new_timer<T: HostOps>(
     host: NonNull<bindings::mmc_host>,
-) -> Result<Option<Timer<T>>> {
+    dev: &Device<Bound>,
+) -> Result<Option<Timer>> {
     if !T::HAS_TIMER_EXPIRED {
         return Ok(None);
     }
-    let queue = OwnedQueue::new(c"mmc_host_timer", Flags::UNBOUND | Flags::MEM_RECLAIM, 1)?;
-    let queue = Arc::new(queue, GFP_KERNEL)?;
+    let name = CString::try_from_fmt(fmt!("mmc_timer/{}", dev.name()))?;
+    let flags = Flags::UNBOUND | Flags::MEM_RECLAIM;
+    // SAFETY: The queue goes with the `Timer`, which cancels its work, the only one queued on
+    // it, before (`Timer::drop`).
+    let queue = unsafe { OwnedQueue::new(&name, flags, 1)? };
     // INVARIANT: By the safety requirements the host keeps this timer and cancels it before its
-    // data or itself goes.
-    let target = Arc::new(
-        HostTimer::<T> {
+    // data or itself goes; `expired` is of `T`.
+    let work = Arc::pin_init(
+        pin_init!(HostTimer {
+            work <- new_delayed_work!("mmc::timer::HostTimer::work"),
             host,
-            _data: PhantomData,
-        },
+            expired: expired::<T>,
+        }),
         GFP_KERNEL,
     )?;
-    // SAFETY: The work is dropped, and so cancelled, before the host's data, which is what its
-    // target reaches (safety requirements); it borrows nothing else.
-    let work = unsafe { OwnedDelayedWork::new(target, queue) };
-    Ok(Some(KBox::pin_init(work, GFP_KERNEL)?))
+    // INVARIANT: `work` is queued only on `queue` (`Timer::arm`, `Timer::arm_if_idle`).
+    Ok(Some(Timer { work, queue }))
 }
 
 impl<T: HostOps> Host<T> {
@@ -119,10 +217,10 @@ impl<T: HostOps> Host<T> {
         }
     }
 
-    fn timer(&self) -> Option<&OwnedDelayedWork<HostTimer<T>>> {
+    fn timer(&self) -> Option<&Timer> {
         if !T::HAS_TIMER_EXPIRED {
             build_error!("arming the timer of a host without `HostOps::timer_expired`");
         }
-        self.private().timer.as_deref()
+        self.private().timer.as_ref()
     }
 }
