@@ -8,11 +8,15 @@
 //! against the minimum size `SIZE`, at run time against the mapped size. The kernel crate's
 //! [`IoMem`](kernel::io::mem::IoMem) refuses a resource whose size is not a multiple of 4
 //! (its [`Region`] must be one), such as a device tree's `reg` that ends two bytes past the last
-//! register. Its [`ExclusiveIoMem`](kernel::io::mem::ExclusiveIoMem) requests the range as a
-//! child of the resource itself: a resource taken from the device tree is never inserted into
-//! the I/O memory tree, so the request is seen by nobody else and its release (from the tree's
-//! root) fails, leaving the range busy. `IoWindow` requests at the root, as
-//! `request_mem_region()` does.
+//! register: that is what `IoWindow` is for, and no fix of `IoMem` changes it.
+//!
+//! `IoWindow` requests the range at the root of the I/O memory tree itself, as
+//! `request_mem_region()` does, rather than through [`Resource::request_region`]: in Linux 7.3
+//! that requests the range as a child of the resource, which for a resource taken from the device
+//! tree is not in the tree, so the request is seen by nobody else and its release (from the root)
+//! fails, leaving the range busy. "rust: io: resource: request regions from the root of the
+//! resource tree" fixes that, and with it [`ExclusiveIoMem`](kernel::io::mem::ExclusiveIoMem);
+//! the request of its own keeps `IoWindow` right on kernels without the fix.
 //!
 //! C header: [`include/linux/io.h`](srctree/include/linux/io.h)
 

@@ -174,7 +174,7 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 ///
 /// # Invariants
 ///
-/// `dev` is the DMA device of the host `mrq` is in flight on ([`host_dma_dev`]), bound until
+/// `dev` is the DMA device of the host `mrq` is in flight on (`mmc_dev()`), bound until
 /// `mrq` is completed (the host is removed, which waits for its requests, before its parent
 /// unbinds). If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for
 /// the direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
