@@ -174,6 +174,11 @@ impl HostDebugfs {
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.knobs.sdio_ack_fault()
     }
+
+    /// Whether this copy of a write into a bounce buffer stops halfway and fails (a fault).
+    pub(crate) fn take_copy_in_fault(&self) -> bool {
+        self.knobs.take_copy_in_fault()
+    }
 }
 
 /// Without `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS` the knobs are their defaults, fixed,
@@ -219,6 +224,11 @@ impl TestKnobs {
     /// The ack keeps a latched DAT1 and looks at DAT1.
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
+        false
+    }
+
+    /// Copies into a bounce buffer are whole.
+    pub(crate) fn take_copy_in_fault(&self) -> bool {
         false
     }
 }

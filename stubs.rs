@@ -179,6 +179,11 @@ pub(crate) mod stats {
         pub(crate) fn read_flush_wait(&self) -> bool {
             true
         }
+
+        /// Copies into a bounce buffer are whole.
+        pub(crate) fn take_copy_in_fault(&self) -> bool {
+            false
+        }
     }
 
     /// The counters, none of which counts.

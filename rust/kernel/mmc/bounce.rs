@@ -378,12 +378,14 @@ impl<'a> Bouncer<'a> {
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
     /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
     /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits
-    /// (for tests and measurements).
+    /// (for tests and measurements); when `copy_in_fault` (a fault for tests, asked once per
+    /// copy of a write into a buffer) returns true, the copy stops halfway and fails.
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
         mrq: &mut DmaRequest,
         force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
@@ -408,7 +410,7 @@ impl<'a> Bouncer<'a> {
             Ok(DataPath::Bounce) if self.size() != 0 => {
                 // The CPU copies the data: no mapping may be left on the scatterlist.
                 mrq.unmap();
-                self.set_up_bounce(dev, mrq)
+                self.set_up_bounce(dev, mrq, copy_in_fault)
             }
             Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
                 mrq.unmap();
@@ -434,7 +436,12 @@ impl<'a> Bouncer<'a> {
 
     /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
     /// is copied into it).
-    fn set_up_bounce(&self, dev: &Device<Bound>, mrq: &DmaRequest) -> Result<DataSetup> {
+    fn set_up_bounce(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &DmaRequest,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> Result<DataSetup> {
         let cookie = mrq.data().map_or(0, |d| d.host_cookie());
         let (slot, prepared) = match self.slots.lock().start(mrq.addr(), cookie) {
             Start::Prepared(i) => (i, true),
@@ -459,6 +466,7 @@ impl<'a> Bouncer<'a> {
             // writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
                 Ok(cpu) => mrq.copy_to_buffer(cpu, len),
                 Err(_) => 0,
             };
@@ -552,7 +560,14 @@ impl<'a> Bouncer<'a> {
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
     /// hands it over now, while the controller moves the other: a write's data is copied in
     /// and cleaned, a read's range invalidated. Returns whether the request was prepared.
-    pub(crate) fn prepare(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
+    /// `copy_in_fault` as for [`Self::set_up`].
+    pub(crate) fn prepare(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &IdleRequest,
+        force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
@@ -577,6 +592,7 @@ impl<'a> Bouncer<'a> {
             // A mapping left from an earlier user goes before the CPU writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => copy_idle_to_buffer(mrq, cpu, len / 2),
                 Ok(cpu) => copy_idle_to_buffer(mrq, cpu, len),
                 Err(_) => 0,
             };
