@@ -198,19 +198,6 @@ pub(crate) struct DataSetup {
     pub(crate) slot: Option<usize>,
 }
 
-/// What the bounce buffers' debugfs file shows: per buffer its memory and, for cached memory,
-/// whether it is clean, and how many reads invalidated the buffer before the transfer or
-/// skipped that.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct CacheState {
-    /// Whether a read skips its first invalidate when the buffer is clean.
-    pub(crate) skip_clean: bool,
-    /// Per buffer: `None` if it does not exist, `Some(None)` coherent, `Some(Some(clean))`.
-    pub(crate) bufs: [Option<Option<bool>>; MAX_BUFFERS],
-    /// The counts, summed over the buffers.
-    pub(crate) counts: SyncCounts,
-}
-
 /// What became of a bounced request's read data at completion.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CopyBack {
@@ -220,6 +207,30 @@ pub(crate) enum CopyBack {
     Done,
     /// Left in the buffer for `post_req` (double buffering).
     Deferred,
+}
+
+/// The cache state of one bounce buffer, for its debugfs file.
+#[derive(Clone, Copy)]
+pub(crate) enum BufferCache {
+    /// Coherent memory: no cache maintenance.
+    Coherent,
+    /// Cached memory: whether no byte can be in a dirty cache line, and how many reads
+    /// invalidated it before the transfer or skipped that.
+    Cached {
+        /// Whether it is clean.
+        clean: bool,
+        /// The counts.
+        counts: SyncCounts,
+    },
+}
+
+/// What the bounce buffers' debugfs file shows.
+#[derive(Clone, Copy)]
+pub(crate) struct CacheState {
+    /// Whether a read skips its first invalidate when the buffer is clean.
+    pub(crate) skip_clean: bool,
+    /// Per buffer, `None` if it does not exist.
+    pub(crate) bufs: [Option<BufferCache>; MAX_BUFFERS],
 }
 
 /// The bounce policy of one host.
@@ -270,19 +281,16 @@ impl<'a> Bouncer<'a> {
     pub(crate) fn cache_state(&self) -> CacheState {
         let mut st = CacheState {
             skip_clean: self.skip_clean,
-            ..CacheState::default()
+            bufs: [None; MAX_BUFFERS],
         };
         for (i, out) in st.bufs.iter_mut().enumerate() {
-            let Some(buf) = self.buf(i) else { continue };
-            *out = Some(buf.pages().map(NoncoherentPages::is_clean));
-            if let Some(c) = buf.pages().map(NoncoherentPages::counts) {
-                st.counts.invalidates_done =
-                    st.counts.invalidates_done.wrapping_add(c.invalidates_done);
-                st.counts.invalidates_skipped = st
-                    .counts
-                    .invalidates_skipped
-                    .wrapping_add(c.invalidates_skipped);
-            }
+            *out = self.buf(i).map(|buf| match buf.pages() {
+                None => BufferCache::Coherent,
+                Some(p) => BufferCache::Cached {
+                    clean: p.is_clean(),
+                    counts: p.counts(),
+                },
+            });
         }
         st
     }
@@ -653,25 +661,32 @@ impl<'a> Bouncer<'a> {
     }
 }
 
+/// The `bounce` file: `skip_clean_invalidate`, then per buffer `bufferN: coherent`, or
+/// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
+/// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
 impl Writer for Bouncer<'_> {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let st = self.cache_state();
         writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;
         for (i, b) in st.bufs.iter().enumerate() {
-            if let Some(b) = b {
-                let state = match b {
-                    None => "coherent",
-                    Some(true) => "clean",
-                    Some(false) => "dirty",
-                };
-                writeln!(f, "buffer{}: {}", i, state)?;
+            match b {
+                None => {}
+                Some(BufferCache::Coherent) => writeln!(f, "buffer{}: coherent", i)?,
+                Some(BufferCache::Cached { clean, counts }) => {
+                    writeln!(f, "buffer{}: {}", i, if *clean { "clean" } else { "dirty" })?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_done: {}",
+                        i, counts.invalidates_done
+                    )?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_skipped: {}",
+                        i, counts.invalidates_skipped
+                    )?;
+                }
             }
         }
-        writeln!(f, "read_invalidates_done: {}", st.counts.invalidates_done)?;
-        writeln!(
-            f,
-            "read_invalidates_skipped: {}",
-            st.counts.invalidates_skipped
-        )
+        Ok(())
     }
 }
