@@ -90,7 +90,7 @@ const MAPPING_ERROR: DmaAddress = DmaAddress::MAX;
 /// mapping was checked, then checks it.
 #[cfg(CONFIG_DMA_API_DEBUG)]
 fn mapping_error(dev: &Device, addr: DmaAddress) -> bool {
-    // SAFETY: `raw_dev(dev)` is a valid device; the function only looks the address up.
+    // SAFETY: `dev` is a valid device; the function only looks the address up.
     unsafe { bindings::debug_dma_mapping_error(raw_dev(dev), addr) };
     addr == MAPPING_ERROR
 }
@@ -269,6 +269,11 @@ impl NoncoherentPages {
         })
     }
 
+    /// The device the pages are for.
+    fn dev(&self) -> &Device {
+        &self.dev
+    }
+
     /// Returns the size in bytes.
     #[inline]
     pub(crate) fn size(&self) -> usize {
@@ -359,12 +364,13 @@ impl NoncoherentPages {
         let attrs = if skip { SKIP_CPU_SYNC } else { 0 };
         // The pages start at a page boundary: `offset` may be larger than a page.
         let page_offset = offset % kernel::page::PAGE_SIZE;
+        let dev = self.dev();
         // SAFETY: By the type invariants `page` owns at least `size` bytes of low memory;
         // `offset / PAGE_SIZE` pages on is inside them, and `len` bytes from `page_offset` in it
-        // are inside the buffer (checked above). `raw_dev` is a valid device.
+        // are inside the buffer (checked above). `dev` is a valid device.
         let addr = unsafe {
             bindings::dma_map_page_attrs(
-                raw_dev(&self.dev),
+                raw_dev(dev),
                 self.page.as_ptr().add(offset / kernel::page::PAGE_SIZE),
                 page_offset,
                 len,
@@ -372,7 +378,7 @@ impl NoncoherentPages {
                 attrs,
             )
         };
-        if mapping_error(&self.dev, addr) {
+        if mapping_error(dev, addr) {
             self.mapped.store(0, kernel::sync::atomic::Release);
             return Err(ENOMEM);
         }
@@ -417,9 +423,10 @@ impl NoncoherentPages {
             len,
             dir,
         } = mapping.state;
+        let dev = self.dev();
         // SAFETY: `mapping` is the mapping of these pages (its id is theirs, type invariants),
         // made by `dma_map_page_attrs()` with these values, and consumed here.
-        unsafe { bindings::dma_unmap_page_attrs(raw_dev(&self.dev), addr, len, dir.into(), 0) };
+        unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
         let (to_device, from_device) = dir_sides(dir);
         if dirty::leaves_clean(to_device, from_device, false) {
             // `len` fits in `u32`: it was checked against the size when mapped.
@@ -438,10 +445,12 @@ impl NoncoherentPages {
 /// Note that the device must be done with the buffer before it is dropped.
 impl Drop for NoncoherentPages {
     fn drop(&mut self) {
-        if let Some(MapState { addr, len, dir, .. }) = self.map_state.get_mut().take() {
+        let leaked = self.map_state.get_mut().take();
+        let dev = self.dev();
+        if let Some(MapState { addr, len, dir, .. }) = leaked {
             // SAFETY: A mapping was leaked: by the type invariants it was made with these
             // values and nobody else can unmap it now (`&mut self`).
-            unsafe { bindings::dma_unmap_page_attrs(raw_dev(&self.dev), addr, len, dir.into(), 0) };
+            unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
         }
         // SAFETY: By the type invariants the pages were allocated with this order, are owned by
         // this object, which goes now, and are not mapped any more.
