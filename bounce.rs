@@ -75,7 +75,12 @@ impl<'a> Buffers<'a> {
     /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary`.
     pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer<'a>> {
-        Bouncer::new(self.bufs, merge_boundary, MAX_DIRECT_LEN)
+        Bouncer::new(
+            self.bufs,
+            merge_boundary,
+            MAX_DIRECT_LEN,
+            crate::skip_clean_invalidate(),
+        )
     }
 }
 

@@ -125,6 +125,13 @@ fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
 }
 
+/// Whether a read into a cached bounce buffer with no dirty cache line skips the invalidate
+/// before the transfer (`skip_clean_invalidate`).
+#[cfg(feature = "bounce")]
+fn skip_clean_invalidate() -> bool {
+    *module_parameters::skip_clean_invalidate.value_ref()
+}
+
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
 #[cfg(feature = "double_buffer")]
 fn double_buffer() -> bool {
@@ -208,6 +215,10 @@ module! {
         bounce_cached: bool {
             default: true,
             description: "Bounce buffer memory: true (default) cached with streaming DMA syncs (as sdhci), false DMA-coherent (uncached on the Meson8b)",
+        },
+        skip_clean_invalidate: bool {
+            default: false,
+            description: "Cached bounce buffer: a read skips the invalidate before its transfer when no CPU write left the buffer maybe dirty (default false)",
         },
         double_buffer: bool {
             default: true,

@@ -21,7 +21,10 @@ impl Sdhc<'_> {
         if self.bounce.pre_map(mrq, force) {
             return;
         }
-        if self.bounce.prepare(self.dev, mrq, force) {
+        if self
+            .bounce
+            .prepare(self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())
+        {
             self.debugfs.stats().record_prepared();
         }
     }

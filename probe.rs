@@ -164,7 +164,7 @@ fn new_host<'bound>(
 ) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
-    HostDebugfs::add_files(&mut host, |h| &h.sdhc.debugfs)?;
+    HostDebugfs::add_files(&mut host, |h| &h.sdhc.debugfs, |h| &h.sdhc.bounce)?;
 
     // Get regulators and the supported OCR mask.
     host.regulator_get_supply()

@@ -128,7 +128,9 @@ impl<'a> Sdhc<'a> {
         let (dma_addr, slot) = if mrq.data().is_some() {
             self.release_held();
             let force = self.debugfs.force_bounce();
-            let setup = self.bounce.set_up(self.dev, mrq, force)?;
+            let setup = self
+                .bounce
+                .set_up(self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {
                 dev_err!(
                     self.dev,

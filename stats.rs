@@ -6,6 +6,9 @@
 //! - `stats`: the counters of [`logic::Stats`](crate::logic::Stats), one `name: value` per
 //!   line; writing anything to the file resets them.
 //! - `limits`: the queue limits the host was registered with and the bounce buffer size.
+//! - `bounce`: whether each bounce buffer is clean or maybe dirty (cached memory) and how many
+//!   reads invalidated a cached buffer before their transfer or skipped that
+//!   (`skip_clean_invalidate`).
 //! - with `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`, the knobs of [`TestKnobs`] for tests.
 //!
 //! The data lives in the controller ([`HostDebugfs`]); `kernel::mmc` shows it in the files.
@@ -130,12 +133,14 @@ impl HostDebugfs {
     }
 
     /// Names the files in the debugfs directory of `host`, whose data `debugfs` finds.
-    pub(crate) fn add_files<T: HostOps>(
+    pub(crate) fn add_files<T: HostOps, B: Writer + Sync>(
         host: &mut UnregisteredHost<'_, T>,
         debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+        bounce: impl for<'x> Fn(&'x T) -> &'x B,
     ) -> Result {
         host.debugfs_rw_file(c"stats", move |h| &debugfs(h).stats)?;
         host.debugfs_file(c"limits", move |h| &debugfs(h).limits)?;
+        host.debugfs_file(c"bounce", bounce)?;
         TestKnobs::add_files(host, move |h| &debugfs(h).knobs)
     }
 
@@ -168,6 +173,11 @@ impl HostDebugfs {
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.knobs.sdio_ack_fault()
+    }
+
+    /// Whether this copy of a write into a bounce buffer stops halfway and fails (a fault).
+    pub(crate) fn take_copy_in_fault(&self) -> bool {
+        self.knobs.take_copy_in_fault()
     }
 }
 
@@ -214,6 +224,11 @@ impl TestKnobs {
     /// The ack keeps a latched DAT1 and looks at DAT1.
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
+        false
+    }
+
+    /// Copies into a bounce buffer are whole.
+    pub(crate) fn take_copy_in_fault(&self) -> bool {
         false
     }
 }

@@ -42,7 +42,7 @@ pub(crate) mod bounce {
 
         /// The bounce policy without buffers: every request maps to one DMA segment.
         pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer<'a>> {
-            Bouncer::new([None, None], merge_boundary, logic::MAX_DIRECT_LEN)
+            Bouncer::new([None, None], merge_boundary, logic::MAX_DIRECT_LEN, false)
         }
     }
 }
@@ -157,9 +157,10 @@ pub(crate) mod stats {
         }
 
         /// No file.
-        pub(crate) fn add_files<T: HostOps>(
+        pub(crate) fn add_files<T: HostOps, B>(
             _host: &mut UnregisteredHost<'_, T>,
             _debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+            _bounce: impl for<'x> Fn(&'x T) -> &'x B,
         ) -> Result {
             Ok(())
         }
@@ -177,6 +178,11 @@ pub(crate) mod stats {
         /// A read's flush is waited for.
         pub(crate) fn read_flush_wait(&self) -> bool {
             true
+        }
+
+        /// Copies into a bounce buffer are whole.
+        pub(crate) fn take_copy_in_fault(&self) -> bool {
+            false
         }
     }
 

@@ -16,6 +16,9 @@
 //!   would, so that its deadline passes before it is sent.
 //! - `watchdog_early_ms`: a fault, 0 by default: the deadline's watchdog is armed this much
 //!   before the request is due, so that it fires early and must arm itself again.
+//! - `bounce_copy_in_faults`: a fault, 0 by default: the next this many copies of a write's
+//!   data into a bounce buffer stop halfway and fail (counted down per copy-in), as a copy
+//!   from a user page that faults would, so that the buffer is left written but not cleaned.
 //! - the SDIO card interrupt's knob, [`SdioKnob`].
 //!
 //! No knob changes what the driver does with memory after an error: the controller is always
@@ -40,6 +43,7 @@ pub(crate) struct TestKnobs {
     read_flush_wait: Atomic<u32>,
     send_stall_ms: Atomic<u32>,
     watchdog_early_ms: Atomic<u32>,
+    bounce_copy_in_faults: Atomic<u32>,
     sdio: SdioKnob,
 }
 
@@ -51,6 +55,7 @@ impl TestKnobs {
             read_flush_wait: Atomic::new(1),
             send_stall_ms: Atomic::new(0),
             watchdog_early_ms: Atomic::new(0),
+            bounce_copy_in_faults: Atomic::new(0),
             sdio: SdioKnob::new(),
         }
     }
@@ -64,6 +69,9 @@ impl TestKnobs {
         host.debugfs_rw_file(c"read_flush_wait", move |h| &knobs(h).read_flush_wait)?;
         host.debugfs_rw_file(c"send_stall_ms", move |h| &knobs(h).send_stall_ms)?;
         host.debugfs_rw_file(c"watchdog_early_ms", move |h| &knobs(h).watchdog_early_ms)?;
+        host.debugfs_rw_file(c"bounce_copy_in_faults", move |h| {
+            &knobs(h).bounce_copy_in_faults
+        })?;
         SdioKnob::add_file(host, move |h| &knobs(h).sdio)
     }
 
@@ -91,6 +99,22 @@ impl TestKnobs {
     #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.sdio.ack_fault.load(Relaxed) != 0
+    }
+
+    /// Whether this copy of a write's data into a bounce buffer is to stop halfway and fail (a
+    /// fault; counted down per call).
+    pub(crate) fn take_copy_in_fault(&self) -> bool {
+        let mut n = self.bounce_copy_in_faults.load(Relaxed);
+        while n != 0 {
+            match self
+                .bounce_copy_in_faults
+                .cmpxchg(n, n - 1, kernel::sync::atomic::Full)
+            {
+                Ok(_) => return true,
+                Err(cur) => n = cur,
+            }
+        }
+        false
     }
 }
 

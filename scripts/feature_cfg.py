@@ -28,6 +28,7 @@ MODULE_PARAMS = {
     "bounce_size": "bounce",
     "max_segs": "bounce",
     "bounce_cached": "bounce",
+    "skip_clean_invalidate": "bounce",
     "double_buffer": "double_buffer",
     "sdio_irq": "sdio_irq",
 }

@@ -2,7 +2,8 @@
 
 //! Host unit tests of the pure logic: the driver's `logic.rs` and the bounce buffer's
 //! decisions and double-buffer state machine in `kernel::mmc::bounce` (`policy.rs`,
-//! `slots.rs`). Their shared tests (`logic/tests.rs`, `policy/tests.rs`, `slots/tests.rs`) are
+//! `slots.rs`), and the dirty-line bookkeeping of `kernel::dma::noncoherent` (`dirty.rs`).
+//! Their shared tests (`logic/tests.rs`, `policy/tests.rs`, `slots/tests.rs`, `dirty/tests.rs`) are
 //! also KUnit suites in the kernel; the tests of text, which need `std`, are here.
 
 #![no_std]
@@ -18,6 +19,8 @@ mod logic;
 mod policy;
 #[path = "../../rust/kernel/mmc/bounce/slots.rs"]
 mod slots;
+#[path = "../../rust/kernel/dma/noncoherent/dirty.rs"]
+mod dirty;
 
 /// `kernel::mmc` as far as plain `core` Rust goes: the bounce buffer's pure decisions.
 mod mmc {

@@ -7,7 +7,7 @@
 # build has (stats, limits).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-knobs="force_bounce read_flush_wait send_stall_ms watchdog_early_ms"
+knobs="force_bounce read_flush_wait send_stall_ms watchdog_early_ms bounce_copy_in_faults"
 # no build has a knob that changes what the driver does with memory after an error
 gone="quiesce_on_error reset_drain_us"
 fail() { echo "test-knobs: $*"; exit 1; }

@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Non-coherent DMA pages: cached memory handed between the CPU and a device with explicit syncs.
+//! Non-coherent DMA pages: cached memory handed between the CPU and a device by the streaming
+//! DMA API.
 //!
-//! [`NoncoherentPages`] wraps `dma_alloc_pages()`: memory in the CPU's cached linear mapping,
-//! mapped for one device, whose ownership the driver passes to the device
-//! ([`NoncoherentPages::sync_for_device`], `dma_sync_single_for_device()`) and back
-//! ([`NoncoherentPages::sync_for_cpu`], `dma_sync_single_for_cpu()`) around every transfer. On a
-//! system that is not DMA-coherent, [`Coherent`](kernel::dma::Coherent) memory is mapped
-//! uncached and the CPU reads it several times slower; a buffer the CPU copies through (a bounce
-//! buffer) is faster in cached memory, paying for cache maintenance instead. The kernel crate
-//! only offers coherent allocations.
+//! [`NoncoherentPages`] are pages of the CPU's cached linear mapping (`alloc_pages()`) which a
+//! driver maps for one transfer at a time ([`NoncoherentPages::map`], `dma_map_page_attrs()`)
+//! and unmaps after it ([`NoncoherentPages::unmap`], `dma_unmap_page_attrs()`); mapping cleans
+//! or invalidates the CPU caches as the direction requires, unmapping invalidates them after a
+//! transfer from the device. On a system that is not DMA-coherent,
+//! [`Coherent`](kernel::dma::Coherent) memory is mapped uncached and the CPU reads it several
+//! times slower; a buffer the CPU copies through (a bounce buffer) is faster in cached memory,
+//! paying for cache maintenance instead. The kernel crate only offers coherent allocations.
+//!
+//! The pages keep track of which of their bytes may be in dirty cache lines ([`dirty`]): a
+//! mapping may then skip its cache maintenance (`DMA_ATTR_SKIP_CPU_SYNC`) when it would only
+//! have protected dirty lines, see [`MapSync::SkipIfClean`].
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 
-use core::ptr::NonNull;
+pub(crate) mod dirty;
+
+use core::{
+    cell::UnsafeCell,
+    ptr::NonNull, //
+};
 
 use kernel::{
     alloc::Flags,
@@ -25,14 +35,25 @@ use kernel::{
         DataDirection,
         DmaAddress, //
     },
-    prelude::*, //
+    ffi::c_ulong,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Full,
+            Relaxed, //
+        }, //
+    }, //
 };
 
 use crate::bindings;
 
+use dirty::Dirty;
+
 /// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
 /// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
-fn raw_dev(dev: &Device<Bound>) -> *mut bindings::device {
+fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut bindings::device {
     // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
     // zero-sized marker), which itself is a transparent wrapper of `struct device`.
     core::ptr::from_ref(dev)
@@ -59,82 +80,198 @@ fn raw_gfp(flags: Flags) -> bindings::gfp_t {
     .fold(0, |raw, (_, r)| raw | r)
 }
 
-/// Pages of cached memory mapped for DMA by a bound device (`dma_alloc_pages()`), freed
-/// (`dma_free_pages()`) when dropped.
-///
-/// The buffer borrows the bound device: it cannot outlive the binding, and if it is leaked the
-/// pages stay allocated. Between [`sync_for_device`](Self::sync_for_device) and
-/// [`sync_for_cpu`](Self::sync_for_cpu) the device owns the synced bytes and the CPU must not
-/// touch them; the memory is only handed out as a raw pointer ([`as_mut_ptr`](Self::as_mut_ptr)),
-/// whose users keep to that.
-///
-/// # Invariants
-///
-/// - `page` was returned by `dma_alloc_pages(dev, size, &dma_addr, dir, ..)`, with `size` not
-///   zero, and is owned by this object.
-/// - `cpu_addr` is the kernel virtual address of `page` (`page_address()`), valid for `size`
-///   bytes while this object lives.
-pub(crate) struct NoncoherentPages<'a> {
-    dev: &'a Device<Bound>,
-    page: NonNull<bindings::page>,
-    cpu_addr: NonNull<u8>,
-    dma_addr: DmaAddress,
-    size: usize,
+/// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
+const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+
+/// `DMA_MAPPING_ERROR`: `(dma_addr_t)~0`.
+const MAPPING_ERROR: DmaAddress = DmaAddress::MAX;
+
+/// `dma_mapping_error()`, a static inline function: tells `CONFIG_DMA_API_DEBUG` that the
+/// mapping was checked, then checks it.
+#[cfg(CONFIG_DMA_API_DEBUG)]
+fn mapping_error(dev: &Device, addr: DmaAddress) -> bool {
+    // SAFETY: `dev` is a valid device; the function only looks the address up.
+    unsafe { bindings::debug_dma_mapping_error(raw_dev(dev), addr) };
+    addr == MAPPING_ERROR
+}
+
+/// `dma_mapping_error()`, a static inline function: checks the mapping.
+#[cfg(not(CONFIG_DMA_API_DEBUG))]
+fn mapping_error(_dev: &Device, addr: DmaAddress) -> bool {
+    addr == MAPPING_ERROR
+}
+
+/// Whether a mapping in `dir` may be made of pages allocated for `allowed`: the same direction,
+/// or any transfer direction of pages for both.
+fn dir_allowed(allowed: DataDirection, dir: DataDirection) -> bool {
+    match (allowed, dir) {
+        (_, DataDirection::None) => false,
+        (DataDirection::Bidirectional, _) => true,
+        (a, d) => a == d,
+    }
+}
+
+/// `(to_device, from_device)` of a transfer direction.
+fn dir_sides(dir: DataDirection) -> (bool, bool) {
+    match dir {
+        DataDirection::ToDevice => (true, false),
+        DataDirection::FromDevice => (false, true),
+        DataDirection::Bidirectional => (true, true),
+        DataDirection::None => (false, false),
+    }
+}
+
+/// Whether a mapping does the cache maintenance its direction asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MapSync {
+    /// Always (the DMA API's default).
+    Always,
+    /// Not if no byte of the pages can be in a dirty cache line ([`dirty`]), the only reason
+    /// for the maintenance before a transfer from the device; the unmapping after it still
+    /// invalidates.
+    SkipIfClean,
+}
+
+/// What a mapping of the pages covers: kept by the pages, so that a mapping whose
+/// [`Mapping`] was leaked is still unmapped before the pages are freed.
+#[derive(Clone, Copy)]
+struct MapState {
+    addr: DmaAddress,
+    /// The range's offset in the pages and its length.
+    offset: u32,
+    len: usize,
     dir: DataDirection,
 }
 
+/// A mapping of (a range of) [`NoncoherentPages`] for one transfer, from
+/// [`NoncoherentPages::map`]; [`NoncoherentPages::unmap`] takes it back. If it is leaked the
+/// pages stay mapped until they are dropped, which unmaps them first.
+#[must_use = "the pages stay mapped until unmapped or dropped"]
+pub(crate) struct Mapping {
+    /// Which mapping it is: [`NEXT_ID`] when it was made, never 0.
+    id: u64,
+    state: MapState,
+}
+
+/// The id of the next mapping of any pages: ids are unique (a 64-bit counter does not wrap), so
+/// that a [`Mapping`] of pages that were freed is not taken for one of other pages.
+static NEXT_ID: Atomic<u64> = Atomic::new(1);
+
+/// The value of `NoncoherentPages::mapped` while a mapping is being made.
+const MAPPING: u64 = u64::MAX;
+
+impl Mapping {
+    /// The DMA address the device is given for the mapped range.
+    #[inline]
+    pub(crate) fn dma_address(&self) -> DmaAddress {
+        self.state.addr
+    }
+}
+
+/// What [`NoncoherentPages::counts`] returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SyncCounts {
+    /// Mappings from the device that invalidated the range first (wrapping).
+    pub(crate) invalidates_done: usize,
+    /// Mappings from the device that skipped it, the pages being clean (wrapping).
+    pub(crate) invalidates_skipped: usize,
+}
+
+/// `size` bytes of cached pages (`alloc_pages()`) for DMA by one device, freed
+/// (`__free_pages()`) when dropped.
+///
+/// The pages hold a reference to the device, as [`Coherent`](kernel::dma::Coherent) does. At
+/// most one range is mapped at a time ([`Self::map`]); while it is, the device owns it and the
+/// CPU must not touch it. The memory is only handed out as a raw pointer
+/// ([`Self::as_mut_ptr`]), whose users keep to that and call [`Self::cpu_write`] before they
+/// write to it.
+///
+/// # Invariants
+///
+/// - `page` was returned by `alloc_pages(.., order)` without `__GFP_HIGHMEM`, with
+///   `size <= PAGE_SIZE << order`, `size` not zero and at most `u32::MAX`, and is owned by this
+///   object.
+/// - `cpu_addr` is the kernel virtual address of `page` (`page_address()`), valid for `size`
+///   bytes while this object lives.
+/// - `mapped` is 0 while nothing is mapped, [`MAPPING`] while a mapping is being made, and
+///   the id of the [`Mapping`] while a range of the pages is mapped for `dev`; `map_state`
+///   holds that mapping then. Only the caller that changed `mapped` from 0 to [`MAPPING`]
+///   writes `map_state`, before it hands out the [`Mapping`]; only the holder of that
+///   [`Mapping`] (one exists: it is not `Clone`) or the destructor clears it and `mapped`.
+pub(crate) struct NoncoherentPages {
+    dev: ARef<Device>,
+    page: NonNull<bindings::page>,
+    order: u32,
+    cpu_addr: NonNull<u8>,
+    size: usize,
+    dir: DataDirection,
+    mapped: Atomic<u64>,
+    map_state: UnsafeCell<Option<MapState>>,
+    /// The maybe-dirty bytes, [`Dirty::to_bits`].
+    dirty: Atomic<u64>,
+    invalidates_done: Atomic<usize>,
+    invalidates_skipped: Atomic<usize>,
+}
+
 // SAFETY: The pages are plain memory owned by this object; the DMA API may be called on them from
-// any thread.
-unsafe impl Send for NoncoherentPages<'_> {}
+// any thread, and `ARef<Device>` is `Send`.
+unsafe impl Send for NoncoherentPages {}
 
-// SAFETY: The `&self` methods only sync caches through the DMA API, which may be called
-// concurrently, or return addresses and sizes.
-unsafe impl Sync for NoncoherentPages<'_> {}
+// SAFETY: The `&self` methods map and unmap through the DMA API, which may be called
+// concurrently, update atomics, or read plain values; `map_state` is only accessed by the owner
+// of the mapping (see the type invariants).
+unsafe impl Sync for NoncoherentPages {}
 
-impl<'a> NoncoherentPages<'a> {
-    /// Allocates `size` bytes of pages for `dev`, mapped for transfers in `dir`.
+impl NoncoherentPages {
+    /// Allocates `size` bytes of pages for `dev`, for transfers in `dir`
+    /// ([`DataDirection::Bidirectional`]: either way).
     ///
-    /// `gfp_flags` must not ask for high memory (`dma_alloc_pages()` refuses it). Returns
-    /// `EINVAL` if `size` is zero, `ENOMEM` if the allocation fails.
+    /// `gfp_flags` must not ask for high memory. Returns `EINVAL` if `size` is zero or too big,
+    /// or `dir` is [`DataDirection::None`], `ENOMEM` if the allocation fails.
     pub(crate) fn alloc(
-        dev: &'a Device<Bound>,
+        dev: &Device<Bound>,
         size: usize,
         dir: DataDirection,
         gfp_flags: Flags,
     ) -> Result<Self> {
-        if size == 0 {
+        let size32 = u32::try_from(size).map_err(|_| EINVAL)?;
+        if size == 0 || dir == DataDirection::None || gfp_flags.contains(__GFP_HIGHMEM) {
             return Err(EINVAL);
         }
-        let mut dma_addr: DmaAddress = 0;
-        // SAFETY: `raw_dev(dev)` is a valid bound device; `dma_addr` is valid for writes.
-        let page = unsafe {
-            bindings::dma_alloc_pages(
-                raw_dev(dev),
-                size,
-                &mut dma_addr,
-                dir.into(),
-                raw_gfp(gfp_flags),
-            )
-        };
+        let order = size
+            .div_ceil(kernel::page::PAGE_SIZE)
+            .next_power_of_two()
+            .trailing_zeros();
+        // SAFETY: `alloc_pages()` may be called with any flags and order.
+        let page = unsafe { bindings::alloc_pages(raw_gfp(gfp_flags), order) };
         let page = NonNull::new(page).ok_or(ENOMEM)?;
         // SAFETY: `page` is a valid page just allocated.
         let cpu_addr = unsafe { bindings::page_address(page.as_ptr()) }.cast::<u8>();
         let Some(cpu_addr) = NonNull::new(cpu_addr) else {
-            // SAFETY: `page` was allocated above with these arguments and is not used again.
-            unsafe {
-                bindings::dma_free_pages(raw_dev(dev), size, page.as_ptr(), dma_addr, dir.into())
-            };
+            // SAFETY: `page` was allocated above with this order and is not used again.
+            unsafe { bindings::__free_pages(page.as_ptr(), order) };
             return Err(ENOMEM);
         };
-        // INVARIANT: Allocated above with `size` not zero, owned now; `cpu_addr` is its address.
+        // INVARIANT: Allocated above, low memory, `PAGE_SIZE << order >= size`, owned now;
+        // `cpu_addr` is its address; nothing is mapped.
         Ok(Self {
-            dev,
+            dev: dev.into(),
             page,
+            order,
             cpu_addr,
-            dma_addr,
             size,
             dir,
+            mapped: Atomic::new(0),
+            map_state: UnsafeCell::new(None),
+            dirty: Atomic::new(Dirty::all(size32).to_bits()),
+            invalidates_done: Atomic::new(0),
+            invalidates_skipped: Atomic::new(0),
         })
+    }
+
+    /// The device the pages are for.
+    fn dev(&self) -> &Device {
+        &self.dev
     }
 
     /// Returns the size in bytes.
@@ -143,68 +280,180 @@ impl<'a> NoncoherentPages<'a> {
         self.size
     }
 
-    /// Returns the DMA address which may be given to the device as the base of the buffer.
-    #[inline]
-    pub(crate) fn dma_address(&self) -> DmaAddress {
-        self.dma_addr
-    }
-
     /// Returns the CPU address of the buffer, valid for reads and writes of [`Self::size`]
-    /// bytes while `self` lives and the CPU owns them.
+    /// bytes while `self` lives and the CPU owns them; call [`Self::cpu_write`] before writing.
     #[inline]
     pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
         self.cpu_addr.as_ptr()
     }
 
-    /// Checks that `len` bytes at `offset` lie inside the buffer and returns their DMA address.
-    fn range(&self, offset: usize, len: usize) -> Result<DmaAddress> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.size => {
-                Ok(self.dma_addr + DmaAddress::try_from(offset).map_err(|_| EINVAL)?)
+    /// Whether no byte of the pages can be in a dirty cache line.
+    pub(crate) fn is_clean(&self) -> bool {
+        self.dirty().is_clean()
+    }
+
+    /// The counts of mappings from the device that invalidated or skipped.
+    pub(crate) fn counts(&self) -> SyncCounts {
+        SyncCounts {
+            invalidates_done: self.invalidates_done.load(Relaxed),
+            invalidates_skipped: self.invalidates_skipped.load(Relaxed),
+        }
+    }
+
+    fn dirty(&self) -> Dirty {
+        Dirty::from_bits(self.dirty.load(Relaxed))
+    }
+
+    fn update_dirty(&self, f: impl Fn(Dirty) -> Dirty) {
+        let mut old = self.dirty.load(Relaxed);
+        loop {
+            let new = f(Dirty::from_bits(old)).to_bits();
+            match self.dirty.cmpxchg(old, new, Full) {
+                Ok(_) => return,
+                Err(cur) => old = cur,
             }
+        }
+    }
+
+    /// Checks that `len` bytes at `offset` lie inside the buffer; returns them as `u32`.
+    fn range(&self, offset: usize, len: usize) -> Result<(u32, u32)> {
+        match offset.checked_add(len) {
+            // `size` fits in `u32` (type invariants), so do `offset` and `len`.
+            Some(end) if end <= self.size => Ok((
+                u32::try_from(offset).map_err(|_| EINVAL)?,
+                u32::try_from(len).map_err(|_| EINVAL)?,
+            )),
             _ => Err(EINVAL),
         }
     }
 
-    /// Hands `len` bytes at `offset` to the device for a transfer in `dir`
-    /// (`dma_sync_single_for_device()`): the CPU caches are written back (to the device) or
-    /// invalidated (from the device). `dir` must be the direction of the allocation, or that
-    /// must be [`DataDirection::Bidirectional`].
-    ///
-    /// Returns `EINVAL` if the range is not inside the buffer.
-    pub(crate) fn sync_for_device(&self, offset: usize, len: usize, dir: DataDirection) -> Result {
-        let addr = self.range(offset, len)?;
-        // SAFETY: By the type invariants `dma_addr` maps `size` bytes for `dev`, and the range is
-        // inside them.
-        unsafe { bindings::__dma_sync_single_for_device(raw_dev(self.dev), addr, len, dir.into()) };
+    /// The CPU is about to write `len` bytes at `offset`: they may be in dirty cache lines from
+    /// now on (also if the write stops halfway), until a mapping or unmapping cleans or
+    /// invalidates them. Returns `EINVAL` if the range is not inside the buffer.
+    pub(crate) fn cpu_write(&self, offset: usize, len: usize) -> Result {
+        let (offset, len) = self.range(offset, len)?;
+        self.update_dirty(|d| d.cpu_write(offset, len));
         Ok(())
     }
 
-    /// Hands `len` bytes at `offset` back to the CPU after a transfer in `dir`
-    /// (`dma_sync_single_for_cpu()`), as for [`Self::sync_for_device`].
+    /// Maps `len` bytes at `offset` for one transfer in `dir` (`dma_map_page_attrs()`), which
+    /// cleans the CPU caches over them (to the device, both ways) or invalidates them (from the
+    /// device); with [`MapSync::SkipIfClean`] that is skipped when no byte of the pages can be
+    /// in a dirty cache line (`DMA_ATTR_SKIP_CPU_SYNC`). The device owns the range until
+    /// [`Self::unmap`].
     ///
-    /// Returns `EINVAL` if the range is not inside the buffer.
-    pub(crate) fn sync_for_cpu(&self, offset: usize, len: usize, dir: DataDirection) -> Result {
-        let addr = self.range(offset, len)?;
-        // SAFETY: As in `sync_for_device`.
-        unsafe { bindings::__dma_sync_single_for_cpu(raw_dev(self.dev), addr, len, dir.into()) };
+    /// Returns `EINVAL` if the range is not inside the buffer, empty, or `dir` is not allowed
+    /// by the allocation's direction; `EBUSY` if a range is mapped already; `ENOMEM` if the
+    /// mapping fails.
+    pub(crate) fn map(
+        &self,
+        offset: usize,
+        len: usize,
+        dir: DataDirection,
+        sync: MapSync,
+    ) -> Result<Mapping> {
+        let (off32, len32) = self.range(offset, len)?;
+        if len == 0 || !dir_allowed(self.dir, dir) {
+            return Err(EINVAL);
+        }
+        if self.mapped.cmpxchg(0, MAPPING, Full).is_err() {
+            return Err(EBUSY);
+        }
+        let (to_device, from_device) = dir_sides(dir);
+        let skip = sync == MapSync::SkipIfClean && self.dirty().may_skip_sync();
+        let attrs = if skip { SKIP_CPU_SYNC } else { 0 };
+        // The pages start at a page boundary: `offset` may be larger than a page.
+        let page_offset = offset % kernel::page::PAGE_SIZE;
+        let dev = self.dev();
+        // SAFETY: By the type invariants `page` owns at least `size` bytes of low memory;
+        // `offset / PAGE_SIZE` pages on is inside them, and `len` bytes from `page_offset` in it
+        // are inside the buffer (checked above). `dev` is a valid device.
+        let addr = unsafe {
+            bindings::dma_map_page_attrs(
+                raw_dev(dev),
+                self.page.as_ptr().add(offset / kernel::page::PAGE_SIZE),
+                page_offset,
+                len,
+                dir.into(),
+                attrs,
+            )
+        };
+        if mapping_error(dev, addr) {
+            self.mapped.store(0, kernel::sync::atomic::Release);
+            return Err(ENOMEM);
+        }
+        let state = MapState {
+            addr,
+            offset: off32,
+            len,
+            dir,
+        };
+        // SAFETY: This caller changed `mapped` from 0 to `MAPPING` above: it is the only one to access
+        // `map_state` until it hands out the mapping (type invariants).
+        unsafe { *self.map_state.get() = Some(state) };
+        if !skip && dirty::leaves_clean(to_device, from_device, true) {
+            self.update_dirty(|d| d.maintained(off32, len32));
+        }
+        if from_device && !to_device {
+            let count = if skip {
+                &self.invalidates_skipped
+            } else {
+                &self.invalidates_done
+            };
+            count.add(1, Relaxed);
+        }
+        let id = NEXT_ID.fetch_add(1, Relaxed);
+        // INVARIANT: `mapped` is the id of the mapping, `map_state` holds it.
+        self.mapped.store(id, kernel::sync::atomic::Release);
+        Ok(Mapping { id, state })
+    }
+
+    /// Unmaps `mapping` (`dma_unmap_page_attrs()`, which invalidates the CPU caches over the
+    /// range after a transfer from the device or both ways): the CPU owns the bytes again.
+    ///
+    /// Returns `EINVAL`, and leaves the pages mapped until they are dropped, if `mapping` is
+    /// not a mapping of these pages.
+    pub(crate) fn unmap(&self, mapping: Mapping) -> Result {
+        if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
+            return Err(EINVAL);
+        }
+        let MapState {
+            addr,
+            offset,
+            len,
+            dir,
+        } = mapping.state;
+        let dev = self.dev();
+        // SAFETY: `mapping` is the mapping of these pages (its id is theirs, type invariants),
+        // made by `dma_map_page_attrs()` with these values, and consumed here.
+        unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
+        let (to_device, from_device) = dir_sides(dir);
+        if dirty::leaves_clean(to_device, from_device, false) {
+            // `len` fits in `u32`: it was checked against the size when mapped.
+            let len32 = u32::try_from(len).unwrap_or(u32::MAX);
+            self.update_dirty(|d| d.maintained(offset, len32));
+        }
+        // SAFETY: The holder of the mapping accesses `map_state` (type invariants); it is
+        // consumed here.
+        unsafe { *self.map_state.get() = None };
+        // INVARIANT: Unmapped, `map_state` cleared.
+        self.mapped.store(0, kernel::sync::atomic::Release);
         Ok(())
     }
 }
 
 /// Note that the device must be done with the buffer before it is dropped.
-impl Drop for NoncoherentPages<'_> {
+impl Drop for NoncoherentPages {
     fn drop(&mut self) {
-        // SAFETY: By the type invariants the pages were allocated with these arguments and are
-        // owned by this object, which goes now; `self.dev` is still bound (it is borrowed).
-        unsafe {
-            bindings::dma_free_pages(
-                raw_dev(self.dev),
-                self.size,
-                self.page.as_ptr(),
-                self.dma_addr,
-                self.dir.into(),
-            )
-        };
+        let leaked = self.map_state.get_mut().take();
+        let dev = self.dev();
+        if let Some(MapState { addr, len, dir, .. }) = leaked {
+            // SAFETY: A mapping was leaked: by the type invariants it was made with these
+            // values and nobody else can unmap it now (`&mut self`).
+            unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
+        }
+        // SAFETY: By the type invariants the pages were allocated with this order, are owned by
+        // this object, which goes now, and are not mapped any more.
+        unsafe { bindings::__free_pages(self.page.as_ptr(), self.order) };
     }
 }

@@ -7,9 +7,17 @@
 //! [`Bouncer`] it advertises up to `max_segs` segments per request ([`policy::Limits::bounced`]):
 //! a request whose data maps to one DMA segment still goes to the controller in place
 //! ("direct"), one of more segments is copied through a physically contiguous buffer
-//! ("bounced"). The buffer is DMA-coherent memory, or cached memory with streaming syncs
-//! around every transfer ([`BounceBuffer::new`]); it is never accessed through Rust
+//! ("bounced"). The buffer is DMA-coherent memory, or cached memory mapped with the streaming
+//! DMA API for every transfer ([`BounceBuffer::new`]); it is never accessed through Rust
 //! references, the scatterlist copies of [`super::CpuBuffer`] take its raw address.
+//!
+//! A cached buffer is mapped for the device before a transfer (a write's data cleaned, a
+//! read's range invalidated) and unmapped after it (a read's range invalidated again), by the
+//! same request's code that took the buffer; every path that frees a buffer unmaps it. With
+//! `skip_clean` ([`Bouncer::new`]) a read's mapping skips its invalidate when no byte of the
+//! buffer can be in a dirty cache line ([`NoncoherentPages`], [`MapSync::SkipIfClean`]): the
+//! CPU only writes the buffer when it copies a write in, which is noted before the copy starts
+//! and cleaned by the write's mapping.
 //!
 //! With one buffer a write is copied into it before its command starts and a read copied out
 //! after the controller completed it, and only if neither the command nor the data phase
@@ -28,6 +36,7 @@ pub(crate) mod policy;
 pub(crate) mod slots;
 
 use kernel::{
+    debugfs::Writer,
     device::{
         Bound,
         Device, //
@@ -42,7 +51,12 @@ use kernel::{
     sync::Mutex, //
 };
 
-use super::super::dma::noncoherent::NoncoherentPages;
+use super::super::dma::noncoherent::{
+    MapSync,
+    Mapping,
+    NoncoherentPages,
+    SyncCounts, //
+};
 
 use super::{
     copy_buffer_to_idle,
@@ -67,31 +81,36 @@ use slots::{
 pub(crate) use slots::MAX_BUFFERS;
 
 /// The memory of a bounce buffer.
-enum Memory<'a> {
+enum Memory {
     /// DMA-coherent (`dma_alloc_coherent()`): uncached on a SoC that is not DMA-coherent, no
     /// cache maintenance.
     Coherent(Coherent<[u8]>),
-    /// Cached, with streaming syncs around every transfer (as sdhci's bounce buffer).
-    Cached(NoncoherentPages<'a>),
+    /// Cached, mapped with the streaming DMA API for every transfer (as sdhci's bounce
+    /// buffer, which syncs instead).
+    Cached(NoncoherentPages),
 }
 
 /// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
 pub(crate) struct BounceBuffer<'a> {
-    mem: Memory<'a>,
+    mem: Memory,
+    _dev: core::marker::PhantomData<&'a Device<Bound>>,
 }
 
 impl<'a> BounceBuffer<'a> {
     /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
-    /// allocation warning): the caller falls back to single-segment requests.
+    /// allocation warning): the caller falls back to single-segment requests. Cached memory is
+    /// cleaned whole once (mapped to the device and unmapped), so that it starts clean.
     pub(crate) fn new(dev: &'a Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
         let mem = if cached {
-            Memory::Cached(NoncoherentPages::alloc(
+            let pages = NoncoherentPages::alloc(
                 dev,
                 len,
                 DataDirection::Bidirectional,
                 GFP_KERNEL | __GFP_NOWARN,
-            )?)
+            )?;
+            pages.unmap(pages.map(0, len, DataDirection::ToDevice, MapSync::Always)?)?;
+            Memory::Cached(pages)
         } else {
             Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
                 dev,
@@ -100,7 +119,10 @@ impl<'a> BounceBuffer<'a> {
                 DMA_ATTR_NO_WARN,
             )?)
         };
-        Ok(Self { mem })
+        Ok(Self {
+            mem,
+            _dev: core::marker::PhantomData,
+        })
     }
 
     /// Size in bytes.
@@ -108,21 +130,20 @@ impl<'a> BounceBuffer<'a> {
         u32::try_from(self.cpu().size()).unwrap_or(u32::MAX)
     }
 
-    /// Whether the memory is cached (streaming syncs) rather than coherent.
+    /// Whether the memory is cached (streaming DMA) rather than coherent.
     pub(crate) fn cached(&self) -> bool {
         matches!(self.mem, Memory::Cached(_))
     }
 
-    /// The bus address the controller uses.
-    fn dma_address(&self) -> u64 {
-        #[allow(clippy::useless_conversion)]
+    /// The cached memory, if it is.
+    fn pages(&self) -> Option<&NoncoherentPages> {
         match &self.mem {
-            Memory::Coherent(c) => u64::from(c.dma_address()),
-            Memory::Cached(n) => u64::from(n.dma_address()),
+            Memory::Cached(n) => Some(n),
+            Memory::Coherent(_) => None,
         }
     }
 
-    /// The memory as the CPU copies see it.
+    /// The memory as the CPU copies see it, to read from.
     fn cpu(&self) -> &dyn CpuBuffer {
         match &self.mem {
             Memory::Coherent(c) => c,
@@ -130,23 +151,41 @@ impl<'a> BounceBuffer<'a> {
         }
     }
 
-    /// Hands the first `len` bytes to the controller for a transfer in `dir`; `EINVAL` if the
-    /// buffer is shorter.
-    fn to_device(&self, len: u32, dir: DataDirection) -> Result {
+    /// The memory as the CPU copies see it, to write `len` bytes at its start: cached memory
+    /// notes them as maybe dirty first (also if the copy stops halfway).
+    fn cpu_write(&self, len: u32) -> Result<&dyn CpuBuffer> {
+        if let Memory::Cached(n) = &self.mem {
+            n.cpu_write(0, usize::try_from(len)?)?;
+        }
+        Ok(self.cpu())
+    }
+
+    /// Hands the first `len` bytes to the controller for a transfer in `dir`: cached memory is
+    /// mapped (`sync`: whether a read may skip its invalidate) and returns its mapping;
+    /// coherent memory has its one address. `EINVAL` if the buffer is shorter.
+    fn to_device(
+        &self,
+        len: u32,
+        dir: DataDirection,
+        sync: MapSync,
+    ) -> Result<(u64, Option<Mapping>)> {
+        #[allow(clippy::useless_conversion)]
         match &self.mem {
-            Memory::Cached(n) => n.sync_for_device(0, usize::try_from(len)?, dir),
-            Memory::Coherent(_) => Ok(()),
+            Memory::Cached(n) => {
+                let m = n.map(0, usize::try_from(len)?, dir, sync)?;
+                Ok((u64::from(m.dma_address()), Some(m)))
+            }
+            Memory::Coherent(c) => Ok((u64::from(c.dma_address()), None)),
         }
     }
 
-    /// Takes the first `len` bytes back from the controller after a read; `EINVAL` if the
-    /// buffer is shorter.
-    fn to_cpu(&self, len: u32) -> Result {
-        match &self.mem {
-            Memory::Cached(n) => {
-                n.sync_for_cpu(0, usize::try_from(len)?, DataDirection::FromDevice)
-            }
-            Memory::Coherent(_) => Ok(()),
+    /// Takes the buffer back from the controller after a transfer: unmaps `mapping` (a read's
+    /// range is invalidated). `EINVAL` if it is not this buffer's.
+    fn to_cpu(&self, mapping: Option<Mapping>) -> Result {
+        match (self.pages(), mapping) {
+            (Some(n), Some(m)) => n.unmap(m),
+            (_, None) => Ok(()),
+            (None, Some(_)) => Err(EINVAL),
         }
     }
 }
@@ -170,6 +209,30 @@ pub(crate) enum CopyBack {
     Deferred,
 }
 
+/// The cache state of one bounce buffer, for its debugfs file.
+#[derive(Clone, Copy)]
+pub(crate) enum BufferCache {
+    /// Coherent memory: no cache maintenance.
+    Coherent,
+    /// Cached memory: whether no byte can be in a dirty cache line, and how many reads
+    /// invalidated it before the transfer or skipped that.
+    Cached {
+        /// Whether it is clean.
+        clean: bool,
+        /// The counts.
+        counts: SyncCounts,
+    },
+}
+
+/// What the bounce buffers' debugfs file shows.
+#[derive(Clone, Copy)]
+pub(crate) struct CacheState {
+    /// Whether a read skips its first invalidate when the buffer is clean.
+    pub(crate) skip_clean: bool,
+    /// Per buffer, `None` if it does not exist.
+    pub(crate) bufs: [Option<BufferCache>; MAX_BUFFERS],
+}
+
 /// The bounce policy of one host.
 #[pin_data]
 pub(crate) struct Bouncer<'a> {
@@ -183,17 +246,25 @@ pub(crate) struct Bouncer<'a> {
     merge_boundary: usize,
     /// The longest transfer the controller is given to one DMA address.
     max_direct: u32,
+    /// The mapping of each cached buffer while the controller may use it.
+    #[pin]
+    maps: Mutex<[Option<Mapping>; MAX_BUFFERS]>,
+    /// Whether a read's mapping skips its invalidate when its buffer is clean.
+    skip_clean: bool,
 }
 
 impl<'a> Bouncer<'a> {
     /// The policy with the buffers `bufs` (none: every request must map to one segment; two:
     /// copies in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary` ([`super::dma_merge_boundary`]) and which is given at most
-    /// `max_direct` bytes to one DMA address (longer single segments are bounced).
+    /// `max_direct` bytes to one DMA address (longer single segments are bounced). With
+    /// `skip_clean` a read into a cached buffer with no dirty cache line skips the invalidate
+    /// before the transfer ([`MapSync::SkipIfClean`]).
     pub(crate) fn new(
         bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
         merge_boundary: usize,
         max_direct: u32,
+        skip_clean: bool,
     ) -> impl PinInit<Self> {
         let count = bufs.iter().take_while(|b| b.is_some()).count();
         pin_init!(Self {
@@ -201,7 +272,84 @@ impl<'a> Bouncer<'a> {
             slots <- new_mutex!(Slots::new(count), "mmc::bounce::slots"),
             merge_boundary,
             max_direct,
+            maps <- new_mutex!([None, None], "mmc::bounce::maps"),
+            skip_clean,
         })
+    }
+
+    /// The clean or dirty state of the buffers and the counts of reads' first invalidates.
+    pub(crate) fn cache_state(&self) -> CacheState {
+        let mut st = CacheState {
+            skip_clean: self.skip_clean,
+            bufs: [None; MAX_BUFFERS],
+        };
+        for (i, out) in st.bufs.iter_mut().enumerate() {
+            *out = self.buf(i).map(|buf| match buf.pages() {
+                None => BufferCache::Coherent,
+                Some(p) => BufferCache::Cached {
+                    clean: p.is_clean(),
+                    counts: p.counts(),
+                },
+            });
+        }
+        st
+    }
+
+    /// How a read's mapping treats its first invalidate.
+    fn read_sync(&self) -> MapSync {
+        if self.skip_clean {
+            MapSync::SkipIfClean
+        } else {
+            MapSync::Always
+        }
+    }
+
+    /// Hands the first `len` bytes of buffer `slot` to the controller for a transfer in `dir`
+    /// and keeps its mapping; a mapping left from an earlier user of the buffer is undone
+    /// first. Returns the DMA address.
+    fn map_slot(
+        &self,
+        buf: &BounceBuffer<'a>,
+        slot: usize,
+        len: u32,
+        dir: DataDirection,
+    ) -> Result<u64> {
+        self.unmap_slot(slot);
+        let sync = if dir == DataDirection::FromDevice {
+            self.read_sync()
+        } else {
+            MapSync::Always
+        };
+        let (addr, mapping) = buf.to_device(len, dir, sync)?;
+        if let Some(s) = self.maps.lock().get_mut(slot) {
+            *s = mapping;
+        }
+        Ok(addr)
+    }
+
+    /// The DMA address of buffer `slot`, which `pre_req` handed to the controller.
+    fn prepared_address(&self, buf: &BounceBuffer<'a>, slot: usize) -> Result<u64> {
+        #[allow(clippy::useless_conversion)]
+        match &buf.mem {
+            Memory::Coherent(c) => Ok(u64::from(c.dma_address())),
+            Memory::Cached(_) => self
+                .maps
+                .lock()
+                .get(slot)
+                .and_then(Option::as_ref)
+                .map(|m| u64::from(m.dma_address()))
+                .ok_or(EIO),
+        }
+    }
+
+    /// Takes buffer `slot` back from the controller: unmaps it if it is mapped. Returns
+    /// whether that went right (nothing mapped is right).
+    fn unmap_slot(&self, slot: usize) -> bool {
+        let mapping = self.maps.lock().get_mut(slot).and_then(Option::take);
+        match (self.buf(slot), mapping) {
+            (Some(buf), m) => buf.to_cpu(m).is_ok(),
+            (None, m) => m.is_none(),
+        }
     }
 
     fn buf(&self, slot: usize) -> Option<&BounceBuffer<'a>> {
@@ -238,12 +386,14 @@ impl<'a> Bouncer<'a> {
     /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
     /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
     /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits
-    /// (for tests and measurements).
+    /// (for tests and measurements); when `copy_in_fault` (a fault for tests, asked once per
+    /// copy of a write into a buffer) returns true, the copy stops halfway and fails.
     pub(crate) fn set_up(
         &self,
         dev: &Device<Bound>,
         mrq: &mut DmaRequest,
         force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
@@ -268,7 +418,7 @@ impl<'a> Bouncer<'a> {
             Ok(DataPath::Bounce) if self.size() != 0 => {
                 // The CPU copies the data: no mapping may be left on the scatterlist.
                 mrq.unmap();
-                self.set_up_bounce(dev, mrq)
+                self.set_up_bounce(dev, mrq, copy_in_fault)
             }
             Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
                 mrq.unmap();
@@ -294,7 +444,12 @@ impl<'a> Bouncer<'a> {
 
     /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
     /// is copied into it).
-    fn set_up_bounce(&self, dev: &Device<Bound>, mrq: &DmaRequest) -> Result<DataSetup> {
+    fn set_up_bounce(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &DmaRequest,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> Result<DataSetup> {
         let cookie = mrq.data().map_or(0, |d| d.host_cookie());
         let (slot, prepared) = match self.slots.lock().start(mrq.addr(), cookie) {
             Start::Prepared(i) => (i, true),
@@ -310,12 +465,19 @@ impl<'a> Bouncer<'a> {
         };
         let len = mrq.data_len();
         let synced = if prepared {
-            Ok(())
+            self.prepared_address(buf, slot)
         } else if !mrq.data().is_some_and(|d| d.is_write()) {
             // No dirty cache line may be written back over what the controller stores.
-            buf.to_device(len, DataDirection::FromDevice)
+            self.map_slot(buf, slot, len, DataDirection::FromDevice)
         } else {
-            let copied = mrq.copy_to_buffer(buf.cpu(), len);
+            // A mapping left by a request this buffer was prepared for goes before the CPU
+            // writes.
+            self.unmap_slot(slot);
+            let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
+                Err(_) => 0,
+            };
             if copied != len {
                 dev_err!(
                     dev,
@@ -326,21 +488,26 @@ impl<'a> Bouncer<'a> {
                 self.release(slot);
                 return Err(EIO);
             }
-            buf.to_device(len, DataDirection::ToDevice)
+            self.map_slot(buf, slot, len, DataDirection::ToDevice)
         };
-        if let Err(e) = synced {
-            dev_err!(dev, "cannot hand {} bytes of the bounce buffer over\n", len);
-            self.release(slot);
-            return Err(e);
-        }
+        let dma_addr = match synced {
+            Ok(a) => a,
+            Err(e) => {
+                dev_err!(dev, "cannot hand {} bytes of the bounce buffer over\n", len);
+                self.release(slot);
+                return Err(e);
+            }
+        };
         Ok(DataSetup {
-            dma_addr: buf.dma_address(),
+            dma_addr,
             slot: Some(slot),
         })
     }
 
-    /// Frees buffer `slot` of a request that failed or needs nothing copied.
+    /// Frees buffer `slot` of a request that failed or needs nothing copied (the controller is
+    /// done with it): it is unmapped first.
     pub(crate) fn release(&self, slot: usize) {
+        self.unmap_slot(slot);
         self.slots.lock().finish(slot, None);
     }
 
@@ -366,9 +533,13 @@ impl<'a> Bouncer<'a> {
                 return Ok(CopyBack::Deferred);
             }
         }
-        let copied = self.buf(slot).map_or(0, |buf| match buf.to_cpu(len) {
-            Ok(()) => mrq.copy_from_buffer(buf.cpu(), len),
-            Err(_) => 0,
+        let unmapped = self.unmap_slot(slot);
+        let copied = self.buf(slot).map_or(0, |buf| {
+            if unmapped {
+                mrq.copy_from_buffer(buf.cpu(), len)
+            } else {
+                0
+            }
         });
         self.release(slot);
         if copied != len {
@@ -397,7 +568,14 @@ impl<'a> Bouncer<'a> {
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
     /// hands it over now, while the controller moves the other: a write's data is copied in
     /// and cleaned, a read's range invalidated. Returns whether the request was prepared.
-    pub(crate) fn prepare(&self, dev: &Device<Bound>, mrq: &IdleRequest, force: bool) -> bool {
+    /// `copy_in_fault` as for [`Self::set_up`].
+    pub(crate) fn prepare(
+        &self,
+        dev: &Device<Bound>,
+        mrq: &IdleRequest,
+        force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
@@ -419,7 +597,13 @@ impl<'a> Bouncer<'a> {
             return false;
         };
         if data.is_write() {
-            let copied = copy_idle_to_buffer(mrq, buf.cpu(), len);
+            // A mapping left from an earlier user goes before the CPU writes.
+            self.unmap_slot(slot);
+            let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => copy_idle_to_buffer(mrq, cpu, len / 2),
+                Ok(cpu) => copy_idle_to_buffer(mrq, cpu, len),
+                Err(_) => 0,
+            };
             if copied != len {
                 dev_dbg!(dev, "pre_req copied {} of {} bytes\n", copied, len);
                 self.slots.lock().free(slot);
@@ -432,7 +616,7 @@ impl<'a> Bouncer<'a> {
             // As in `set_up_bounce`; the buffer stays untouched until the request starts.
             DataDirection::FromDevice
         };
-        if buf.to_device(len, dir).is_err() {
+        if self.map_slot(buf, slot, len, dir).is_err() {
             self.slots.lock().free(slot);
             return false;
         }
@@ -453,9 +637,13 @@ impl<'a> Bouncer<'a> {
         let Post::CopyOut { slot, len } = post else {
             return false;
         };
-        let copied = self.buf(slot).map_or(0, |buf| match buf.to_cpu(len) {
-            Ok(()) => copy_buffer_to_idle(buf.cpu(), mrq, len),
-            Err(_) => 0,
+        let unmapped = self.unmap_slot(slot);
+        let copied = self.buf(slot).map_or(0, |buf| {
+            if unmapped {
+                copy_buffer_to_idle(buf.cpu(), mrq, len)
+            } else {
+                0
+            }
         });
         self.slots.lock().free(slot);
         if copied != len {
@@ -470,5 +658,35 @@ impl<'a> Bouncer<'a> {
             return false;
         }
         true
+    }
+}
+
+/// The `bounce` file: `skip_clean_invalidate`, then per buffer `bufferN: coherent`, or
+/// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
+/// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
+impl Writer for Bouncer<'_> {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let st = self.cache_state();
+        writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;
+        for (i, b) in st.bufs.iter().enumerate() {
+            match b {
+                None => {}
+                Some(BufferCache::Coherent) => writeln!(f, "buffer{}: coherent", i)?,
+                Some(BufferCache::Cached { clean, counts }) => {
+                    writeln!(f, "buffer{}: {}", i, if *clean { "clean" } else { "dirty" })?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_done: {}",
+                        i, counts.invalidates_done
+                    )?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_skipped: {}",
+                        i, counts.invalidates_skipped
+                    )?;
+                }
+            }
+        }
+        Ok(())
     }
 }

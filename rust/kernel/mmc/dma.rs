@@ -110,7 +110,7 @@ unsafe impl CpuBuffer for Coherent<[u8]> {
 }
 
 // SAFETY: Non-coherent DMA pages are valid for `size()` bytes at `as_mut_ptr()` while they live.
-unsafe impl CpuBuffer for NoncoherentPages<'_> {
+unsafe impl CpuBuffer for NoncoherentPages {
     fn cpu_ptr(&self) -> *mut u8 {
         self.as_mut_ptr()
     }
