@@ -31,7 +31,6 @@ use super::{
         new_timer,
         Timer, //
     },
-    Cap,
     Caps,
     IdleRequest,
     Ios,
