@@ -85,9 +85,11 @@ use stubs::stats;
 #[path = "rust/kernel"]
 mod kernel_ext {
     pub(crate) mod io {
+        #[cfg(CONFIG_HAS_IOMEM)]
         pub(crate) mod window;
     }
     pub(crate) mod dma {
+        #[cfg(CONFIG_HAS_DMA)]
         pub(crate) mod noncoherent;
     }
     pub(crate) mod clk {

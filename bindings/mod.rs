@@ -34,4 +34,11 @@ pub(crate) use kernel::bindings::*;
 use kernel::ffi;
 use pin_init::MaybeZeroable;
 
+/// `dma_sync_sg_for_device()`, a static inline function: in the kernel tree the series adds its
+/// helper to `rust/helpers/dma.c`, which a module built out of tree cannot do. On 32-bit ARM
+/// (`CONFIG_DMA_NEED_SYNC`) the inline function calls `__dma_sync_sg_for_device()` unless the
+/// device skips syncs (`dma_dev_need_sync()`), and for such a device (DMA-coherent, no bounce
+/// buffering) that function has no cache maintenance to do: calling it always is equivalent.
+pub(crate) use kernel::bindings::__dma_sync_sg_for_device as dma_sync_sg_for_device;
+
 include!("../build/bindings/mmc_generated.rs");

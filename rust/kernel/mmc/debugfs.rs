@@ -43,6 +43,7 @@ use crate::bindings;
 ///
 /// `data` points to a value, reached from the host's driver data, that lives as long as the
 /// driver data and is of the type `fops` expects.
+#[cfg_attr(not(CONFIG_DEBUG_FS), expect(dead_code))]
 pub(super) struct PendingFile {
     name: &'static CStr,
     data: *const c_void,

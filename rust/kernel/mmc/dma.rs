@@ -267,7 +267,7 @@ impl DmaRequest {
             // SAFETY: By the type invariant the scatterlist is mapped for `dir` on `dev` with
             // `sg.len()` entries.
             unsafe {
-                bindings::__dma_sync_sg_for_device(
+                bindings::dma_sync_sg_for_device(
                     self.dev.as_ptr(),
                     sg.as_raw(),
                     sg.len() as c_int,
