@@ -25,7 +25,7 @@ use crate::bindings;
 /// Wraps a `struct mmc_host` allocated with `mmc_alloc_host()`, whose class device was
 /// initialised there; it is never accessed mutably through this type.
 #[repr(transparent)]
-pub(crate) struct HostMemory(Opaque<bindings::mmc_host>);
+struct HostMemory(Opaque<bindings::mmc_host>);
 
 impl HostMemory {
     /// # Safety
