@@ -120,10 +120,6 @@ impl ModDelayed for Queue {
             .cast::<bindings::workqueue_struct>()
             .cast_mut();
 
-        // SAFETY: The closure returns `false` only when `mod_delayed_work_on()` returns true: the
-        // work was pending and is pending again with the new expiry, so it is in a workqueue.
-        // The other `__enqueue` requirements do not apply: `W` is `Send` and `'static`.
-        //
         // `mod_delayed_work_on()` dereferences the `delayed_work` around the pointer, which
         // `__enqueue` keeps valid during the closure (`RawDelayedWorkItem` extends this to the
         // whole `delayed_work`). When the closure returns true, the work was idle and is queued
@@ -131,6 +127,9 @@ impl ModDelayed for Queue {
         // module's documentation), and `__enqueue` keeps the pointer valid until the work
         // function is called; when it returns false, the queue still holds what it held for the
         // pending work.
+        // SAFETY: The closure returns `false` only when `mod_delayed_work_on()` returns true: the
+        // work was pending and is pending again with the new expiry, so it is in a workqueue.
+        // The other `__enqueue` requirements do not apply: `W` is `Send` and `'static`.
         unsafe {
             w.__enqueue(move |work_ptr| {
                 !bindings::mod_delayed_work_on(
