@@ -31,16 +31,16 @@ use crate::{
 };
 
 /// The bounce buffers of a new host and the parameters they were allocated for.
-pub(crate) struct Buffers<'a> {
+pub(crate) struct Buffers {
     /// The module parameters.
     params: Params,
     /// The buffers: none, one, or two with `double_buffer`.
-    bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
+    bufs: [Option<BounceBuffer>; MAX_BUFFERS],
 }
 
-impl<'a> Buffers<'a> {
+impl Buffers {
     /// Allocates the buffers the module parameters ask for, as many as can be had.
-    pub(crate) fn allocate(dev: &'a Device<Bound>) -> Self {
+    pub(crate) fn allocate(dev: &Device<Bound>) -> Self {
         let params = crate::params();
         let first = first_buffer(dev, &params);
         let second = first.as_ref().and_then(|b| second_buffer(dev, b));
@@ -74,7 +74,7 @@ impl<'a> Buffers<'a> {
 
     /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary`.
-    pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer<'a>> {
+    pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
         Bouncer::new(
             self.bufs,
             merge_boundary,
@@ -85,7 +85,7 @@ impl<'a> Buffers<'a> {
 }
 
 /// The bounce buffer of `bounce_size` bytes, if there is to be one and it can be allocated.
-fn first_buffer<'a>(dev: &'a Device<Bound>, params: &Params) -> Option<BounceBuffer<'a>> {
+fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
     if params.bounce_size == 0 {
         return None;
     }
@@ -103,17 +103,14 @@ fn first_buffer<'a>(dev: &'a Device<Bound>, params: &Params) -> Option<BounceBuf
 
 /// Without double buffering there is no second buffer: the host bounces through one.
 #[cfg(not(feature = "double_buffer"))]
-fn second_buffer<'a>(
-    _dev: &'a Device<Bound>,
-    _first: &BounceBuffer<'_>,
-) -> Option<BounceBuffer<'a>> {
+fn second_buffer(_dev: &Device<Bound>, _first: &BounceBuffer) -> Option<BounceBuffer> {
     None
 }
 
 /// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
 /// through one buffer.
 #[cfg(feature = "double_buffer")]
-fn second_buffer<'a>(dev: &'a Device<Bound>, first: &BounceBuffer<'_>) -> Option<BounceBuffer<'a>> {
+fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {
     if !crate::double_buffer() {
         return None;
     }

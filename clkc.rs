@@ -80,11 +80,11 @@ const SD_CLK: usize = 1;
 /// The registered clock tree and the consumer references of its four gates.
 ///
 /// The fields drop in order: the consumer references, then the clocks, children first.
-pub(crate) struct Clkc<'a> {
+pub(crate) struct Clkc {
     gates: KVec<Clk>,
-    _gate_hws: KVec<Hw<Regs<'a>>>,
-    _div: Hw<Regs<'a>>,
-    _src_sel: Hw<Regs<'a>>,
+    _gate_hws: KVec<Hw<Regs>>,
+    _div: Hw<Regs>,
+    _src_sel: Hw<Regs>,
 }
 
 /// `"<device>#<suffix>"`, cut to 31 characters like the C driver's `char clk_name[32]`.
@@ -99,13 +99,13 @@ fn clk_name(dev_name: &CStr, suffix: &CStr) -> Result<KVec<u8>> {
 }
 
 /// Registers the clock `suffix` of the tree of `dev`.
-fn register<'a>(
+fn register(
     dev: &Device<Bound>,
-    reg: &Reg<Regs<'a>>,
+    reg: &Reg<Regs>,
     suffix: &CStr,
     parents: &[Parent<'_>],
     basic: Basic<'_>,
-) -> Result<Hw<Regs<'a>>> {
+) -> Result<Hw<Regs>> {
     let name = clk_name(dev.name(), suffix)?;
     let init = Init {
         name: CStr::from_bytes_with_nul(&name).map_err(|_| EINVAL)?,
@@ -115,11 +115,11 @@ fn register<'a>(
     Hw::register(dev, reg, &init, basic)
 }
 
-impl<'a> Clkc<'a> {
+impl Clkc {
     /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets
     /// its four gate clocks. Dropping the returned object unregisters the tree; the clocks keep
     /// `regs` mapped as long as they are registered.
-    pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs<'a>>) -> Result<Self> {
+    pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs>) -> Result<Self> {
         let reg = Reg::new(regs, CLKC_OFFSET)?;
 
         let clkin = [c"clkin0", c"clkin1", c"clkin2", c"clkin3"].map(Parent::Input);

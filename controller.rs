@@ -6,13 +6,11 @@
 
 use kernel::{
     clk::Clk,
-    device::{
-        Bound,
-        Device, //
-    },
+    device::Device,
     new_mutex,
     prelude::*,
     sync::{
+        aref::ARef,
         atomic::Atomic,
         Arc,
         Mutex, //
@@ -69,15 +67,15 @@ pub(crate) struct InFlight {
 /// Teardown: the fields go in declaration order: pclk off, clock tree unregistered,
 /// registers unmapped.
 #[pin_data]
-pub(crate) struct Sdhc<'a> {
-    pub(crate) dev: &'a Device<Bound>,
+pub(crate) struct Sdhc {
+    pub(crate) dev: ARef<Device>,
     pub(crate) soc: SocData,
     pub(crate) pclk: EnabledClk,
-    pub(crate) clkc: Clkc<'a>,
-    pub(crate) regs: Arc<Regs<'a>>,
+    pub(crate) clkc: Clkc,
+    pub(crate) regs: Arc<Regs>,
     /// The bounce policy and its buffers (`kernel::mmc::bounce`, set up in `bounce.rs`).
     #[pin]
-    pub(crate) bounce: Bouncer<'a>,
+    pub(crate) bounce: Bouncer,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
     pub(crate) cur: Mutex<Option<InFlight>>,
@@ -105,12 +103,12 @@ pub(crate) struct Sdhc<'a> {
     pub(crate) debugfs: HostDebugfs,
 }
 
-impl<'a> Sdhc<'a> {
+impl Sdhc {
     /// The registers with what programming them needs, the SDIO card interrupt's `ICTL`
     /// enables included.
     pub(crate) fn hw(&self) -> Hw<'_> {
         Hw {
-            dev: self.dev,
+            dev: &self.dev,
             regs: &self.regs,
             soc: &self.soc,
             sdio: &self.sdio,
@@ -129,14 +127,14 @@ pub(crate) struct BusState {
 
 /// The driver data of the MMC host (in its private area).
 #[pin_data(PinnedDrop)]
-pub(crate) struct SdhcHost<'a> {
-    pub(crate) sdhc: Arc<Sdhc<'a>>,
+pub(crate) struct SdhcHost {
+    pub(crate) sdhc: Arc<Sdhc>,
     #[pin]
     pub(crate) bus: Mutex<BusState>,
 }
 
-impl<'a> SdhcHost<'a> {
-    pub(crate) fn new(sdhc: Arc<Sdhc<'a>>) -> impl PinInit<Self, Error> + 'a {
+impl SdhcHost {
+    pub(crate) fn new(sdhc: Arc<Sdhc>) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             sdhc,
             bus <- new_mutex!(
@@ -168,7 +166,7 @@ impl<'a> SdhcHost<'a> {
 }
 
 #[pinned_drop]
-impl PinnedDrop for SdhcHost<'_> {
+impl PinnedDrop for SdhcHost {
     fn drop(self: Pin<&mut Self>) {
         self.release_sdio_signal();
         let mut bus = self.bus.lock();
@@ -176,7 +174,7 @@ impl PinnedDrop for SdhcHost<'_> {
     }
 }
 
-impl SdhcHost<'_> {
+impl SdhcHost {
     /// The host is removed (or was never added) and its timer cancelled; it is freed next:
     /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
     #[cfg(feature = "sdio_irq")]

@@ -60,7 +60,7 @@ pub(crate) struct Deadline {
 
 impl Deadline {
     /// The deadline of `mrq` at the current bus settings of `sdhc`, from now.
-    pub(crate) fn new(sdhc: &Sdhc<'_>, mrq: &Request) -> Self {
+    pub(crate) fn new(sdhc: &Sdhc, mrq: &Request) -> Self {
         let cmd = mrq.cmd();
         let data = mrq.data();
         let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
@@ -81,7 +81,7 @@ impl Deadline {
     }
 
     /// Arms the host's timer, the watchdog, for this deadline.
-    pub(crate) fn arm(&self, host: &Host<SdhcHost<'_>>) {
+    pub(crate) fn arm(&self, host: &Host<SdhcHost>) {
         host.arm_timer(SdhcHost::watch_period(
             host,
             SdhcHost::arm_after(host, self.ms),
@@ -116,7 +116,7 @@ impl BusLines {
     }
 }
 
-impl SdhcHost<'_> {
+impl SdhcHost {
     /// When the watchdog is to fire for a request due in `deadline_ms`: then, or the test
     /// fault's `watchdog_early_ms` before.
     #[cfg(feature = "stats")]
@@ -197,7 +197,7 @@ enum Due {
     TimedOut(InFlight),
 }
 
-impl<'a> Sdhc<'a> {
+impl Sdhc {
     /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
     /// for an earlier request (completed since) or fired early finds a request not yet due.
     fn take_expired(&self) -> Due {

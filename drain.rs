@@ -40,7 +40,7 @@ pub(crate) const DIRECT_HOLD_MS: i64 = 100;
 /// held back after an error is freed.
 const RELEASE_WAIT_MS: i64 = 100;
 
-impl Sdhc<'_> {
+impl Sdhc {
     /// Resets the controller after an error and waits for its DMA engine to drain
     /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again. Returns
     /// whether the controller showed idle afterwards.

@@ -20,7 +20,7 @@ use crate::{
 };
 
 #[vtable]
-impl HostOps for SdhcHost<'_> {
+impl HostOps for SdhcHost {
     fn request(host: &Host<Self>, mrq: Request) {
         SdhcHost::start_request(host, mrq);
     }

@@ -4,10 +4,7 @@
 //! reading the response, waiting for the controller (`meson-mx-sdhc-mmc.c`).
 
 use kernel::{
-    device::{
-        Bound,
-        Device, //
-    },
+    device::Device,
     io::{
         poll::read_poll_timeout,
         Io, //
@@ -107,15 +104,15 @@ impl CmdInfo {
 
 /// The controller's registers with what programming them needs.
 pub(crate) struct Hw<'a> {
-    pub(crate) dev: &'a Device<Bound>,
-    pub(crate) regs: &'a Regs<'a>,
+    pub(crate) dev: &'a Device,
+    pub(crate) regs: &'a Regs,
     pub(crate) soc: &'a SocData,
     /// The SDIO card interrupt, which every `ICTL` write keeps as it is.
     pub(crate) sdio: &'a SdioIrqs,
 }
 
 /// Resets the whole controller; this also stops its DMA engine.
-pub(crate) fn reset(regs: &Regs<'_>) {
+pub(crate) fn reset(regs: &Regs) {
     regs.write_reg(
         regs::SRST::zeroed()
             .with_main_ctrl(true)
@@ -132,7 +129,7 @@ pub(crate) fn reset(regs: &Regs<'_>) {
 }
 
 /// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`).
-pub(crate) fn init_hw(regs: &Regs<'_>, soc: &SocData) {
+pub(crate) fn init_hw(regs: &Regs, soc: &SocData) {
     reset(regs);
 
     regs.write_reg(

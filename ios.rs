@@ -22,7 +22,7 @@ use crate::{
     regs, //
 };
 
-impl SdhcHost<'_> {
+impl SdhcHost {
     /// The `set_ios` callback; a failure fails the requests until a later call succeeds.
     pub(crate) fn set_ios(&self, ios: &Ios) {
         let mut bus = self.bus.lock();

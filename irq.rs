@@ -43,9 +43,9 @@ use crate::{
 };
 
 /// The IRQ handlers' view of the controller.
-pub(crate) struct IrqHandler<'a>(pub(crate) Arc<Sdhc<'a>>);
+pub(crate) struct IrqHandler(pub(crate) Arc<Sdhc>);
 
-impl ThreadedHandler for IrqHandler<'_> {
+impl ThreadedHandler for IrqHandler {
     fn handle(&self) -> ThreadedIrqReturn {
         self.0.irq()
     }
@@ -150,7 +150,7 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
     }
 }
 
-impl Sdhc<'_> {
+impl Sdhc {
     /// Hard IRQ handler: claims a command's interrupt and hands `ISTA` to the thread.
     ///
     /// Unlike the C driver it does not write the command's error here: the request is only
@@ -377,7 +377,7 @@ impl Sdhc<'_> {
     /// a read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If
     /// that fails, so does the data, with nothing transferred. Returns whether it succeeded.
     fn hand_over(&self, mrq: &DmaRequest, slot: usize, copy_back: u32) -> bool {
-        let Err(e) = self.bounce.complete(self.dev, mrq, slot, copy_back) else {
+        let Err(e) = self.bounce.complete(&self.dev, mrq, slot, copy_back) else {
             return true;
         };
         if let Some(d) = mrq.data() {

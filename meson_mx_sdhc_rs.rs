@@ -19,7 +19,8 @@
 //!
 //! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
 //! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
-//! platform driver that registers the host and its interrupt; `kernel::io::window`, the
+//! host's registration, tied to the device's binding; `kernel::irq::managed`, the interrupt
+//! requested for the device's binding; `kernel::io::window`, the
 //! register window, which `IoMem` cannot map; `kernel::dma::noncoherent`, cached DMA memory;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree from;
 //! `kernel::workqueue::alloc` and `kernel::workqueue::rearm`, the host's workqueue and the
@@ -95,6 +96,9 @@ mod kernel_ext {
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
         pub(crate) mod provider;
+    }
+    pub(crate) mod irq {
+        pub(crate) mod managed;
     }
     pub(crate) mod workqueue {
         pub(crate) mod alloc;
@@ -182,7 +186,7 @@ fn check_params() -> Result {
 #[pin_data]
 struct SdhcModule {
     #[pin]
-    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::PlatformDriver>>,
+    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::SdhcDriver>>,
 }
 
 impl kernel::InPlaceModule for SdhcModule {

@@ -12,7 +12,7 @@ use crate::{
     }, //
 };
 
-impl Sdhc<'_> {
+impl Sdhc {
     /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,
     /// gives a request that will be bounced its buffer now (a write is copied in, a read's
     /// range invalidated), while the previous request runs.
@@ -23,7 +23,7 @@ impl Sdhc<'_> {
         }
         if self
             .bounce
-            .prepare(self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())
+            .prepare(&self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())
         {
             self.debugfs.stats().record_prepared();
         }
@@ -33,7 +33,7 @@ impl Sdhc<'_> {
     /// its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
         mmc::unmap_pre_mapped(mrq);
-        if self.bounce.clean_up(self.dev, mrq) {
+        if self.bounce.clean_up(&self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver: OF match table and probe, which `kernel::mmc::platform` registers.
+//! The driver: OF match table and probe. The host and the interrupt are registered for the
+//! device's binding (devres): both end when the device is unbound, which drops the last
+//! reference to the controller (`Sdhc`) after them.
 
 use kernel::{
     clk::Clk,
@@ -9,7 +11,6 @@ use kernel::{
         Core,
         Device, //
     },
-    irq,
     new_mutex,
     of,
     platform,
@@ -31,10 +32,10 @@ use crate::{
     deadline::BusLines,
     hw,
     irq::IrqHandler,
+    kernel_ext::irq::managed,
     mmc::{
         self,
         bounce::policy::Limits,
-        platform::Probe,
         Cap,
         HostConfig,
         UnregisteredHost, //
@@ -55,12 +56,9 @@ use crate::{
 /// The MMC host controller driver.
 pub(crate) struct SdhcDriver;
 
-/// The platform driver that registers the hosts of [`SdhcDriver`].
-pub(crate) type PlatformDriver = mmc::platform::Adapter<SdhcDriver>;
-
 kernel::of_device_table!(
     OF_TABLE,
-    <SdhcDriver as mmc::platform::Driver>::IdInfo,
+    <SdhcDriver as platform::Driver>::IdInfo,
     [
         (of::DeviceId::new(c"amlogic,meson8-sdhc"), MESON8),
         (of::DeviceId::new(c"amlogic,meson8b-sdhc"), MESON8),
@@ -77,8 +75,8 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
 }
 
 /// The register window, requested and mapped.
-fn map_regs<'bound>(pdev: &'bound platform::Device<Core<'_>>) -> Result<Arc<Regs<'bound>>> {
-    let dev: &'bound Device<Bound> = pdev.as_ref();
+fn map_regs(pdev: &platform::Device<Bound>) -> Result<Arc<Regs>> {
+    let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
         .resource_by_index(0)
         .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
@@ -114,11 +112,8 @@ fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
 
 /// The controller: registers mapped, module clock on, hardware initialised, clock tree
 /// registered, bounce buffer allocated.
-fn new_sdhc<'bound>(
-    pdev: &'bound platform::Device<Core<'_>>,
-    soc: SocData,
-) -> Result<(Arc<Sdhc<'bound>>, Limits)> {
-    let dev: &'bound Device<Bound> = pdev.as_ref();
+fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, Limits)> {
+    let dev: &Device<Bound> = pdev.as_ref();
     let regs = map_regs(pdev)?;
     let pclk = enable_pclk(dev)?;
     hw::init_hw(&regs, &soc);
@@ -134,7 +129,7 @@ fn new_sdhc<'bound>(
 
     let sdhc = Arc::pin_init(
         try_pin_init!(Sdhc {
-            dev,
+            dev: dev.into(),
             soc,
             pclk,
             clkc,
@@ -157,11 +152,11 @@ fn new_sdhc<'bound>(
 }
 
 /// The MMC host of `sdhc`, configured from the limits, the clock tree and the device tree.
-fn new_host<'bound>(
-    dev: &'bound Device<Bound>,
-    sdhc: &Arc<Sdhc<'bound>>,
+fn new_host<'a>(
+    dev: &'a Device<Bound>,
+    sdhc: &Arc<Sdhc>,
     limits: &Limits,
-) -> Result<UnregisteredHost<'bound, SdhcHost<'bound>>> {
+) -> Result<UnregisteredHost<'a, SdhcHost>> {
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
     HostDebugfs::add_files(&mut host, |h| &h.sdhc.debugfs, |h| &h.sdhc.bounce)?;
@@ -213,10 +208,7 @@ fn new_host<'bound>(
 
 /// SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
 #[cfg(feature = "sdio_irq")]
-fn set_up_sdio_irq<'bound>(
-    host: &mut UnregisteredHost<'bound, SdhcHost<'bound>>,
-    sdhc: &Sdhc<'bound>,
-) {
+fn set_up_sdio_irq(host: &mut UnregisteredHost<'_, SdhcHost>, sdhc: &Sdhc) {
     let sdio_irq = crate::sdio_irq();
     host.set_sdio_irq(sdio_irq);
     if sdio_irq {
@@ -226,38 +218,38 @@ fn set_up_sdio_irq<'bound>(
 
 /// Without SDIO card interrupts the core polls the card.
 #[cfg(not(feature = "sdio_irq"))]
-fn set_up_sdio_irq<'bound>(
-    _host: &mut UnregisteredHost<'bound, SdhcHost<'bound>>,
-    _sdhc: &Sdhc<'bound>,
-) {
+fn set_up_sdio_irq(_host: &mut UnregisteredHost<'_, SdhcHost>, _sdhc: &Sdhc) {}
+
+/// Probes `pdev`: the controller, then its interrupt, then the host. The interrupt is requested
+/// before the host exists, so the host is removed before the interrupt is freed at unbind
+/// (devres undoes in reverse order).
+fn probe_sdhc(pdev: &platform::Device<Bound>, info: Option<&SocData>) -> Result {
+    let dev: &Device<Bound> = pdev.as_ref();
+    let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
+    let (sdhc, limits) = new_sdhc(pdev, soc)?;
+    let host = new_host(dev, &sdhc, &limits)?;
+    managed::request_threaded_irq_by_index(
+        pdev,
+        kernel::irq::Flags::ONESHOT,
+        0,
+        c"meson-mx-sdhc-rs",
+        Ok::<_, Error>(IrqHandler(sdhc)),
+    )
+    .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
+    host.register()
+        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))
 }
 
-impl mmc::platform::Driver for SdhcDriver {
+impl platform::Driver for SdhcDriver {
     type IdInfo = SocData;
-    type Host<'bound> = SdhcHost<'bound>;
-    type Irq<'bound> = IrqHandler<'bound>;
-    /// The last reference to the controller, with the clocks and the register mapping.
-    type Data<'bound> = Arc<Sdhc<'bound>>;
+    /// Nothing: the host's and the interrupt's registrations hold the controller.
+    type Data<'bound> = ();
     const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
 
     fn probe<'bound>(
         pdev: &'bound platform::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
-    ) -> Result<Probe<'bound, Self>> {
-        let dev: &'bound Device<Bound> = pdev.as_ref();
-        let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
-        let (sdhc, limits) = new_sdhc(pdev, soc)?;
-        let host = new_host(dev, &sdhc, &limits)?;
-        let irq = pdev
-            .irq_by_index(0)
-            .map_err(|e| probe_err(dev, "missing interrupt", e))?;
-        Ok(Probe {
-            host,
-            irq,
-            irq_flags: irq::Flags::ONESHOT,
-            irq_name: c"meson-mx-sdhc-rs",
-            irq_handler: IrqHandler(sdhc.clone()),
-            data: sdhc,
-        })
+    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
+        probe_sdhc(pdev, info)
     }
 }

@@ -18,7 +18,7 @@ pub(crate) const REGS_SIZE: usize = 0x3c;
 
 /// The mapped register window: the device tree's `reg`, 0x42 bytes upstream (`meson.dtsi`), not
 /// a multiple of 4, which `IoMem` cannot map.
-pub(crate) type Regs<'a> = IoWindow<'a, REGS_SIZE>;
+pub(crate) type Regs = IoWindow<REGS_SIZE>;
 
 register! {
     /// Command argument; with `PDMA.PIO_RDRESP` also the response read-back window.

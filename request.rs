@@ -33,7 +33,7 @@ struct Prepared {
     slot: Option<usize>,
 }
 
-impl SdhcHost<'_> {
+impl SdhcHost {
     /// The `request` callback: sets up the data and starts the command, or fails the request
     /// with the last `set_ios` error or the setup error.
     pub(crate) fn start_request(host: &Host<Self>, mrq: Request) {
@@ -93,7 +93,7 @@ impl SdhcHost<'_> {
     }
 }
 
-impl<'a> Sdhc<'a> {
+impl Sdhc {
     /// Completes `f`, whose command could not be sent, with `error`: nothing reached the
     /// controller's DMA engine, its bounce buffer is free again and its data unmapped.
     fn fail_unsent(&self, f: InFlight, error: Error) {
@@ -130,7 +130,7 @@ impl<'a> Sdhc<'a> {
             let force = self.debugfs.force_bounce();
             let setup = self
                 .bounce
-                .set_up(self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())?;
+                .set_up(&self.dev, mrq, force, &|| self.debugfs.take_copy_in_fault())?;
             let addr = u32::try_from(setup.dma_addr).map_err(|_| {
                 dev_err!(
                     self.dev,

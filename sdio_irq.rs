@@ -120,7 +120,7 @@ impl SdioIrqs {
 
     /// Takes the signal away (the host is going), disabling the interrupt: nothing signals
     /// the core afterwards.
-    pub(crate) fn take_signal(&self, regs: &Regs<'_>) -> Option<SdioIrqSignal> {
+    pub(crate) fn take_signal(&self, regs: &Regs) -> Option<SdioIrqSignal> {
         let mut st = self.state.lock();
         st.enabled = false;
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
@@ -128,7 +128,7 @@ impl SdioIrqs {
     }
 
     /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
-    fn write_enables(st: &State, regs: &Regs<'_>, cmd: u32) {
+    fn write_enables(st: &State, regs: &Regs, cmd: u32) {
         let dat1 = if st.enabled && st.signal.is_some() {
             st.dat1
         } else {
@@ -149,7 +149,7 @@ impl SdioIrqs {
     /// DAT1 low when the interrupt is enabled (it asserted again, or never let go) is signalled
     /// at once. The callers (`enable_sdio_irq`, `ack_sdio_irq`) run with the host claimed, so
     /// no transfer uses DAT1 as data.
-    pub(crate) fn enable(&self, regs: &Regs<'_>, enable: bool) {
+    pub(crate) fn enable(&self, regs: &Regs, enable: bool) {
         let mut st = self.state.lock();
         st.enabled = enable;
         if enable != st.sampling {
@@ -175,7 +175,7 @@ impl SdioIrqs {
     /// interrupt the card raised in between is lost until the host's timer finds DAT1 low; the
     /// knob shows that [`Self::enable`]'s way is what keeps it.
     #[cfg(feature = "stats")]
-    pub(crate) fn ack_faulty(&self, regs: &Regs<'_>) {
+    pub(crate) fn ack_faulty(&self, regs: &Regs) {
         let mut st = self.state.lock();
         st.enabled = true;
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
@@ -185,7 +185,7 @@ impl SdioIrqs {
     /// Programs DAT1 sampling and its enables again after a controller reset (`SRST`), which
     /// may return them to their reset values on the silicon; the interrupt is not lost: a
     /// card that still holds DAT1 low latches it again.
-    pub(crate) fn restore(&self, regs: &Regs<'_>) {
+    pub(crate) fn restore(&self, regs: &Regs) {
         let st = self.state.lock();
         if st.sampling {
             regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
@@ -194,7 +194,7 @@ impl SdioIrqs {
     }
 
     /// Writes the `ICTL` enables of a command's interrupts `cmd`, DAT1's kept as they are.
-    pub(crate) fn write_cmd_ictl(&self, regs: &Regs<'_>, cmd: regs::ICTL) {
+    pub(crate) fn write_cmd_ictl(&self, regs: &Regs, cmd: regs::ICTL) {
         let st = self.state.lock();
         Self::write_enables(&st, regs, cmd.into_raw());
     }
@@ -205,7 +205,7 @@ impl SdioIrqs {
     /// back the host's timer may never find the bus idle, and a missed edge would wait as long
     /// as the traffic lasts. The command is done, so DAT1 is not data now; a card that drives it
     /// low for another reason (an aborted transfer) costs one signal the core finds nothing for.
-    pub(crate) fn end_cmd(&self, regs: &Regs<'_>) {
+    pub(crate) fn end_cmd(&self, regs: &Regs) {
         {
             let st = self.state.lock();
             Self::write_enables(&st, regs, 0);
@@ -219,7 +219,7 @@ impl SdioIrqs {
     /// controller did not latch (during a reset, or before sampling was on). Returns whether
     /// there was one. The caller guarantees that no command is in flight: DAT1 is data during a
     /// transfer.
-    pub(crate) fn recover(&self, regs: &Regs<'_>) -> bool {
+    pub(crate) fn recover(&self, regs: &Regs) -> bool {
         let mut st = self.state.lock();
         if !st.enabled || st.signal.is_none() {
             return false;
@@ -240,7 +240,7 @@ impl SdioIrqs {
     }
 
     /// Masks DAT1 in `ICTL`, clears it in `ISTA` and signals the MMC core.
-    fn signal_masked(st: &mut State, regs: &Regs<'_>) {
+    fn signal_masked(st: &mut State, regs: &Regs) {
         st.enabled = false;
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
@@ -254,7 +254,7 @@ impl SdioIrqs {
     /// DAT1 low (nothing can have latched it again): enabled, it would raise the interrupt
     /// again after every ack, for good. `DAT1_IRQ` and the look at DAT1 after each command
     /// (`end_cmd`) still find a card interrupt raised between blocks.
-    fn check_addi_cleared(st: &mut State, regs: &Regs<'_>) {
+    fn check_addi_cleared(st: &mut State, regs: &Regs) {
         if st.dat1 & ADDI_DAT1_IRQ == 0
             || regs.read(regs::ISTA).into_raw() & ADDI_DAT1_IRQ == 0
             || Self::dat1_low(regs)
@@ -270,7 +270,7 @@ impl SdioIrqs {
     /// (0: none, `logic::relatch_window_us`) it may probe the silicon's DAT1 latch. Runs in the
     /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
     /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
-    pub(crate) fn service(&self, regs: &Regs<'_>, probe_us: usize) -> Serviced {
+    pub(crate) fn service(&self, regs: &Regs, probe_us: usize) -> Serviced {
         let mut st = self.state.lock();
         let bits = regs.read(regs::ISTA).into_raw() & st.dat1;
         if !st.enabled || bits == 0 || st.signal.is_none() {
@@ -294,7 +294,7 @@ impl SdioIrqs {
     /// level, else on its falling edge. `None` when not probed, or when the card let DAT1 go
     /// during the window (no evidence either way). Spins for at most `window_us`, with the
     /// lock held, on those few only.
-    fn probe_relatch(st: &mut State, regs: &Regs<'_>, bits: u32, window_us: usize) -> Option<bool> {
+    fn probe_relatch(st: &mut State, regs: &Regs, bits: u32, window_us: usize) -> Option<bool> {
         if st.probes_left == 0 || !Self::dat1_low(regs) {
             return None;
         }
@@ -316,12 +316,12 @@ impl SdioIrqs {
     }
 
     /// Whether `STAT` shows the card holding DAT1 low.
-    fn dat1_low(regs: &Regs<'_>) -> bool {
+    fn dat1_low(regs: &Regs) -> bool {
         regs.read(regs::STAT).dat3_0().get() & 0b10 == 0
     }
 }
 
-impl Sdhc<'_> {
+impl Sdhc {
     /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]), or, with the
     /// test knob `sdio_ack_fault`, acks it the faulty way ([`SdioIrqs::ack_faulty`]).
     #[cfg(feature = "stats")]

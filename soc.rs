@@ -3,10 +3,7 @@
 //! What differs between the SoC generations (`struct meson_mx_sdhc_data`).
 
 use kernel::{
-    device::{
-        Bound,
-        Device, //
-    },
+    device::Device,
     io::{
         poll::read_poll_timeout,
         Io, //
@@ -31,11 +28,11 @@ const WAIT_BEFORE_SEND_TIMEOUT: Delta = Delta::from_micros(200);
 #[derive(Clone, Copy)]
 pub(crate) struct SocData {
     /// SoC specific part of the hardware initialisation.
-    pub(crate) init_hw: fn(&Regs<'_>),
+    pub(crate) init_hw: fn(&Regs),
     /// Switches the controller to DMA for a transfer in the given direction (`true`: write).
-    pub(crate) set_pdma: fn(&Regs<'_>, bool),
+    pub(crate) set_pdma: fn(&Regs, bool),
     /// Waits until the controller may start the command.
-    pub(crate) wait_before_send: Option<fn(&Regs<'_>, &Device<Bound>, &CmdInfo)>,
+    pub(crate) wait_before_send: Option<fn(&Regs, &Device, &CmdInfo)>,
     /// Whether the hardware flushes the FIFO itself, also for reads.
     pub(crate) hardware_flush_all_cmds: bool,
 }
@@ -56,7 +53,7 @@ pub(crate) const MESON8M2: SocData = SocData {
     hardware_flush_all_cmds: true,
 };
 
-fn init_hw_meson8(regs: &Regs<'_>) {
+fn init_hw_meson8(regs: &Regs) {
     regs.write_reg(
         regs::MISC::zeroed()
             .with_const_txstart_thres::<7>()
@@ -72,7 +69,7 @@ fn init_hw_meson8(regs: &Regs<'_>) {
     );
 }
 
-fn set_pdma_meson8(regs: &Regs<'_>, write: bool) {
+fn set_pdma_meson8(regs: &Regs, write: bool) {
     if write {
         regs.update(regs::PDMA, |r| {
             r.with_dma_mode(true)
@@ -87,7 +84,7 @@ fn set_pdma_meson8(regs: &Regs<'_>, write: bool) {
     }
 }
 
-fn wait_before_send_meson8(regs: &Regs<'_>, dev: &Device<Bound>, cmd: &CmdInfo) {
+fn wait_before_send_meson8(regs: &Regs, dev: &Device, cmd: &CmdInfo) {
     let mut last = 0;
     let esta = read_poll_timeout(
         || Ok(regs.read(regs::ESTA).into_raw()),
@@ -115,7 +112,7 @@ fn wait_before_send_meson8(regs: &Regs<'_>, dev: &Device<Bound>, cmd: &CmdInfo) 
     }
 }
 
-fn init_hw_meson8m2(regs: &Regs<'_>) {
+fn init_hw_meson8m2(regs: &Regs) {
     regs.write_reg(
         regs::MISC::zeroed()
             .with_const_txstart_thres::<6>()
@@ -131,6 +128,6 @@ fn init_hw_meson8m2(regs: &Regs<'_>) {
     );
 }
 
-fn set_pdma_meson8m2(regs: &Regs<'_>, _write: bool) {
+fn set_pdma_meson8m2(regs: &Regs, _write: bool) {
     regs.update(regs::PDMA, |r| r.with_dma_mode(true));
 }

@@ -113,7 +113,7 @@ impl HostDebugfs {
     /// the bounce `buffers` and the DMA mapping's `merge_boundary` they were computed for.
     pub(crate) fn new(
         limits: Limits,
-        buffers: &Buffers<'_>,
+        buffers: &Buffers,
         merge_boundary: usize,
     ) -> impl PinInit<Self> {
         let limits = LimitsInfo {

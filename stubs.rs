@@ -9,7 +9,6 @@
 /// Without a bounce buffer: requests of one DMA segment, as the C driver's.
 #[cfg(not(feature = "bounce"))]
 pub(crate) mod bounce {
-    use core::marker::PhantomData;
     use kernel::{
         device::{
             Bound,
@@ -26,13 +25,13 @@ pub(crate) mod bounce {
         }, //
     };
 
-    /// No bounce buffer (for the device's lifetime `'a`, as the buffers would be).
-    pub(crate) struct Buffers<'a>(PhantomData<&'a Device<Bound>>);
+    /// No bounce buffer.
+    pub(crate) struct Buffers;
 
-    impl<'a> Buffers<'a> {
+    impl Buffers {
         /// Nothing to allocate.
-        pub(crate) fn allocate(_dev: &'a Device<Bound>) -> Self {
-            Self(PhantomData)
+        pub(crate) fn allocate(_dev: &Device<Bound>) -> Self {
+            Self
         }
 
         /// The C driver's queue limits: one segment, 128 KiB.
@@ -41,7 +40,7 @@ pub(crate) mod bounce {
         }
 
         /// The bounce policy without buffers: every request maps to one DMA segment.
-        pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer<'a>> {
+        pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
             Bouncer::new([None, None], merge_boundary, logic::MAX_DIRECT_LEN, false)
         }
     }
@@ -66,12 +65,12 @@ pub(crate) mod deadline {
 
     impl Deadline {
         /// Nothing to compute.
-        pub(crate) fn new(_sdhc: &Sdhc<'_>, _mrq: &Request) -> Self {
+        pub(crate) fn new(_sdhc: &Sdhc, _mrq: &Request) -> Self {
             Self
         }
 
         /// No timer to arm.
-        pub(crate) fn arm(&self, _host: &Host<SdhcHost<'_>>) {}
+        pub(crate) fn arm(&self, _host: &Host<SdhcHost>) {}
 
         /// No clock to start again when the command is sent.
         pub(crate) fn restart(&mut self) {}
@@ -118,18 +117,18 @@ pub(crate) mod sdio_irq {
         }
 
         /// Writes the `ICTL` enables of a command's interrupts `cmd`.
-        pub(crate) fn write_cmd_ictl(&self, regs: &Regs<'_>, cmd: regs::ICTL) {
+        pub(crate) fn write_cmd_ictl(&self, regs: &Regs, cmd: regs::ICTL) {
             regs.write_reg(cmd);
         }
 
         /// Disables and acknowledges the interrupts of the command just finished.
-        pub(crate) fn end_cmd(&self, regs: &Regs<'_>) {
+        pub(crate) fn end_cmd(&self, regs: &Regs) {
             regs.write_reg(regs::ICTL::zeroed());
             regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         }
 
         /// Nothing to program again after a controller reset.
-        pub(crate) fn restore(&self, _regs: &Regs<'_>) {}
+        pub(crate) fn restore(&self, _regs: &Regs) {}
     }
 }
 
@@ -152,7 +151,7 @@ pub(crate) mod stats {
 
     impl HostDebugfs {
         /// Nothing to show.
-        pub(crate) fn new(_limits: Limits, _buffers: &Buffers<'_>, _merge_boundary: usize) -> Self {
+        pub(crate) fn new(_limits: Limits, _buffers: &Buffers, _merge_boundary: usize) -> Self {
             Self
         }
 

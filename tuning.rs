@@ -30,7 +30,7 @@ impl Window {
     }
 }
 
-impl SdhcHost<'_> {
+impl SdhcHost {
     /// Whether all tuning commands succeed at the current RX phase.
     fn tuning_point_matches(tuning: &Tuning<'_>, opcode: u32) -> bool {
         (0..NUM_TUNING_TRIES)

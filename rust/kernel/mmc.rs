@@ -37,11 +37,9 @@
 //! - [`UnregisteredHost::debugfs_file`] names a file in the host's debugfs directory
 //!   (`/sys/kernel/debug/mmcN/`) that shows data reached from the driver data; the core removes
 //!   it with the host.
-//! - A host on the platform bus with one interrupt is registered by [`platform::Adapter`]: the
-//!   driver's [`platform::Driver::probe`] returns the configured host and describes the
-//!   interrupt, and the adapter keeps both registrations in the bound device's data, which the
-//!   bus drops on unbind, so the driver keeps the "never forgotten" promise of
-//!   [`UnregisteredHost::register`] without `unsafe`.
+//! - The registration belongs to the parent's devres, as a PWM chip's does: the host is removed
+//!   when the parent is unbound, whatever the driver keeps, so the driver data borrows nothing
+//!   (`'static`). A driver's interrupts are requested the same way (`kernel::irq::managed`).
 //!
 //! - A host with one DMA address per transfer can carry requests of many segments through a
 //!   physically contiguous buffer: [`bounce::Bouncer`] decides which requests go direct and
@@ -100,10 +98,8 @@
 //!         caps: Cap::FourBitData.into(),
 //!     });
 //!     host.of_parse()?;
-//!     // A driver keeps the registration in its bound driver data, dropped on unbind.
-//!     // SAFETY: Dropped at the end of this function, while `dev` is still bound.
-//!     let _registration = unsafe { host.register() }?;
-//!     Ok(())
+//!     // Removed when `dev` is unbound.
+//!     host.register()
 //! }
 //! ```
 //!
@@ -121,7 +117,6 @@ mod debugfs;
 mod dma;
 mod host;
 mod ios;
-pub(crate) mod platform;
 mod request;
 mod sdio;
 mod timer;
@@ -144,7 +139,6 @@ pub(crate) use host::{
     Host,
     HostConfig,
     HostOps,
-    Registration,
     Tuning,
     UnregisteredHost, //
 };

@@ -85,8 +85,9 @@ impl Drop for MemRegion {
 /// A memory resource of a bound device of any size, requested and mapped; its 32-bit words,
 /// at least `SIZE` bytes of them, have the [`Io`](kernel::io::Io) accessors.
 ///
-/// The window borrows the bound device, so it cannot outlive the binding; if it is leaked, the
-/// range stays mapped and busy.
+/// The window owns its mapping and its request: it is valid for as long as it lives, which may
+/// be longer than the device's binding (held by registrations that end at unbind, or leaked: a
+/// leaked window keeps the range mapped and busy). It is created only for a bound device.
 ///
 /// # Invariants
 ///
@@ -95,20 +96,19 @@ impl Drop for MemRegion {
 ///   down to a multiple of 4, at least `SIZE`, and its address is 4-byte aligned.
 /// - `_region` holds the resource's range requested; it is released after the unmap (fields
 ///   drop after `drop`).
-pub(crate) struct IoWindow<'a, const SIZE: usize = 0> {
-    _dev: &'a Device<Bound>,
+pub(crate) struct IoWindow<const SIZE: usize = 0> {
     io: MmioRaw<Region<SIZE>>,
     _region: MemRegion,
 }
 
-impl<'a, const SIZE: usize> IoWindow<'a, SIZE> {
+impl<const SIZE: usize> IoWindow<SIZE> {
     /// Requests all of `resource`, a memory resource of `dev`, under the device's name and maps
     /// it.
     ///
     /// Returns `EINVAL` if the resource is not I/O memory, is empty, not 4-byte aligned or
     /// shorter than `SIZE` bytes (or its 32-bit words are), `EBUSY` if any part of it is busy,
     /// `ENOMEM` if it cannot be mapped.
-    pub(crate) fn request_and_map(dev: &'a Device<Bound>, resource: &Resource) -> Result<Self> {
+    pub(crate) fn request_and_map(dev: &Device<Bound>, resource: &Resource) -> Result<Self> {
         let size: usize = resource.size().try_into()?;
         let words = size & !3;
         if !resource.flags().contains(Flags::IORESOURCE_MEM) || size == 0 || words < SIZE {
@@ -131,7 +131,6 @@ impl<'a, const SIZE: usize> IoWindow<'a, SIZE> {
             // INVARIANT: The whole resource was mapped just now; `words` is its size rounded
             // down to a multiple of 4 and at least `SIZE`, the address was checked to be aligned.
             Ok(io) => Ok(Self {
-                _dev: dev,
                 io,
                 _region: region,
             }),
@@ -144,7 +143,7 @@ impl<'a, const SIZE: usize> IoWindow<'a, SIZE> {
     }
 }
 
-impl<const SIZE: usize> Drop for IoWindow<'_, SIZE> {
+impl<const SIZE: usize> Drop for IoWindow<SIZE> {
     fn drop(&mut self) {
         // SAFETY: By the type invariant `io` starts at a mapping owned by `self`; nothing uses it
         // after this (the views borrow `self`).
@@ -152,7 +151,7 @@ impl<const SIZE: usize> Drop for IoWindow<'_, SIZE> {
     }
 }
 
-impl<'a, const SIZE: usize> IoBase<'a> for &'a IoWindow<'_, SIZE> {
+impl<'a, const SIZE: usize> IoBase<'a> for &'a IoWindow<SIZE> {
     type Backend = MmioBackend;
     type Target = Region<SIZE>;
 

@@ -91,16 +91,15 @@ enum Memory {
 }
 
 /// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
-pub(crate) struct BounceBuffer<'a> {
+pub(crate) struct BounceBuffer {
     mem: Memory,
-    _dev: core::marker::PhantomData<&'a Device<Bound>>,
 }
 
-impl<'a> BounceBuffer<'a> {
+impl BounceBuffer {
     /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
     /// allocation warning): the caller falls back to single-segment requests. Cached memory is
     /// cleaned whole once (mapped to the device and unmapped), so that it starts clean.
-    pub(crate) fn new(dev: &'a Device<Bound>, size: u32, cached: bool) -> Result<Self> {
+    pub(crate) fn new(dev: &Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
         let mem = if cached {
             let pages = NoncoherentPages::alloc(
@@ -119,10 +118,7 @@ impl<'a> BounceBuffer<'a> {
                 DMA_ATTR_NO_WARN,
             )?)
         };
-        Ok(Self {
-            mem,
-            _dev: core::marker::PhantomData,
-        })
+        Ok(Self { mem })
     }
 
     /// Size in bytes.
@@ -235,9 +231,9 @@ pub(crate) struct CacheState {
 
 /// The bounce policy of one host.
 #[pin_data]
-pub(crate) struct Bouncer<'a> {
+pub(crate) struct Bouncer {
     /// One buffer, or two for double buffering (`bufs[0]` exists if any does).
-    bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
+    bufs: [Option<BounceBuffer>; MAX_BUFFERS],
     /// Who holds which buffer (see [`slots`]).
     #[pin]
     slots: Mutex<Slots>,
@@ -253,7 +249,7 @@ pub(crate) struct Bouncer<'a> {
     skip_clean: bool,
 }
 
-impl<'a> Bouncer<'a> {
+impl Bouncer {
     /// The policy with the buffers `bufs` (none: every request must map to one segment; two:
     /// copies in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary` ([`super::dma_merge_boundary`]) and which is given at most
@@ -261,7 +257,7 @@ impl<'a> Bouncer<'a> {
     /// `skip_clean` a read into a cached buffer with no dirty cache line skips the invalidate
     /// before the transfer ([`MapSync::SkipIfClean`]).
     pub(crate) fn new(
-        bufs: [Option<BounceBuffer<'a>>; MAX_BUFFERS],
+        bufs: [Option<BounceBuffer>; MAX_BUFFERS],
         merge_boundary: usize,
         max_direct: u32,
         skip_clean: bool,
@@ -309,7 +305,7 @@ impl<'a> Bouncer<'a> {
     /// first. Returns the DMA address.
     fn map_slot(
         &self,
-        buf: &BounceBuffer<'a>,
+        buf: &BounceBuffer,
         slot: usize,
         len: u32,
         dir: DataDirection,
@@ -328,7 +324,7 @@ impl<'a> Bouncer<'a> {
     }
 
     /// The DMA address of buffer `slot`, which `pre_req` handed to the controller.
-    fn prepared_address(&self, buf: &BounceBuffer<'a>, slot: usize) -> Result<u64> {
+    fn prepared_address(&self, buf: &BounceBuffer, slot: usize) -> Result<u64> {
         #[allow(clippy::useless_conversion)]
         match &buf.mem {
             Memory::Coherent(c) => Ok(u64::from(c.dma_address())),
@@ -352,7 +348,7 @@ impl<'a> Bouncer<'a> {
         }
     }
 
-    fn buf(&self, slot: usize) -> Option<&BounceBuffer<'a>> {
+    fn buf(&self, slot: usize) -> Option<&BounceBuffer> {
         self.bufs.get(slot)?.as_ref()
     }
 
@@ -369,7 +365,7 @@ impl<'a> Bouncer<'a> {
     /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
     /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
     /// to count its segments.
-    fn segments(&self, dev: &Device<Bound>, mrq: &mut DmaRequest) -> Result<u32> {
+    fn segments(&self, dev: &Device, mrq: &mut DmaRequest) -> Result<u32> {
         if let Some(n) = mrq.pre_mapped_segments() {
             return Ok(n);
         }
@@ -390,7 +386,7 @@ impl<'a> Bouncer<'a> {
     /// copy of a write into a buffer) returns true, the copy stops halfway and fails.
     pub(crate) fn set_up(
         &self,
-        dev: &Device<Bound>,
+        dev: &Device,
         mrq: &mut DmaRequest,
         force: bool,
         copy_in_fault: &dyn Fn() -> bool,
@@ -446,7 +442,7 @@ impl<'a> Bouncer<'a> {
     /// is copied into it).
     fn set_up_bounce(
         &self,
-        dev: &Device<Bound>,
+        dev: &Device,
         mrq: &DmaRequest,
         copy_in_fault: &dyn Fn() -> bool,
     ) -> Result<DataSetup> {
@@ -517,7 +513,7 @@ impl<'a> Bouncer<'a> {
     /// if not all was copied.
     pub(crate) fn complete(
         &self,
-        dev: &Device<Bound>,
+        dev: &Device,
         mrq: &DmaRequest,
         slot: usize,
         len: u32,
@@ -571,7 +567,7 @@ impl<'a> Bouncer<'a> {
     /// `copy_in_fault` as for [`Self::set_up`].
     pub(crate) fn prepare(
         &self,
-        dev: &Device<Bound>,
+        dev: &Device,
         mrq: &IdleRequest,
         force: bool,
         copy_in_fault: &dyn Fn() -> bool,
@@ -628,7 +624,7 @@ impl<'a> Bouncer<'a> {
     /// `post_req`: copies a prepared read's data out of its buffer and frees it; frees what
     /// the request held otherwise. Returns whether data was copied; a short copy fails the
     /// request (`EIO`, nothing transferred: the core retries it).
-    pub(crate) fn clean_up(&self, dev: &Device<Bound>, mrq: &IdleRequest) -> bool {
+    pub(crate) fn clean_up(&self, dev: &Device, mrq: &IdleRequest) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
@@ -664,7 +660,7 @@ impl<'a> Bouncer<'a> {
 /// The `bounce` file: `skip_clean_invalidate`, then per buffer `bufferN: coherent`, or
 /// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
 /// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
-impl Writer for Bouncer<'_> {
+impl Writer for Bouncer {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let st = self.cache_state();
         writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;

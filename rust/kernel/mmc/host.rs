@@ -13,6 +13,7 @@ use kernel::{
         Bound,
         Device, //
     },
+    devres,
     error::{
         from_result,
         to_result,
@@ -338,22 +339,22 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     }
 
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
-    /// calls the callbacks at any time until the [`Registration`] is dropped.
+    /// calls the callbacks at any time until the parent device is unbound.
+    ///
+    /// The host's removal belongs to the parent's devres, as a PWM chip's does
+    /// (`pwm::UnregisteredChip::register`): when the parent is unbound (or at once, if handing it
+    /// to devres fails) the host is removed (`mmc_remove_host()`: no request in flight and no
+    /// callback running afterwards), its timer cancelled, the driver data dropped in place and
+    /// the host freed. So the driver data must borrow nothing (`T: 'static`): the host lives
+    /// until unbind whatever its caller keeps or forgets.
     ///
     /// The parent device's DMA segment limit becomes the host's `max_seg_size`, which the core
     /// otherwise sets only for a memory card's block queue: SDIO function drivers map segments
     /// up to the host's limit too.
-    ///
-    /// # Safety
-    ///
-    /// The returned [`Registration`] must be dropped, never forgotten (`mem::forget`, a leaked
-    /// `Arc` cycle, ...): the host stays registered, and calls into `T`, for as long as the
-    /// registration lives, and a forgotten one would outlive `'a` (the parent's binding) and
-    /// whatever `T` borrows. This is the contract of `irq::ThreadedRegistration::new`; a driver
-    /// meets it by keeping the registration in its bound driver data, which the driver core
-    /// drops on unbind. (A registration that devres removes on unbind, as `pwm`'s, needs
-    /// driver data that borrows nothing, `T: 'static`.)
-    pub(crate) unsafe fn register(mut self) -> Result<Registration<'a, T>> {
+    pub(crate) fn register(mut self) -> Result
+    where
+        T: 'static,
+    {
         if !Self::HAS_SDIO_IRQ_OPS {
             // `mmc_of_parse()` sets `MMC_CAP_SDIO_IRQ` for a device tree's `cap-sdio-irq`,
             // after which the core would call the missing callbacks.
@@ -377,11 +378,13 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { create_files(h, &files) };
         let this = ManuallyDrop::new(self);
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `Private<T>`.
-        Ok(Registration {
+        let registration = Registration {
             host: this.host,
-            _parent: PhantomData,
-            _data: PhantomData,
-        })
+            _data: PhantomData::<T>,
+        };
+        // The parent is bound (type invariant); devres drops the registration when it is
+        // unbound, while the parent the host's release reads is still there.
+        devres::register(this.parent, registration, GFP_KERNEL)
     }
 }
 
@@ -401,31 +404,20 @@ impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
 // drop; `T` is `Send + Sync`.
 unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 
-/// A registered host. Dropping it removes the host (`mmc_remove_host()`: no request in flight
-/// and no callback running afterwards), drops the driver data and frees the host.
-///
-/// Like [`UnregisteredHost`], it borrows the bound parent device `'a`, while which the host is
-/// removed and freed.
+/// A registered host, owned by its parent's devres ([`UnregisteredHost::register`]). Dropping
+/// it removes the host (`mmc_remove_host()`: no request in flight and no callback running
+/// afterwards), drops the driver data and frees the host.
 ///
 /// # Invariants
 ///
-/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE` and a parent bound for
-/// `'a`; its private area holds a pinned `Private<T>`; this object owns both.
-pub(crate) struct Registration<'a, T: HostOps> {
+/// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE`; its private area holds a
+/// pinned `Private<T>`; this object owns both. It is dropped while the parent is bound.
+struct Registration<T: HostOps> {
     host: NonNull<bindings::mmc_host>,
-    _parent: PhantomData<&'a Device<Bound>>,
     _data: PhantomData<T>,
 }
 
-impl<T: HostOps> Registration<'_, T> {
-    /// The registered host.
-    pub(crate) fn host(&self) -> &Host<T> {
-        // SAFETY: By the type invariant the host is registered with `T` for as long as `self`.
-        unsafe { Host::from_raw(self.host.as_ptr()) }
-    }
-}
-
-impl<T: HostOps> Drop for Registration<'_, T> {
+impl<T: HostOps> Drop for Registration<T> {
     fn drop(&mut self) {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
@@ -452,10 +444,7 @@ impl<T: HostOps> Drop for Registration<'_, T> {
 
 // SAFETY: Dropping removes and frees the host, which may happen on any thread; `T` is
 // `Send + Sync`.
-unsafe impl<T: HostOps> Send for Registration<'_, T> {}
-
-// SAFETY: `&Registration` only gives `&Host<T>`, which is `Sync` for `T: Sync`.
-unsafe impl<T: HostOps> Sync for Registration<'_, T> {}
+unsafe impl<T: HostOps> Send for Registration<T> {}
 
 /// A registered host as its callbacks see it.
 ///
