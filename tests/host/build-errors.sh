@@ -9,6 +9,12 @@
 #                            sdio_irq_signal): the core would call the missing callback for
 #                            every interrupt, so the layer's build_error! must stop the build
 #                            (modpost: rust_build_error undefined).
+#   host-data-borrows        a host whose driver data borrows a local registered: the
+#                            registration lasts until the parent is unbound (devres), so
+#                            the data must borrow nothing (E0597: the local does not live
+#                            long enough).
+#   irq-handler-borrows      the same for an interrupt handler requested through
+#                            kernel::irq::managed.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/build-errors.XXXXXX")
@@ -61,4 +67,50 @@ PY
 grep -q "sdio_irq_signal()" "$T"/sdio-signal-without-ack/*.rs ||
     { echo "  FAILED: the driver no longer asks for a signal: the case tests nothing"; exit 1; }
 must_fail sdio-signal-without-ack "rust_build_error"
+
+# add_to_probe NAME: appends stdin to the copy's probe.rs (with dead code allowed, so that the
+# build fails only for the borrow)
+add_to_probe() {
+    copy_tree "$T/$1"
+    { echo; echo "#[allow(dead_code)]"; echo "mod borrowing {"; cat; echo "}"; } >> "$T/$1/probe.rs"
+}
+
+add_to_probe host-data-borrows <<'RS'
+    use crate::mmc::{Host, HostOps, Ios, Request, UnregisteredHost};
+    use kernel::{device::{Bound, Device}, prelude::*};
+
+    struct Borrowing<'a>(&'a u32);
+
+    #[vtable]
+    impl HostOps for Borrowing<'_> {
+        fn request(_host: &Host<Self>, _mrq: Request) {}
+        fn set_ios(_host: &Host<Self>, _ios: &Ios) {}
+    }
+
+    fn probe(dev: &Device<Bound>) -> Result {
+        let local = 0u32;
+        UnregisteredHost::new(dev, Ok::<_, Error>(Borrowing(&local)))?.register()
+    }
+RS
+must_fail host-data-borrows "E0597"
+
+add_to_probe irq-handler-borrows <<'RS'
+    use crate::kernel_ext::irq::managed;
+    use kernel::{device::Bound, irq::{Flags, IrqReturn, ThreadedHandler}, platform, prelude::*};
+
+    struct Borrowing<'a>(&'a u32);
+
+    impl ThreadedHandler for Borrowing<'_> {
+        fn handle_threaded(&self) -> IrqReturn {
+            IrqReturn::None
+        }
+    }
+
+    fn probe(pdev: &platform::Device<Bound>) -> Result {
+        let local = 0u32;
+        let handler = Ok::<_, Error>(Borrowing(&local));
+        managed::request_threaded_irq_by_index(pdev, Flags::ONESHOT, 0, c"x", handler)
+    }
+RS
+must_fail irq-handler-borrows "E0597"
 exit $fail
