@@ -11,9 +11,9 @@
 #     for rust/bindings/ (bindings/mod.rs) and leaves the series with it;
 #   - no `unsafe` (no unsafe block, fn, impl or attribute): the registrations
 #     that Linux 7.3's kernel crate leaves to the caller's promise (the
-#     host's and the interrupt's) are made by kernel::mmc::platform, in the
-#     bound device's data, and the host's timer and debugfs files by the
-#     host itself.
+#     host's and the interrupt's) are held by the device's devres
+#     (UnregisteredHost::register, kernel::irq::managed), and the host's
+#     timer and debugfs files by the host itself.
 #
 # Everything goes through a safe kernel-crate API; an `unsafe` in a driver
 # file fails here.

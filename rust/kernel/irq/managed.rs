@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Interrupts requested for as long as a device is bound (`devm_request_threaded_irq()`).
+//! Device-managed interrupts: requested until the device is unbound (`devm_request_irq()`).
 //!
 //! [`Registration::new`] and [`ThreadedRegistration::new`] are `unsafe`: the handler may borrow
 //! the bound device, so the registration must be dropped while the device is bound, never
