@@ -51,7 +51,7 @@
 //!         irq::Flags::ONESHOT,
 //!         0,
 //!         c"counter",
-//!         Counter(count.clone()),
+//!         Ok::<_, Error>(Counter(count.clone())),
 //!     )?;
 //!     Ok(count)
 //! }
