@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the bounce buffer's path decisions: KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo test`s on
-//! the host.
+//! Tests of the bounce buffer's path decisions: KUnit tests in the kernel (`CONFIG_KUNIT`),
+//! `cargo test`s on the host.
 
 /// The suite.
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_bounce_policy))]
