@@ -11,7 +11,8 @@
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
 #   make series SERIES_BASE=<v7.3 commit>  the upstream RFC series against
-#                 Linux 7.3 (build/series; author: your git identity)
+#                 Linux 7.3: build/series/1-core (kernel::mmc and the port) and
+#                 build/series/2-followup (the driver's features); author: your git identity
 #   make series-test  the series applied with git am, checked and built patch by
 #                 patch, the in-tree module tested on the emulated board
 

@@ -1,127 +1,470 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's bounce buffers: `kernel::mmc::bounce` with the buffers the module parameters
-//! ask for, the queue limits they give, and
-//! the longest transfer this controller is given to one DMA address
-//! ([`MAX_DIRECT_LEN`](crate::logic::MAX_DIRECT_LEN)).
+//! The bounce buffer: one request carries many scatterlist segments although the controller
+//! has a single DMA address register.
 //!
-//! A buffer that cannot be allocated is not fatal: without the first the host keeps the C
-//! driver's single-segment limits, without the second it bounces through one buffer.
+//! Without it the host takes a request only if its scatterlist maps to a single DMA segment,
+//! which limits it to one segment (`max_segs` 1, as the C driver). With a [`Bouncer`] it
+//! advertises up to `max_segs` segments per request
+//! ([`Limits::bounced`](crate::logic::Limits::bounced)): a request whose data
+//! maps to one DMA segment still goes to the controller in place ("direct"), one of more
+//! segments is copied through a physically contiguous buffer ("bounced"). The buffer is
+//! DMA-coherent memory, or cached memory mapped with the streaming DMA API for every transfer
+//! ([`buffer`]); it is never accessed through Rust references, the scatterlist copies of
+//! `kernel::mmc` (`CpuBuffer`) take its raw address.
+//!
+//! A cached buffer is mapped for the device before a transfer (a write's data cleaned, a
+//! read's range invalidated) and unmapped after it (a read's range invalidated again), by the
+//! same request's code that took the buffer; every path that frees a buffer unmaps it. With
+//! `skip_clean_invalidate` a read's mapping skips its invalidate when no byte of the buffer can
+//! be in a dirty cache line ([`MapSync::SkipIfClean`]): the CPU only writes the buffer when it
+//! copies a write in, which is noted before the copy starts and cleaned by the write's mapping.
+//!
+//! With one buffer a write is copied into it before its command starts and a read copied out
+//! after the controller completed it, and only if neither the command nor the data phase
+//! reported an error ([`logic::copy_back_len`](crate::logic::copy_back_len)): a failed read
+//! never overwrites the caller's memory. With two buffers (`double_buffer`) a write may be
+//! copied into a free buffer in `pre_req` and a read copied out of its buffer in `post_req`,
+//! while the controller moves the other buffer; the buffers' state machine (`slots`) decides
+//! who holds which buffer, so that the CPU and the controller never use the same one at the
+//! same time (the MMC core has at most one request in flight per host).
+//!
+//! The policy is this driver's: which requests it bounces, how many buffers of which memory,
+//! when a read is copied back. The MMC core keeps no bounce buffer for its hosts, and sdhci
+//! keeps its own in `sdhci.c`; what a host needs from the kernel crate is the DMA mapping of a
+//! request and the CPU copies between its scatterlist and a buffer (`kernel::mmc`), and cached
+//! DMA memory (`kernel::dma::noncoherent`).
+
+mod buffer;
+mod policy;
+// `pre_req` and `post_req`: a buffer prepared while the previous request runs.
+#[cfg(feature = "double_buffer")]
+mod prepare;
+// Who holds which of two buffers; with one, the stub takes it at start and frees it at
+// completion.
+#[cfg(feature = "double_buffer")]
+mod slots;
+
+#[cfg(not(feature = "double_buffer"))]
+use crate::stubs::slots;
 
 use kernel::{
-    device::{
-        Bound,
-        Device, //
-    },
-    prelude::*, //
+    debugfs::Writer,
+    device::Device,
+    dma::DataDirection,
+    new_mutex,
+    prelude::*,
+    sync::Mutex, //
 };
 
 use crate::{
-    logic::{
-        self,
-        Params,
-        MAX_DIRECT_LEN, //
+    kernel_ext::dma::noncoherent::{
+        MapSync,
+        Mapping,
+        SyncCounts, //
     },
-    mmc::bounce::{
-        policy::Limits,
-        BounceBuffer,
-        Bouncer,
-        MAX_BUFFERS, //
+    mmc::{
+        DmaMapError,
+        DmaRequest, //
     }, //
 };
 
-/// The bounce buffers of a new host and the parameters they were allocated for.
-pub(crate) struct Buffers {
-    /// The module parameters.
-    params: Params,
-    /// The buffers: none, one, or two with `double_buffer`.
-    bufs: [Option<BounceBuffer>; MAX_BUFFERS],
+use buffer::{
+    BounceBuffer,
+    Memory, //
+};
+
+use policy::{
+    DataPath,
+    PathError, //
+};
+
+use slots::Slots;
+
+pub(crate) use buffer::Buffers;
+pub(crate) use slots::Slot;
+
+/// The most bounce buffers of a host: two for double buffering.
+pub(crate) const MAX_BUFFERS: usize = 2;
+
+/// Where the controller finds a request's data.
+pub(crate) struct DataSetup {
+    /// The DMA address to program.
+    pub(crate) dma_addr: u64,
+    /// The bounce buffer it is in, if bounced.
+    pub(crate) slot: Option<Slot>,
 }
 
-impl Buffers {
-    /// Allocates the buffers the module parameters ask for, as many as can be had.
-    pub(crate) fn allocate(dev: &Device<Bound>) -> Self {
-        let params = crate::params();
-        let first = first_buffer(dev, &params);
-        let second = first.as_ref().and_then(|b| second_buffer(dev, b));
-        Self {
-            params,
-            bufs: [first, second],
+/// The cache state of one bounce buffer, for its debugfs file.
+#[derive(Clone, Copy)]
+pub(crate) enum BufferCache {
+    /// Coherent memory: no cache maintenance.
+    Coherent,
+    /// Cached memory: whether no byte can be in a dirty cache line, and how many reads
+    /// invalidated it before the transfer or skipped that.
+    Cached {
+        /// Whether it is clean.
+        clean: bool,
+        /// The counts.
+        counts: SyncCounts,
+    },
+}
+
+/// What the bounce buffers' debugfs file shows.
+#[derive(Clone, Copy)]
+pub(crate) struct CacheState {
+    /// Whether a read skips its first invalidate when the buffer is clean.
+    pub(crate) skip_clean: bool,
+    /// Per buffer, `None` if it does not exist.
+    pub(crate) bufs: [Option<BufferCache>; MAX_BUFFERS],
+}
+
+/// The bounce policy of the host, with its buffers.
+#[pin_data]
+pub(crate) struct Bouncer {
+    /// One buffer, or two for double buffering (`bufs[0]` exists if any does).
+    bufs: [Option<BounceBuffer>; MAX_BUFFERS],
+    /// Who holds which buffer.
+    #[pin]
+    slots: Mutex<Slots>,
+    /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
+    /// scatterlist entries (see [`policy::segments_without_mapping`]).
+    merge_boundary: usize,
+    /// The longest transfer the controller is given to one DMA address.
+    max_direct: u32,
+    /// The mapping of each cached buffer while the controller may use it.
+    #[pin]
+    maps: Mutex<[Option<Mapping>; MAX_BUFFERS]>,
+    /// Whether a read's mapping skips its invalidate when its buffer is clean.
+    skip_clean: bool,
+}
+
+impl Bouncer {
+    /// The policy with the buffers `bufs` (none: every request must map to one segment; two:
+    /// copies in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge
+    /// boundary `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most
+    /// `max_direct` bytes to one DMA address (longer single segments are bounced). With
+    /// `skip_clean` a read into a cached buffer with no dirty cache line skips the invalidate
+    /// before the transfer ([`MapSync::SkipIfClean`]).
+    pub(crate) fn new(
+        bufs: [Option<BounceBuffer>; MAX_BUFFERS],
+        merge_boundary: usize,
+        max_direct: u32,
+        skip_clean: bool,
+    ) -> impl PinInit<Self> {
+        let count = bufs.iter().take_while(|b| b.is_some()).count();
+        pin_init!(Self {
+            bufs,
+            slots <- new_mutex!(Slots::new(count), "meson_mx_sdhc_rs::bounce::slots"),
+            merge_boundary,
+            max_direct,
+            maps <- new_mutex!([None, None], "meson_mx_sdhc_rs::bounce::maps"),
+            skip_clean,
+        })
+    }
+
+    /// The clean or dirty state of the buffers and the counts of reads' first invalidates.
+    pub(crate) fn cache_state(&self) -> CacheState {
+        let mut st = CacheState {
+            skip_clean: self.skip_clean,
+            bufs: [None; MAX_BUFFERS],
+        };
+        for (buf, out) in self.bufs.iter().zip(st.bufs.iter_mut()) {
+            *out = buf.as_ref().map(|buf| match buf.pages() {
+                None => BufferCache::Coherent,
+                Some(p) => BufferCache::Cached {
+                    clean: p.is_clean(),
+                    counts: p.counts(),
+                },
+            });
+        }
+        st
+    }
+
+    /// How a read's mapping treats its first invalidate.
+    fn read_sync(&self) -> MapSync {
+        if self.skip_clean {
+            MapSync::SkipIfClean
+        } else {
+            MapSync::Always
         }
     }
 
-    /// Size of each buffer in bytes, 0 for none.
+    /// Hands the first `len` bytes of buffer `slot` to the controller for a transfer in `dir`
+    /// and keeps its mapping; a mapping left from an earlier user of the buffer is undone
+    /// first. Returns the DMA address.
+    fn map_slot(
+        &self,
+        buf: &BounceBuffer,
+        slot: Slot,
+        len: u32,
+        dir: DataDirection,
+    ) -> Result<u64> {
+        self.unmap_slot(slot);
+        let sync = if dir == DataDirection::FromDevice {
+            self.read_sync()
+        } else {
+            MapSync::Always
+        };
+        let (addr, mapping) = buf.to_device(len, dir, sync)?;
+        if let Some(s) = self.maps.lock().get_mut(slot.index()) {
+            *s = mapping;
+        }
+        Ok(addr)
+    }
+
+    /// The DMA address of buffer `slot`, which `pre_req` handed to the controller.
+    fn prepared_address(&self, buf: &BounceBuffer, slot: Slot) -> Result<u64> {
+        #[allow(clippy::useless_conversion)]
+        match &buf.mem {
+            Memory::Coherent(c) => Ok(u64::from(c.dma_address())),
+            Memory::Cached(_) => self
+                .maps
+                .lock()
+                .get(slot.index())
+                .and_then(Option::as_ref)
+                .map(|m| u64::from(m.dma_address()))
+                .ok_or(EIO),
+        }
+    }
+
+    /// Takes buffer `slot` back from the controller: unmaps it if it is mapped. Returns
+    /// whether that went right (nothing mapped is right).
+    fn unmap_slot(&self, slot: Slot) -> bool {
+        let mapping = self
+            .maps
+            .lock()
+            .get_mut(slot.index())
+            .and_then(Option::take);
+        match (self.buf(slot), mapping) {
+            (Some(buf), m) => buf.to_cpu(m).is_ok(),
+            (None, m) => m.is_none(),
+        }
+    }
+
+    fn buf(&self, slot: Slot) -> Option<&BounceBuffer> {
+        self.bufs.get(slot.index())?.as_ref()
+    }
+
+    /// Size of each bounce buffer in bytes, 0 for none.
     pub(crate) fn size(&self) -> u32 {
         self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
     }
 
-    /// Whether the buffers are cached memory with streaming syncs.
-    #[cfg(feature = "stats")]
-    pub(crate) fn cached(&self) -> bool {
-        self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
+    /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
+    /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
+    /// to count its segments.
+    fn segments(&self, dev: &Device, mrq: &mut DmaRequest) -> Result<u32> {
+        if let Some(n) = mrq.pre_mapped_segments() {
+            return Ok(n);
+        }
+        let sg_len = mrq.data().map_or(0, |d| d.sg_list().len());
+        if let Some(n) = policy::segments_without_mapping(sg_len, self.merge_boundary) {
+            return Ok(n);
+        }
+        Ok(mrq.map_count().inspect_err(|e| match e {
+            DmaMapError::MapFailed => dev_err!(dev, "dma_map_sg failed\n"),
+            e => dev_err!(dev, "cannot map the request's data: {:?}\n", e),
+        })?)
     }
 
-    /// The number of buffers allocated.
-    #[cfg(feature = "stats")]
-    pub(crate) fn count(&self) -> usize {
-        self.bufs.iter().filter(|b| b.is_some()).count()
+    /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
+    /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
+    /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits (the
+    /// `force_bounce` test knob); when `copy_in_fault` (the `bounce_copy_in_faults` test knob,
+    /// asked once per copy of a write into a buffer) returns true, the copy stops halfway and
+    /// fails.
+    ///
+    /// Called from `request` (process context, the host claimed): it takes the buffers' mutex
+    /// and copies a write's data, so it may sleep.
+    pub(crate) fn set_up(
+        &self,
+        dev: &Device,
+        mrq: &mut DmaRequest,
+        force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> Result<DataSetup> {
+        let segments = self.segments(dev, mrq)?;
+        let len = mrq.data_len();
+        match policy::data_path(segments, len, self.size(), self.max_direct, force) {
+            Ok(DataPath::Direct) => {
+                if mrq.data().is_some_and(|d| d.host_cookie() > 0) {
+                    // Prepared for the bounce buffer, then sent direct: drop what it held.
+                    self.slots.lock().drop_stale(mrq.addr());
+                }
+                // The controller uses the request's memory itself: hand it over, one segment
+                // of the whole length.
+                let (dma_addr, len) = mrq.dma_for_device().ok_or(EIO)?;
+                if len != mrq.data_len() {
+                    mrq.unmap();
+                    return Err(EIO);
+                }
+                Ok(DataSetup {
+                    dma_addr,
+                    slot: None,
+                })
+            }
+            Ok(DataPath::Bounce) if self.size() != 0 => {
+                // The CPU copies the data: no mapping may be left on the scatterlist.
+                mrq.unmap();
+                self.set_up_bounce(dev, mrq, copy_in_fault)
+            }
+            Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
+                mrq.unmap();
+                Err(EINVAL)
+            }
+            Err(PathError::TooBig {
+                segments,
+                len,
+                bounce,
+            }) => {
+                dev_err!(
+                    dev,
+                    "request of {} bytes mapped to {} DMA segments, bounce buffer: {} bytes\n",
+                    len,
+                    segments,
+                    bounce
+                );
+                mrq.unmap();
+                Err(EINVAL)
+            }
+        }
     }
 
-    /// The host's queue limits with these buffers.
-    pub(crate) fn limits(&self) -> Limits {
-        logic::limits(&self.params, self.size())
-    }
-
-    /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
-    /// boundary `merge_boundary`.
-    pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
-        Bouncer::new(
-            self.bufs,
-            merge_boundary,
-            MAX_DIRECT_LEN,
-            crate::skip_clean_invalidate(),
-        )
-    }
-}
-
-/// The bounce buffer of `bounce_size` bytes, if there is to be one and it can be allocated.
-fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
-    if params.bounce_size == 0 {
-        return None;
-    }
-    BounceBuffer::new(dev, params.bounce_size, crate::bounce_cached())
-        .inspect_err(|e| {
-            dev_warn!(
-                dev,
-                "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
-                params.bounce_size,
-                e.to_errno()
-            )
+    /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
+    /// is copied into it).
+    fn set_up_bounce(
+        &self,
+        dev: &Device,
+        mrq: &DmaRequest,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> Result<DataSetup> {
+        let cookie = mrq.data().map_or(0, |d| d.host_cookie());
+        let Some((slot, prepared)) = self.slots.lock().start(mrq.addr(), cookie).taken() else {
+            dev_err!(dev, "no bounce buffer free for the request\n");
+            return Err(EBUSY);
+        };
+        let Some(buf) = self.buf(slot) else {
+            self.release(slot);
+            return Err(EIO);
+        };
+        let len = mrq.data_len();
+        let synced = if prepared {
+            self.prepared_address(buf, slot)
+        } else if !mrq.data().is_some_and(|d| d.is_write()) {
+            // No dirty cache line may be written back over what the controller stores.
+            self.map_slot(buf, slot, len, DataDirection::FromDevice)
+        } else {
+            // A mapping left by a request this buffer was prepared for goes before the CPU
+            // writes.
+            self.unmap_slot(slot);
+            let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
+                Err(_) => 0,
+            };
+            if copied != len {
+                dev_err!(
+                    dev,
+                    "copied {} of {} bytes into the bounce buffer\n",
+                    copied,
+                    len
+                );
+                self.release(slot);
+                return Err(EIO);
+            }
+            self.map_slot(buf, slot, len, DataDirection::ToDevice)
+        };
+        let dma_addr = match synced {
+            Ok(a) => a,
+            Err(e) => {
+                dev_err!(dev, "cannot hand {} bytes of the bounce buffer over\n", len);
+                self.release(slot);
+                return Err(e);
+            }
+        };
+        Ok(DataSetup {
+            dma_addr,
+            slot: Some(slot),
         })
-        .ok()
-}
-
-/// Without double buffering there is no second buffer: the host bounces through one.
-#[cfg(not(feature = "double_buffer"))]
-fn second_buffer(_dev: &Device<Bound>, _first: &BounceBuffer) -> Option<BounceBuffer> {
-    None
-}
-
-/// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
-/// through one buffer.
-#[cfg(feature = "double_buffer")]
-fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {
-    if !crate::double_buffer() {
-        return None;
     }
-    BounceBuffer::new(dev, first.size(), first.cached())
-        .inspect_err(|e| {
-            dev_warn!(
+
+    /// Frees buffer `slot` of a request that failed or needs nothing copied (the controller is
+    /// done with it): it is unmapped first. Process context (it takes the buffers' mutex).
+    pub(crate) fn release(&self, slot: Slot) {
+        self.unmap_slot(slot);
+        self.slots.lock().finish(slot, None);
+    }
+
+    /// The controller is quiesced after the request on buffer `slot`: `len` bytes of read data
+    /// (0: none, or an error was set) go into the request now, or wait in the buffer for
+    /// `post_req` if the request was prepared for that. Fails (the caller fails the request)
+    /// if not all was copied.
+    ///
+    /// Process context only: it takes the buffers' mutex and copies the data, so it may
+    /// sleep. The driver calls it when it completes a request (`Sdhc::complete`), from its
+    /// threaded interrupt handler (`irq.rs`) or from the deadline's work item
+    /// (`deadline.rs`), never from the hard interrupt handler.
+    pub(crate) fn complete(&self, dev: &Device, mrq: &DmaRequest, slot: Slot, len: u32) -> Result {
+        if len == 0 {
+            self.release(slot);
+            return Ok(());
+        }
+        {
+            let mut slots = self.slots.lock();
+            if slots.defers_copy_out(slot) {
+                slots.finish(slot, Some(len));
+                return Ok(());
+            }
+        }
+        let unmapped = self.unmap_slot(slot);
+        let copied = self.buf(slot).map_or(0, |buf| {
+            if unmapped {
+                mrq.copy_from_buffer(buf.cpu(), len)
+            } else {
+                0
+            }
+        });
+        self.release(slot);
+        if copied != len {
+            dev_err!(
                 dev,
-                "cannot allocate a second {} byte bounce buffer (error {}), using one\n",
-                first.size(),
-                e.to_errno()
-            )
-        })
-        .ok()
+                "copied {} of {} bytes out of the bounce buffer\n",
+                copied,
+                len
+            );
+            return Err(EIO);
+        }
+        Ok(())
+    }
+}
+
+/// The `bounce` file: `skip_clean_invalidate`, then per buffer `bufferN: coherent`, or
+/// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
+/// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
+impl Writer for Bouncer {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let st = self.cache_state();
+        writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;
+        for (i, b) in st.bufs.iter().enumerate() {
+            match b {
+                None => {}
+                Some(BufferCache::Coherent) => writeln!(f, "buffer{}: coherent", i)?,
+                Some(BufferCache::Cached { clean, counts }) => {
+                    writeln!(f, "buffer{}: {}", i, if *clean { "clean" } else { "dirty" })?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_done: {}",
+                        i, counts.invalidates_done
+                    )?;
+                    writeln!(
+                        f,
+                        "buffer{}_read_invalidates_skipped: {}",
+                        i, counts.invalidates_skipped
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
 }

@@ -18,16 +18,17 @@ use kernel::{
 };
 
 use crate::{
+    bounce::{
+        Bouncer,
+        Slot, //
+    },
     clkc::Clkc,
     deadline::{
         BusLines,
         Deadline, //
     },
     hw::Hw,
-    mmc::{
-        bounce::Bouncer,
-        DmaRequest, //
-    },
+    mmc::DmaRequest,
     regs::Regs,
     sdio_irq::SdioIrqs,
     soc::SocData,
@@ -54,7 +55,7 @@ impl Drop for EnabledClk {
 pub(crate) struct InFlight {
     pub(crate) mrq: DmaRequest,
     /// The bounce buffer its data goes through, if any.
-    pub(crate) slot: Option<usize>,
+    pub(crate) slot: Option<Slot>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
     /// Its software deadline: computed before the watchdog was armed, started again when the
@@ -73,7 +74,7 @@ pub(crate) struct Sdhc {
     pub(crate) pclk: EnabledClk,
     pub(crate) clkc: Clkc,
     pub(crate) regs: Arc<Regs>,
-    /// The bounce policy and its buffers (`kernel::mmc::bounce`, set up in `bounce.rs`).
+    /// The bounce policy and its buffers (`bounce.rs`).
     #[pin]
     pub(crate) bounce: Bouncer,
     /// The request in flight, from `request` until the threaded IRQ handler completes it.

@@ -25,6 +25,7 @@ use kernel::{
 };
 
 use crate::{
+    bounce::Slot,
     controller::Sdhc,
     logic::{
         self,
@@ -64,20 +65,16 @@ impl Sdhc {
 
     /// The controller did not show idle after quiescing for the request on bounce buffer
     /// `slot`: the buffer is kept from every later request until the controller shows idle.
-    pub(crate) fn hold_back(&self, slot: usize) {
-        let Some(bit) = 1u32.checked_shl(slot as u32) else {
-            // No such buffer: nothing to hold.
-            return;
-        };
+    pub(crate) fn hold_back(&self, slot: Slot) {
         // Holding back (completing a request) and releasing (starting the next) never run at
         // the same time: the MMC core starts a request only after the last one completed.
         let held = self.held_slots.load(Relaxed);
-        self.held_slots.store(held | bit, Relaxed);
+        self.held_slots.store(held | slot.bit(), Relaxed);
         self.debugfs.stats().record_held_back();
         dev_warn!(
             self.dev,
             "controller still busy after its reset: bounce buffer {} held back\n",
-            slot
+            slot.index()
         );
     }
 
@@ -100,10 +97,8 @@ impl Sdhc {
         }
         self.held_tries.store(0, Relaxed);
         let held = self.held_slots.xchg(0, Relaxed);
-        for slot in 0..u32::BITS as usize {
-            if held & (1 << slot) != 0 {
-                self.bounce.release(slot);
-            }
+        for slot in Slot::in_mask(held) {
+            self.bounce.release(slot);
         }
     }
 

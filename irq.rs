@@ -23,6 +23,7 @@ use kernel::{
 };
 
 use crate::{
+    bounce::Slot,
     controller::{
         InFlight,
         Sdhc, //
@@ -35,7 +36,6 @@ use crate::{
         LATE_ERROR_IRQS, //
     },
     mmc::{
-        bounce::policy,
         DmaRequest,
         Request, //
     },
@@ -376,7 +376,7 @@ impl Sdhc {
     /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
     /// a read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If
     /// that fails, so does the data, with nothing transferred. Returns whether it succeeded.
-    fn hand_over(&self, mrq: &DmaRequest, slot: usize, copy_back: u32) -> bool {
+    fn hand_over(&self, mrq: &DmaRequest, slot: Slot, copy_back: u32) -> bool {
         let Err(e) = self.bounce.complete(&self.dev, mrq, slot, copy_back) else {
             return true;
         };
@@ -427,12 +427,12 @@ impl Sdhc {
         // after a response timeout the card never sent (or took) the data, and the MMC core
         // would complete the request with whatever the buffer held.
         let cmd_error = mrq.cmd().error().is_some();
-        let xfered = policy::bytes_xfered(cmd_error, data_error, mrq.data_len());
+        let xfered = logic::bytes_xfered(cmd_error, data_error, mrq.data_len());
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(xfered);
         }
         let copy_back = if bounced {
-            policy::copy_back_len(is_read, cmd_error, data_error, xfered)
+            logic::copy_back_len(is_read, cmd_error, data_error, xfered)
         } else {
             0
         };

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pure decisions of the driver, free of kernel types so that they can also be unit tested
-//! outside the kernel: the queue limits, which interrupt sources are enabled, and so on, for
-//! the driver and each of its features (the bounce buffer's own decisions are
-//! `kernel::mmc::bounce::policy`'s).
+//! outside the kernel: the queue limits, what a finished transfer reports and copies back,
+//! which interrupt sources are enabled, and so on, for the driver and each of its features
+//! (the bounce buffer's choice of a data path is `bounce/policy.rs`).
 //!
-//! Plain `core` Rust only: no allocation, no kernel types but the plain-`core` policy.
+//! Plain `core` Rust only: no allocation, no kernel types.
 
 #[cfg(feature = "bounce")]
 use core::fmt;
-
-use crate::mmc::bounce::policy::Limits;
 
 /// Smallest bounce buffer, in bytes (one page).
 #[cfg(feature = "bounce")]
@@ -96,6 +94,45 @@ impl Params {
     }
 }
 
+/// The queue limits of the host (`struct mmc_host`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Most DMA segments per request.
+    pub(crate) max_segs: u16,
+    /// Largest request, in bytes.
+    pub(crate) max_req_size: u32,
+    /// Largest DMA segment, in bytes.
+    pub(crate) max_seg_size: u32,
+    /// Largest block, in bytes.
+    pub(crate) max_blk_size: u32,
+    /// Most blocks per request.
+    pub(crate) max_blk_count: u32,
+}
+
+#[cfg(feature = "bounce")]
+impl Limits {
+    /// The limits of a host that bounces through buffers of `buffer` bytes: a request of up to
+    /// `max_segs` segments fills at most one buffer (so does one segment), in blocks of up to
+    /// `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's own limit).
+    pub(crate) fn bounced(
+        buffer: u32,
+        max_segs: u16,
+        max_blk_size: u32,
+        max_blk_count: u32,
+    ) -> Self {
+        Self {
+            max_segs,
+            max_req_size: buffer,
+            max_seg_size: buffer,
+            max_blk_size,
+            max_blk_count: buffer
+                .checked_div(max_blk_size)
+                .unwrap_or(0)
+                .min(max_blk_count),
+        }
+    }
+}
+
 /// The C driver's queue limits, those of a host without a bounce buffer: one segment,
 /// 128 KiB.
 pub(crate) fn c_driver_limits() -> Limits {
@@ -123,11 +160,33 @@ pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
     )
 }
 
+/// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
+/// or the data phase reported an error.
+pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
+    if cmd_error || data_error {
+        0
+    } else {
+        len
+    }
+}
+
+/// How many bytes of a bounced transfer to copy from the bounce buffer back into the
+/// request's scatterlist: only for reads, only without a command or data error, and only
+/// `bytes_xfered` bytes. A failed read never overwrites the caller's memory.
+pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfered: u32) -> u32 {
+    if read && !cmd_error && !data_error {
+        xfered
+    } else {
+        0
+    }
+}
+
 /// The largest transfer sent straight to a single DMA segment: the vendor driver's 512 KiB
 /// buffer is the largest single DMA transfer known to work on the controller (the C driver
 /// never sends more than 128 KiB). Longer single segments go through the bounce buffer, which
 /// is only that large when `bounce_size` is; nothing proves transfers above 512 KiB to one
 /// address on the silicon, so none is sent.
+#[cfg(feature = "bounce")]
 pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
 
 /// The controller's longest busy wait (R1b), in milliseconds (`max_busy_timeout`).

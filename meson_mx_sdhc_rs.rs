@@ -31,7 +31,7 @@ use kernel::prelude::*;
 
 mod bindings;
 // A bounce buffer, so that one request can carry many scatterlist segments: the buffers the
-// module parameters ask for, used through `kernel::mmc::bounce`, which holds the policy.
+// module parameters ask for and the policy of which requests go through them.
 #[cfg(feature = "bounce")]
 mod bounce;
 mod clkc;
@@ -62,6 +62,7 @@ mod stats;
 // the feature's module.
 #[cfg(not(all(
     feature = "bounce",
+    feature = "double_buffer",
     feature = "deadline",
     feature = "sdio_irq",
     feature = "stats"

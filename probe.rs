@@ -33,9 +33,9 @@ use crate::{
     hw,
     irq::IrqHandler,
     kernel_ext::irq::managed,
+    logic::Limits,
     mmc::{
         self,
-        bounce::policy::Limits,
         Cap,
         HostConfig,
         UnregisteredHost, //

@@ -11,6 +11,7 @@ use kernel::{
 };
 
 use crate::{
+    bounce::Slot,
     controller::{
         InFlight,
         Sdhc,
@@ -30,7 +31,7 @@ struct Prepared {
     /// What the controller needs of its command.
     cmd: CmdInfo,
     /// The bounce buffer its data goes through, if any.
-    slot: Option<usize>,
+    slot: Option<Slot>,
 }
 
 impl SdhcHost {

@@ -33,9 +33,11 @@ use kernel::{
 use crate::test_knobs::TestKnobs;
 use crate::{
     bounce::Buffers,
-    logic::Stats,
+    logic::{
+        Limits,
+        Stats, //
+    },
     mmc::{
-        bounce::policy::Limits,
         HostOps,
         UnregisteredHost, //
     }, //

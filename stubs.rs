@@ -6,7 +6,7 @@
 //! stubs do) or what the C driver does. The code that calls a feature is the same with it and
 //! without.
 
-/// Without a bounce buffer: requests of one DMA segment, as the C driver's.
+/// Without a bounce buffer: requests of one DMA segment, mapped in place, as the C driver's.
 #[cfg(not(feature = "bounce"))]
 pub(crate) mod bounce {
     use kernel::{
@@ -18,11 +18,11 @@ pub(crate) mod bounce {
     };
 
     use crate::{
-        logic,
-        mmc::bounce::{
-            policy::Limits,
-            Bouncer, //
-        }, //
+        logic::{
+            self,
+            Limits, //
+        },
+        mmc::DmaRequest, //
     };
 
     /// No bounce buffer.
@@ -39,9 +39,170 @@ pub(crate) mod bounce {
             logic::c_driver_limits()
         }
 
-        /// The bounce policy without buffers: every request maps to one DMA segment.
-        pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
-            Bouncer::new([None, None], merge_boundary, logic::MAX_DIRECT_LEN, false)
+        /// No bounce policy: every request maps to one DMA segment.
+        pub(crate) fn into_bouncer(self, _merge_boundary: usize) -> Bouncer {
+            Bouncer
+        }
+    }
+
+    /// A bounce buffer, of which there is none: no request is ever on one.
+    #[derive(Clone, Copy)]
+    pub(crate) enum Slot {}
+
+    impl Slot {
+        /// The buffer's index.
+        pub(crate) fn index(self) -> usize {
+            match self {}
+        }
+
+        /// The buffer's bit in a set of buffers.
+        pub(crate) fn bit(self) -> u32 {
+            match self {}
+        }
+
+        /// No buffer is in any set.
+        pub(crate) fn in_mask(_mask: u32) -> core::iter::Empty<Slot> {
+            core::iter::empty()
+        }
+    }
+
+    /// Where the controller finds a request's data.
+    pub(crate) struct DataSetup {
+        /// The DMA address to program.
+        pub(crate) dma_addr: u64,
+        /// Never a bounce buffer.
+        pub(crate) slot: Option<Slot>,
+    }
+
+    /// The data path of a host without a bounce buffer: the request's own memory.
+    pub(crate) struct Bouncer;
+
+    impl Bouncer {
+        /// Maps the request's data, which must be one DMA segment, for the controller
+        /// (`meson_mx_sdhc_map_dma()`): its address.
+        pub(crate) fn set_up(
+            &self,
+            dev: &Device,
+            mrq: &mut DmaRequest,
+            _force: bool,
+            _copy_in_fault: &dyn Fn() -> bool,
+        ) -> Result<DataSetup> {
+            let segments = mrq.map_count().inspect_err(|e| {
+                dev_err!(dev, "cannot map the request's data: {:?}\n", e);
+            })?;
+            let direct = if segments == 1 {
+                mrq.dma_for_device()
+            } else {
+                None
+            };
+            match direct {
+                Some((dma_addr, len)) if len == mrq.data_len() => Ok(DataSetup {
+                    dma_addr,
+                    slot: None,
+                }),
+                _ => {
+                    dev_err!(
+                        dev,
+                        "request of {} bytes mapped to {} DMA segments\n",
+                        mrq.data_len(),
+                        segments
+                    );
+                    mrq.unmap();
+                    Err(EINVAL)
+                }
+            }
+        }
+
+        /// No buffer to free.
+        pub(crate) fn release(&self, slot: Slot) {
+            match slot {}
+        }
+
+        /// No buffer to copy out of.
+        pub(crate) fn complete(
+            &self,
+            _dev: &Device,
+            _mrq: &DmaRequest,
+            slot: Slot,
+            _len: u32,
+        ) -> Result {
+            match slot {}
+        }
+    }
+}
+
+/// With one bounce buffer (no double buffering): the buffer is taken when a request starts and
+/// freed when it completes; nothing is prepared in `pre_req` or left for `post_req`.
+#[cfg(all(feature = "bounce", not(feature = "double_buffer")))]
+pub(crate) mod slots {
+    /// The bounce buffer: only the first exists.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) struct Slot;
+
+    impl Slot {
+        /// The buffer's index.
+        pub(crate) fn index(self) -> usize {
+            0
+        }
+
+        /// The buffer's bit in a set of buffers.
+        pub(crate) fn bit(self) -> u32 {
+            1
+        }
+
+        /// The buffer, if its bit is set in `mask`.
+        pub(crate) fn in_mask(mask: u32) -> core::option::IntoIter<Slot> {
+            (mask & 1 != 0).then_some(Slot).into_iter()
+        }
+    }
+
+    /// How the request starting got its buffer.
+    pub(crate) struct Start(Option<Slot>);
+
+    impl Start {
+        /// The buffer taken (never prepared); `None` if it is in use.
+        pub(crate) fn taken(self) -> Option<(Slot, bool)> {
+            self.0.map(|slot| (slot, false))
+        }
+    }
+
+    /// Whether the one buffer is in use.
+    pub(crate) struct Slots {
+        /// Whether the buffer exists.
+        exists: bool,
+        /// Whether a request holds it (or it is held back after an error).
+        busy: bool,
+    }
+
+    impl Slots {
+        /// `count` buffers: the first exists if `count` is not 0.
+        pub(crate) const fn new(count: usize) -> Self {
+            Self {
+                exists: count != 0,
+                busy: false,
+            }
+        }
+
+        /// Nothing is prepared, so nothing goes stale.
+        pub(crate) fn drop_stale(&mut self, _owner: usize) {}
+
+        /// `request`: the buffer, now the controller's, if it is free.
+        pub(crate) fn start(&mut self, _owner: usize, _cookie: i32) -> Start {
+            let free = self.exists && !self.busy;
+            self.busy |= free;
+            Start(free.then_some(Slot))
+        }
+
+        /// The request in flight completed: the buffer is free (nothing waits for
+        /// `post_req`).
+        pub(crate) fn finish(&mut self, _slot: Slot, _read_ok: Option<u32>) -> bool {
+            self.busy = false;
+            false
+        }
+
+        /// Read data is copied out at completion.
+        pub(crate) fn defers_copy_out(&self, _slot: Slot) -> bool {
+            false
         }
     }
 }
@@ -139,8 +300,8 @@ pub(crate) mod stats {
 
     use crate::{
         bounce::Buffers,
+        logic::Limits,
         mmc::{
-            bounce::policy::Limits,
             HostOps,
             UnregisteredHost, //
         }, //

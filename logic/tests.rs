@@ -8,11 +8,6 @@
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
 pub(crate) mod suite {
     use super::super::*;
-    #[cfg(feature = "stats")]
-    use crate::mmc::bounce::policy::{
-        bytes_xfered,
-        copy_back_len, //
-    };
 
     const KIB: u32 = 1024;
     #[cfg(feature = "bounce")]
@@ -50,6 +45,59 @@ pub(crate) mod suite {
             max_blk_size: 512,
             max_blk_count: 0xffff,
         }
+    }
+
+    #[test]
+    fn bytes_xfered_zero_on_any_error() -> TestResult {
+        assert_eq!(bytes_xfered(false, false, 4096), 4096);
+        assert_eq!(bytes_xfered(true, false, 4096), 0);
+        assert_eq!(bytes_xfered(false, true, 4096), 0);
+        assert_eq!(bytes_xfered(true, true, 4096), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn copy_back_rule() -> TestResult {
+        // Reads without errors: exactly bytes_xfered, also short ones.
+        assert_eq!(copy_back_len(true, false, false, 128 * KIB), 128 * KIB);
+        assert_eq!(copy_back_len(true, false, false, 512), 512);
+        assert_eq!(copy_back_len(true, false, false, 0), 0);
+        // Any error: nothing.
+        assert_eq!(copy_back_len(true, true, false, 4096), 0);
+        assert_eq!(copy_back_len(true, false, true, 4096), 0);
+        assert_eq!(copy_back_len(true, true, true, 4096), 0);
+        // Writes never copy back.
+        assert_eq!(copy_back_len(false, false, false, 4096), 0);
+        // Combined with bytes_xfered: an error means no copy.
+        for (c, d) in [(true, false), (false, true), (true, true)] {
+            assert_eq!(copy_back_len(true, c, d, bytes_xfered(c, d, 8192)), 0);
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "bounce")]
+    #[test]
+    fn limits_of_a_bounce_buffer() -> TestResult {
+        assert_eq!(
+            Limits::bounced(128 * KIB, 64, 512, 65536),
+            Limits {
+                max_segs: 64,
+                max_req_size: 128 * KIB,
+                max_seg_size: 128 * KIB,
+                max_blk_size: 512,
+                max_blk_count: 256,
+            }
+        );
+        // The controller's block count bounds a large buffer.
+        let l = Limits::bounced(4 * MIB, 256, 512, 4096);
+        assert_eq!((l.max_req_size, l.max_seg_size), (4 * MIB, 4 * MIB));
+        assert_eq!(l.max_blk_count, 4096);
+        assert_eq!(Limits::bounced(4 * KIB, 1, 512, 65536).max_blk_count, 8);
+        // A request of the largest size fills exactly one buffer.
+        let l = Limits::bounced(512 * KIB, 64, 512, 65536);
+        assert_eq!(l.max_blk_count * l.max_blk_size, l.max_req_size);
+        assert_eq!(Limits::bounced(4 * KIB, 1, 0, 65536).max_blk_count, 0);
+        Ok(())
     }
 
     /// The deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.

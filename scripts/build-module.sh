@@ -48,11 +48,10 @@ if [ "$MODDIR" != "$TOP" ]; then
     # The kernel crate's new modules, as in the kernel tree.
     rm -rf "$MODDIR/rust"
     cp -a "$TOP/rust" "$MODDIR/rust"
-    # The module directories: x/ next to x.rs (slots/, logic/).
+    # The module directories: x/ next to x.rs (logic/, bounce/), with their subdirectories.
     for d in $(module_dirs); do
-        mkdir -p "$MODDIR/$d"
-        rm -f "$MODDIR/$d"/*.rs
-        cp -p "$TOP/$d"/*.rs "$MODDIR/$d/"
+        rm -rf "${MODDIR:?}/$d"
+        cp -a "$TOP/$d" "$MODDIR/$d"
     done
 fi
 GEN="$MODDIR/build/bindings"
@@ -163,7 +162,9 @@ check)
     rustfmt --check --edition 2021 "${cfg[@]}" "${files[@]}" || die "rustfmt: sources are not formatted"
     log "rustfmt clean"
     all=("$TOP"/*.rs "$TOP"/bindings/mod.rs)
-    for d in $(module_dirs); do all+=("$TOP/$d"/*.rs); done
+    for d in $(module_dirs); do
+        mapfile -t -O "${#all[@]}" all < <(find "$TOP/$d" -name '*.rs' | sort)
+    done
     mapfile -t -O "${#all[@]}" all < <(find "$TOP/rust" -name '*.rs' | sort)
     RUSTFMT_CONFIG=${cfg[1]:-} "$TOP/scripts/vertical-imports" --check "${all[@]}" ||
         die "imports are not in the kernel's vertical style"

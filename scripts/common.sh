@@ -86,7 +86,8 @@ kbuild_env() {
     export LIBCLANG_PATH
 }
 
-# The crate's module directories: x/ next to x.rs holding Rust files (mmc/, slots/, ...).
+# The crate's module directories: x/ next to x.rs holding Rust files (logic/, bounce/), with
+# their subdirectories.
 module_dirs() {
     local d
     for d in "$TOP"/*/; do

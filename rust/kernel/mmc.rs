@@ -29,7 +29,8 @@
 //!   [`DmaRequest::dma_for_device`] the address); dropping it unmaps, then completes.
 //!   [`pre_map`] maps a request of one scatterlist entry in `pre_req` already,
 //!   [`unmap_pre_mapped`] undoes that in `post_req`; the CPU copies between a scatterlist and a
-//!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped.
+//!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped. Which requests a host
+//!   bounces, through how many buffers of which memory, is the host driver's policy.
 //!
 //! - A host with a software deadline implements [`HostOps::timer_expired`]: the host then has
 //!   a timer ([`Host::arm_timer`]) on a `WQ_MEM_RECLAIM` workqueue of its own, cancelled before
@@ -40,12 +41,6 @@
 //! - The registration belongs to the parent's devres, as a PWM chip's does: the host is removed
 //!   when the parent is unbound, whatever the driver keeps, so the driver data borrows nothing
 //!   (`'static`). A driver's interrupts are requested the same way (`kernel::irq::managed`).
-//!
-//! - A host with one DMA address per transfer can carry requests of many segments through a
-//!   physically contiguous buffer: [`bounce::Bouncer`] decides which requests go direct and
-//!   which through its buffers (one, or two to copy in `pre_req`/`post_req`; coherent or
-//!   cached), copies a read back only when no error was set, and gives the queue limits
-//!   ([`bounce::policy::Limits::bounced`]).
 //!
 //! # Examples
 //!
@@ -111,7 +106,6 @@
 
 #![allow(dead_code, unused_imports)]
 
-pub(crate) mod bounce;
 mod caps;
 mod debugfs;
 mod dma;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, and the bounce buffer's
-# bounce/policy/tests.rs and bounce/slots/tests.rs, the non-coherent pages'
-# dma/noncoherent/dirty/tests.rs), of the workqueue extension (rust/kernel/workqueue/rearm.rs:
-# the host timer's arming and cancelling) and of the driver's pure logic (logic/tests.rs; the
-# four pure suites are also the host's cargo tests) run in the guest when the
+# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, and the non-coherent
+# pages' rust/kernel/dma/noncoherent/dirty/tests.rs), of the workqueue extension
+# (rust/kernel/workqueue/rearm.rs: the host timer's arming and cancelling) and of the driver's
+# pure logic (logic/tests.rs, and the bounce buffer's bounce/policy/tests.rs and
+# bounce/slots/tests.rs; the four pure suites are also the host's cargo tests) run in the guest
+# when the
 # module is loaded: every suite must report "ok", none "not ok", and at least the suites we
 # know of must have run (a module built without them would otherwise pass silently).
 . "$(dirname "$0")/../lib.sh"
@@ -13,8 +14,8 @@ wait_card
 dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ meson_mx_sdhc_rs_|# (meson_mx_sdhc_rs_[a-z_]+|Totals): pass' > /tmp/kunit || true
 cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
-for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_mmc_bounce_policy \
-         meson_mx_sdhc_rs_mmc_bounce_slots meson_mx_sdhc_rs_dma_noncoherent_dirty \
+for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_bounce_policy \
+         meson_mx_sdhc_rs_bounce_slots meson_mx_sdhc_rs_dma_noncoherent_dirty \
          meson_mx_sdhc_rs_workqueue_rearm meson_mx_sdhc_rs_logic; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done

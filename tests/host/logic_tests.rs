@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host unit tests of the pure logic: the driver's `logic.rs` and the bounce buffer's
-//! decisions and double-buffer state machine in `kernel::mmc::bounce` (`policy.rs`,
-//! `slots.rs`), and the dirty-line bookkeeping of `kernel::dma::noncoherent` (`dirty.rs`).
+//! Host unit tests of the pure logic: the driver's `logic.rs` and its bounce buffer's path
+//! decisions and double-buffer state machine (`bounce/policy.rs`, `bounce/slots.rs`), and the
+//! dirty-line bookkeeping of `kernel::dma::noncoherent` (`dirty.rs`).
 //! Their shared tests (`logic/tests.rs`, `policy/tests.rs`, `slots/tests.rs`, `dirty/tests.rs`) are
 //! also KUnit suites in the kernel; the tests of text, which need `std`, are here.
 
@@ -15,19 +15,14 @@ extern crate std;
 #[path = "../../logic.rs"]
 mod logic;
 
-#[path = "../../rust/kernel/mmc/bounce/policy.rs"]
+#[path = "../../bounce/policy.rs"]
 mod policy;
-#[path = "../../rust/kernel/mmc/bounce/slots.rs"]
+#[path = "../../bounce/slots.rs"]
 mod slots;
+/// The number of bounce buffers, as `bounce.rs` has it (`slots.rs` takes it from its parent).
+const MAX_BUFFERS: usize = 2;
 #[path = "../../rust/kernel/dma/noncoherent/dirty.rs"]
 mod dirty;
-
-/// `kernel::mmc` as far as plain `core` Rust goes: the bounce buffer's pure decisions.
-mod mmc {
-    pub(crate) mod bounce {
-        pub(crate) use crate::policy;
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,13 +4,18 @@
 #
 #   1. without a git identity and without --author, the generator stops and
 #      says how to give one; without --base-commit it stops too;
-#   2. with a test identity and base: "[RFC PATCH n/N]" subjects (a cover
-#      letter, the kernel crate's new modules, kernel::mmc, the driver), the test
-#      identity as author, the driver as a port of the C driver followed by
-#      one patch per feature with no feature condition left, no trailer (no Signed-off-by, no Assisted-by: the
-#      sender adds their own), a base-commit: line in the cover letter, Cc:
-#      lines from get_maintainer.pl naming linux-mmc and rust-for-linux on
-#      every patch;
+#   2. with a test identity and base: two series, each "[RFC PATCH n/N]"
+#      numbered with its cover letter: 1-core (the fixes, the kernel crate's new
+#      modules, kernel::mmc, the driver as a port of the C driver, last) and
+#      2-followup (one patch per feature, no feature condition left, nothing of
+#      the kernel crate); the test identity as author, no trailer (no
+#      Signed-off-by, no Assisted-by: the sender adds their own), Cc: lines from
+#      get_maintainer.pl naming linux-mmc and rust-for-linux on every patch;
+#      both cover letters say what ran them (QEMU's virt machine, the emulated
+#      Meson8b board) and that no real board did; 1-core's ends with
+#      base-commit:, 2-followup's names 1-core as its base (base-commit: and a
+#      prerequisite-patch-id: per patch of 1-core); both apply in order with
+#      git am to the pristine files they change;
 #   3. no commit message, cover letter or added line speaks of this
 #      repository: its test names, scripts, make targets or documents.
 set -euo pipefail
@@ -38,44 +43,96 @@ grep -q "no base commit" <<<"$out" || fail "no-base message: $out"
 out=$(noid --author "$ME" --base-commit v7.3) && fail "accepted base commit 'v7.3'"
 echo "no base: stops; a tag name instead of a hash: stops"
 
-# 2. The series.
+# 2. The two series: the first posting (the fixes, the kernel crate's new modules,
+# kernel::mmc, the port) and the follow-up (one patch per feature), each with its cover letter.
 "$TOP/scripts/make-series" --author "$ME" --base-commit "$BASE" --out "$T/s" >/dev/null
-mapfile -t P < <(ls "$T"/s/*.patch)
-N=$((${#P[@]} - 1))
-[ "$N" -ge 2 ] || fail "expected a cover letter and at least 2 patches, got: ${P[*]}"
-# The driver as a port of the C driver, then one patch per feature (Kbuild's FEATURES).
+[ -z "$(ls "$T"/s/*.patch 2>/dev/null)" ] || fail "patches outside the series' directories: $(ls "$T"/s/*.patch)"
+mapfile -t C < <(ls "$T"/s/1-core/*.patch)
+mapfile -t F < <(ls "$T"/s/2-followup/*.patch)
 read -r -a FEATURES <<<"$(sed -n 's/^FEATURES *:= *//p' "$TOP/Kbuild")"
-port=${P[$((N - ${#FEATURES[@]}))]}
-case "$(basename "$port")" in *-mmc-meson-mx-sdhc-add-a-Rust-driver.patch) ;;
-    *) fail "patch $((N - ${#FEATURES[@]})) is not the port of the driver: $(basename "$port")" ;; esac
-for ((i = N - ${#FEATURES[@]} + 1; i <= N; i++)); do
-    case "$(basename "${P[$i]}")" in *-mmc-meson-mx-sdhc-rs-*) ;;
-        *) fail "patch $i is not a feature of the driver: $(basename "${P[$i]}")" ;; esac
+NC=$((${#C[@]} - 1))
+NF=$((${#F[@]} - 1))
+[ "$NC" -ge 2 ] || fail "expected a cover letter and at least 2 patches in 1-core, got: ${C[*]}"
+[ "$NF" = "${#FEATURES[@]}" ] || fail "2-followup has $NF patches, Kbuild has ${#FEATURES[@]} features"
+for d in 1-core 2-followup; do
+    [ -f "$T/s/$d/0000-cover-letter.patch" ] || fail "no $d/0000-cover-letter.patch"
 done
+# The first posting ends with the driver as a port of the C driver; the follow-up is one patch
+# per feature (Kbuild's FEATURES).
+case "$(basename "${C[$NC]}")" in *-mmc-meson-mx-sdhc-add-a-Rust-driver.patch) ;;
+    *) fail "the last patch of 1-core is not the port of the driver: $(basename "${C[$NC]}")" ;; esac
+grep -q '^+++ b/rust/kernel/mmc.rs$' "${C[@]}" || fail "kernel::mmc is not in 1-core"
+for ((i = 1; i <= NF; i++)); do
+    case "$(basename "${F[$i]}")" in *-mmc-meson-mx-sdhc-rs-*) ;;
+        *) fail "patch $i of 2-followup is not a feature of the driver: $(basename "${F[$i]}")" ;; esac
+done
+if grep -q '^+++ b/rust/' "${F[@]}"; then
+    fail "the follow-up changes the kernel crate: $(grep -h '^+++ b/rust/' "${F[@]}" | head -3)"
+fi
+P=("${C[@]}" "${F[@]}")
 if grep -nE '^\+.*(cfg\((not\()?feature|// cfg\()' "${P[@]}"; then
     fail "a feature condition of the driver's sources is left in the series"
 fi
-echo "driver: the port, then ${#FEATURES[@]} features (${FEATURES[*]}), no feature condition left"
-w=${#N}
-k=0
-for p in "${P[@]}"; do
-    n=$(basename "$p")
-    s=$(printf "%0${w}d/%d" "$k" "$N")
-    grep -qE "^Subject: \[RFC PATCH $s\] " "$p" || fail "$n: subject is not [RFC PATCH $s]"
-    k=$((k + 1))
-    grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
-    if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
-        fail "$n: has a trailer"
-    fi
-    for l in linux-mmc@vger.kernel.org rust-for-linux@vger.kernel.org; do
-        sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "$l" || fail "$n: no Cc: $l"
+echo "1-core: $NC patches, the port last; 2-followup: ${#FEATURES[@]} features (${FEATURES[*]}), no feature condition left"
+check_series() { # name, patches (cover letter first)
+    local name=$1 k=0 p n s w
+    shift
+    local N=$(($# - 1))
+    w=${#N}
+    for p in "$@"; do
+        n=$name/$(basename "$p")
+        s=$(printf "%0${w}d/%d" "$k" "$N")
+        grep -qE "^Subject: \[RFC PATCH $s\] " "$p" || fail "$n: subject is not [RFC PATCH $s]"
+        k=$((k + 1))
+        grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
+        if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
+            fail "$n: has a trailer"
+        fi
+        for l in linux-mmc@vger.kernel.org rust-for-linux@vger.kernel.org; do
+            sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "$l" || fail "$n: no Cc: $l"
+        done
+        if sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "jane.sender@example.org"; then
+            fail "$n: the author is in Cc"
+        fi
     done
-    if sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "jane.sender@example.org"; then
-        fail "$n: the author is in Cc"
-    fi
+}
+check_series 1-core "${C[@]}"
+check_series 2-followup "${F[@]}"
+# Each cover letter says what ran it (the emulated board) and what did not (a real board).
+for c in "${C[0]}" "${F[0]}"; do
+    n=$(basename "$(dirname "$c")")
+    grep -q '^What was and was not run$' "$c" || fail "$n: the cover letter has no section 'What was and was not run'"
+    grep -q 'emulated Meson8b board' "$c" || fail "$n: the cover letter does not name the emulated board"
+    grep -q "QEMU's virt" "$c" || fail "$n: the cover letter does not say the board is QEMU's virt machine"
+    grep -q 'Nothing in this series has been run on real hardware' "$c" ||
+        fail "$n: the cover letter does not say that no real board ran it"
 done
-tail -1 "${P[0]}" | grep -qxF "base-commit: $BASE" || fail "the cover letter does not end with base-commit"
-echo "series: ${#P[@]} files, RFC subjects, author given, no trailers, Cc on each, base-commit"
+grep -q 'port of the C driver' "${C[0]}" || fail "1-core: the cover letter does not say what ran the port"
+# The first ends with its base; the follow-up names the first as its base: the base commit and
+# the patch id of each patch of the first (as git format-patch --base writes them).
+tail -1 "${C[0]}" | grep -qxF "base-commit: $BASE" || fail "1-core: the cover letter does not end with base-commit"
+grep -qxF "base-commit: $BASE" "${F[0]}" || fail "2-followup: the cover letter has no base-commit"
+mapfile -t want < <(for p in "${C[@]:1}"; do git patch-id --stable < "$p" | cut -d' ' -f1; done)
+mapfile -t got < <(sed -n 's/^prerequisite-patch-id: //p' "${F[0]}")
+[ "${want[*]}" = "${got[*]}" ] || fail "2-followup: prerequisite-patch-id lines (${#got[@]}) are not the patch ids of 1-core's ${#want[@]} patches"
+grep -q "based on \"\[RFC PATCH 0/$NC\] " "${F[0]}" || fail "2-followup: the cover letter does not name the first posting as its base"
+echo "series: RFC subjects numbered per series, author given, no trailers, Cc on each; both cover letters say what ran and what did not; the follow-up's base is the first ($NC prerequisite-patch-id lines)"
+# Both apply, in order, with git am to the pristine files they change.
+SRC=$(readlink -f "$MESON_SDHC_CACHE/kernel/source" 2>/dev/null || true)
+if [ -n "$SRC" ] && [ -f "$SRC/MAINTAINERS" ]; then
+    G=(git -C "$T/tree" -c user.name=t -c user.email=t@localhost)
+    mkdir -p "$T/tree"
+    sed -n 's|^--- a/||p' "${C[@]:1}" "${F[@]:1}" | sort -u | while read -r f; do
+        [ -e "$SRC/$f" ] && mkdir -p "$T/tree/$(dirname "$f")" && cp "$SRC/$f" "$T/tree/$f"
+    done
+    "${G[@]}" init -q && "${G[@]}" add -A && "${G[@]}" commit -qm base
+    for p in "${C[@]:1}" "${F[@]:1}"; do
+        "${G[@]}" am -q "$p" >/dev/null 2>&1 || fail "git am: $(basename "$(dirname "$p")")/$(basename "$p") does not apply"
+    done
+    echo "git am: 1-core then 2-followup apply to the pristine files ($(( NC + NF )) patches)"
+else
+    echo "(no pristine tree at $MESON_SDHC_CACHE/kernel/source: the git am check is not run)"
+fi
 
 # 3. Words of this repository.  The message (up to ---) and the added lines.
 tests=$(cd "$TOP/tests/board" && ls -- *.sh | sed 's/\.sh$//' | paste -sd'|')

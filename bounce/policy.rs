@@ -1,49 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The pure decisions of a bounce buffer: the queue limits a host gets from it, which
-//! requests go straight to the controller and which through the buffer, and how much of a
-//! bounced read is copied back.
+//! The bounce buffer's pure decisions: which requests go straight to the controller and which
+//! through a buffer, and which are mapped ahead in `pre_req`. (The queue limits a buffer gives
+//! and how much of a bounced read is copied back are the driver's other pure decisions, in
+//! `logic.rs`.)
 //!
 //! Plain `core` Rust only (no allocation, no kernel types), so that the rules are also unit
 //! tested outside the kernel.
-
-/// The queue limits of a host (`struct mmc_host`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limits {
-    /// Most DMA segments per request.
-    pub(crate) max_segs: u16,
-    /// Largest request, in bytes.
-    pub(crate) max_req_size: u32,
-    /// Largest DMA segment, in bytes.
-    pub(crate) max_seg_size: u32,
-    /// Largest block, in bytes.
-    pub(crate) max_blk_size: u32,
-    /// Most blocks per request.
-    pub(crate) max_blk_count: u32,
-}
-
-impl Limits {
-    /// The limits of a host that bounces through buffers of `buffer` bytes: a request of up to
-    /// `max_segs` segments fills at most one buffer (so does one segment), in blocks of up to
-    /// `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's own limit).
-    pub(crate) fn bounced(
-        buffer: u32,
-        max_segs: u16,
-        max_blk_size: u32,
-        max_blk_count: u32,
-    ) -> Self {
-        Self {
-            max_segs,
-            max_req_size: buffer,
-            max_seg_size: buffer,
-            max_blk_size,
-            max_blk_count: buffer
-                .checked_div(max_blk_size)
-                .unwrap_or(0)
-                .min(max_blk_count),
-        }
-    }
-}
 
 /// How a request's data reaches the controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +87,7 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
 /// which the core calls after it started the next request, so two reads into the same memory
 /// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
 /// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
+#[cfg(feature = "double_buffer")]
 pub(crate) fn pre_map(
     sg_len: u32,
     len: u32,
@@ -135,27 +99,6 @@ pub(crate) fn pre_map(
     write
         && sg_len == 1
         && data_path(1, len, bounce, max_direct, force_bounce) == Ok(DataPath::Direct)
-}
-
-/// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
-/// or the data phase reported an error.
-pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
-    if cmd_error || data_error {
-        0
-    } else {
-        len
-    }
-}
-
-/// How many bytes of a bounced transfer to copy from the bounce buffer back into the
-/// request's scatterlist: only for reads, only without a command or data error, and only
-/// `bytes_xfered` bytes.
-pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfered: u32) -> u32 {
-    if read && !cmd_error && !data_error {
-        xfered
-    } else {
-        0
-    }
 }
 
 #[cfg(any(test, CONFIG_KUNIT))]

@@ -4,10 +4,7 @@
 //! the kernel (`CONFIG_KUNIT`), `cargo test`s on the host.
 
 /// The suite.
-#[cfg_attr(
-    not(test),
-    kernel::macros::kunit_tests(meson_mx_sdhc_rs_mmc_bounce_slots)
-)]
+#[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_bounce_slots))]
 mod suite {
     use super::super::*;
 
@@ -19,7 +16,7 @@ mod suite {
     const C: usize = 0x3000;
 
     /// pre_req then request for `owner`: its buffer and token.
-    fn prepare_and_start(s: &mut Slots, owner: usize) -> Result<(usize, i32), &'static str> {
+    fn prepare_and_start(s: &mut Slots, owner: usize) -> Result<(Slot, i32), &'static str> {
         let (i, t) = s.prepare(owner).ok_or("no free buffer")?;
         s.prepared(i, owner, t);
         if s.start(owner, t) != Start::Prepared(i) {
@@ -58,7 +55,7 @@ mod suite {
         let mut s = Slots::new(2);
         let (a, ta) = prepare_and_start(&mut s, A)?;
         assert!(!s.finish(a, None));
-        assert_eq!(s.get(a), Slot::Free);
+        assert_eq!(s.get(a), State::Free);
         assert_eq!(s.post(A, ta), Post::Nothing);
         Ok(())
     }
@@ -82,7 +79,7 @@ mod suite {
         assert_eq!(s.post(A, 0), Post::Nothing);
         // The stale data was dropped.
         assert_eq!(s.post(A, ta), Post::Nothing);
-        assert_eq!((s.get(0), s.get(1)), (Slot::Free, Slot::Free));
+        assert_eq!((s.get(Slot(0)), s.get(Slot(1))), (State::Free, State::Free));
         Ok(())
     }
 
@@ -93,7 +90,7 @@ mod suite {
         let (a, ta) = s.prepare(A).ok_or("no free buffer")?;
         s.prepared(a, A, ta);
         assert_eq!(s.post(A, ta), Post::Nothing);
-        assert_eq!(s.get(a), Slot::Free);
+        assert_eq!(s.get(a), State::Free);
         Ok(())
     }
 
@@ -147,12 +144,12 @@ mod suite {
     #[test]
     fn out_of_order_calls_are_ignored() -> TestResult {
         let mut s = Slots::new(2);
-        assert!(!s.finish(0, Some(512)));
-        assert!(!s.finish(7, None));
-        s.free(1);
-        s.prepared(5, A, 1);
+        assert!(!s.finish(Slot(0), Some(512)));
+        assert!(!s.finish(Slot(7), None));
+        s.free(Slot(1));
+        s.prepared(Slot(5), A, 1);
         assert_eq!(s.post(B, 3), Post::Nothing);
-        assert_eq!((s.get(0), s.get(1)), (Slot::Free, Slot::Free));
+        assert_eq!((s.get(Slot(0)), s.get(Slot(1))), (State::Free, State::Free));
         Ok(())
     }
 }

@@ -2,13 +2,15 @@
 
 //! Who holds which bounce buffer when there are two: the pure state machine of the
 //! [`Bouncer`](super::Bouncer)'s double buffering, also built on the host for `cargo test`.
+//! (With one buffer, `stubs.rs` has the buffer taken at a request's start and freed at its
+//! completion.)
 //!
 //! The MMC core prepares request N+1 (`pre_req`) while N is in flight and cleans N up
 //! (`post_req`) after N+1 has started. With two buffers a write's data is copied into a free
 //! buffer in `pre_req`, and a read's data stays in its buffer after completion and is copied
 //! out in `post_req`, both while the controller moves the other buffer. The rules:
 //!
-//! - A buffer the controller has ([`Slot::Device`]) or the CPU is copying ([`Slot::Cpu`]) is
+//! - A buffer the controller has ([`State::Device`]) or the CPU is copying ([`State::Cpu`]) is
 //!   never handed to anyone else.
 //! - A request is known by its address (`owner`) and a token the driver wrote into its
 //!   `host_cookie` in `pre_req`, always positive: 0 is the core's value and -1 marks a mapping
@@ -16,14 +18,42 @@
 //!   again (error recovery reuses it), so state left for an owner whose cookie no longer
 //!   matches is stale and dropped without copying.
 //! - Only a read that completed without any error waits for `post_req`
-//!   ([`Slot::ReadDone`]); every other completion frees its buffer at once.
+//!   ([`State::ReadDone`]); every other completion frees its buffer at once.
 //! - A request that needs a buffer at start and finds none free takes one that was prepared
 //!   for another request (that request copies its data again when it starts); it never takes
 //!   read data that waits for `post_req`.
 
+use super::MAX_BUFFERS;
+
+/// One of a host's bounce buffers: an index below [`MAX_BUFFERS`], made only here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot(usize);
+
+impl Slot {
+    /// The buffer's index, from 0.
+    pub(crate) fn index(self) -> usize {
+        self.0
+    }
+
+    /// The buffer's bit in a set of buffers (`1 << index`).
+    pub(crate) fn bit(self) -> u32 {
+        u32::try_from(self.0)
+            .ok()
+            .and_then(|i| 1u32.checked_shl(i))
+            .unwrap_or(0)
+    }
+
+    /// The buffers whose bits are set in `mask`.
+    pub(crate) fn in_mask(mask: u32) -> impl Iterator<Item = Slot> {
+        (0..MAX_BUFFERS)
+            .map(Slot)
+            .filter(move |s| mask & s.bit() != 0)
+    }
+}
+
 /// What one bounce buffer is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Slot {
+pub(crate) enum State {
     /// Nobody's.
     Free,
     /// The CPU is copying into or out of it, outside the lock.
@@ -53,13 +83,13 @@ pub(crate) enum Slot {
     },
 }
 
-impl Slot {
+impl State {
     fn owner(&self) -> Option<usize> {
         match *self {
-            Slot::Prepared { owner, .. }
-            | Slot::Device { owner, .. }
-            | Slot::ReadDone { owner, .. } => Some(owner),
-            Slot::Free | Slot::Cpu => None,
+            State::Prepared { owner, .. }
+            | State::Device { owner, .. }
+            | State::ReadDone { owner, .. } => Some(owner),
+            State::Free | State::Cpu => None,
         }
     }
 }
@@ -68,21 +98,32 @@ impl Slot {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Start {
     /// The buffer `pre_req` prepared for it (a write's data is in it already).
-    Prepared(usize),
+    Prepared(Slot),
     /// A buffer taken now: the data is copied as with a single buffer.
-    Claimed(usize),
+    Claimed(Slot),
     /// No buffer can be taken (cannot happen with the MMC core's ordering; the request fails).
     None,
+}
+
+impl Start {
+    /// The buffer taken, and whether `pre_req` prepared it; `None` if none could be.
+    pub(crate) fn taken(self) -> Option<(Slot, bool)> {
+        match self {
+            Start::Prepared(slot) => Some((slot, true)),
+            Start::Claimed(slot) => Some((slot, false)),
+            Start::None => None,
+        }
+    }
 }
 
 /// What `post_req` finds for a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Post {
-    /// Its read data, `len` bytes in buffer `slot` (now [`Slot::Cpu`]): copy it out, then
+    /// Its read data, `len` bytes in buffer `slot` (now [`State::Cpu`]): copy it out, then
     /// [`Slots::free`].
     CopyOut {
         /// The buffer.
-        slot: usize,
+        slot: Slot,
         /// Bytes to copy.
         len: u32,
     },
@@ -90,13 +131,10 @@ pub(crate) enum Post {
     Nothing,
 }
 
-/// The most bounce buffers of a host.
-pub(crate) const MAX_BUFFERS: usize = 2;
-
 /// The state of a host's bounce buffers.
 #[derive(Debug)]
 pub(crate) struct Slots {
-    slots: [Slot; MAX_BUFFERS],
+    slots: [State; MAX_BUFFERS],
     /// How many of `slots` are buffers that exist.
     count: usize,
     last_token: i32,
@@ -106,7 +144,7 @@ impl Slots {
     /// `count` free buffers (at most [`MAX_BUFFERS`]).
     pub(crate) const fn new(count: usize) -> Self {
         Self {
-            slots: [Slot::Free; MAX_BUFFERS],
+            slots: [State::Free; MAX_BUFFERS],
             count: if count > MAX_BUFFERS {
                 MAX_BUFFERS
             } else {
@@ -117,18 +155,18 @@ impl Slots {
     }
 
     /// The buffers that exist.
-    fn live(&mut self) -> &mut [Slot] {
+    fn live(&mut self) -> &mut [State] {
         &mut self.slots[..self.count]
     }
 
-    /// The state of buffer `i` (`Free` for one that does not exist).
-    pub(crate) fn get(&self, i: usize) -> Slot {
-        self.slots.get(i).copied().unwrap_or(Slot::Free)
+    /// The state of buffer `slot` (`Free` for one that does not exist).
+    pub(crate) fn get(&self, slot: Slot) -> State {
+        self.slots.get(slot.0).copied().unwrap_or(State::Free)
     }
 
-    /// Sets buffer `i` to `to` if it is `from` now; `false` if not (or no such buffer).
-    fn change(&mut self, i: usize, from: Slot, to: Slot) -> bool {
-        match self.slots.get_mut(i) {
+    /// Sets buffer `slot` to `to` if it is `from` now; `false` if not (or no such buffer).
+    fn change(&mut self, slot: Slot, from: State, to: State) -> bool {
+        match self.slots.get_mut(slot.0) {
             Some(s) if *s == from => {
                 *s = to;
                 true
@@ -148,49 +186,52 @@ impl Slots {
     /// Frees what `owner` left that nobody is using (stale after the core prepared it again).
     pub(crate) fn drop_stale(&mut self, owner: usize) {
         for s in self.live().iter_mut() {
-            if s.owner() == Some(owner) && !matches!(s, Slot::Device { .. }) {
-                *s = Slot::Free;
+            if s.owner() == Some(owner) && !matches!(s, State::Device { .. }) {
+                *s = State::Free;
             }
         }
     }
 
-    /// `pre_req`: takes a free buffer for `owner` and returns it (now [`Slot::Cpu`]) with the
+    /// `pre_req`: takes a free buffer for `owner` and returns it (now [`State::Cpu`]) with the
     /// token for the request's cookie; `None` if all are in use.
-    pub(crate) fn prepare(&mut self, owner: usize) -> Option<(usize, i32)> {
+    pub(crate) fn prepare(&mut self, owner: usize) -> Option<(Slot, i32)> {
         self.drop_stale(owner);
-        let i = self.live().iter().position(|s| *s == Slot::Free)?;
-        self.slots[i] = Slot::Cpu;
-        Some((i, self.next_token()))
+        let i = self.live().iter().position(|s| *s == State::Free)?;
+        self.slots[i] = State::Cpu;
+        Some((Slot(i), self.next_token()))
     }
 
     /// `pre_req` is done with buffer `slot`: it is ready for `owner`'s start.
-    pub(crate) fn prepared(&mut self, slot: usize, owner: usize, token: i32) {
-        self.change(slot, Slot::Cpu, Slot::Prepared { owner, token });
+    pub(crate) fn prepared(&mut self, slot: Slot, owner: usize, token: i32) {
+        self.change(slot, State::Cpu, State::Prepared { owner, token });
     }
 
     /// `request`: the buffer for `owner`, whose cookie is `cookie`, now the controller's.
     pub(crate) fn start(&mut self, owner: usize, cookie: i32) -> Start {
-        let mine = Slot::Prepared {
+        let mine = State::Prepared {
             owner,
             token: cookie,
         };
         if cookie > 0 {
             if let Some(i) = self.live().iter().position(|s| *s == mine) {
-                self.slots[i] = Slot::Device {
+                self.slots[i] = State::Device {
                     owner,
                     token: cookie,
                 };
-                return Start::Prepared(i);
+                return Start::Prepared(Slot(i));
             }
         }
         self.drop_stale(owner);
         let live = self.live();
-        let free = live.iter().position(|s| *s == Slot::Free);
-        let taken = free.or_else(|| live.iter().position(|s| matches!(s, Slot::Prepared { .. })));
+        let free = live.iter().position(|s| *s == State::Free);
+        let taken = free.or_else(|| {
+            live.iter()
+                .position(|s| matches!(s, State::Prepared { .. }))
+        });
         match taken {
             Some(i) => {
-                self.slots[i] = Slot::Device { owner, token: 0 };
-                Start::Claimed(i)
+                self.slots[i] = State::Device { owner, token: 0 };
+                Start::Claimed(Slot(i))
             }
             None => Start::None,
         }
@@ -200,25 +241,25 @@ impl Slots {
     /// completed without any error, else `None`. A read prepared in `pre_req` keeps its buffer
     /// for `post_req` (returns `true`); otherwise the buffer is freed (the caller copied what
     /// it had to before).
-    pub(crate) fn finish(&mut self, slot: usize, read_ok: Option<u32>) -> bool {
+    pub(crate) fn finish(&mut self, slot: Slot, read_ok: Option<u32>) -> bool {
         let now = self.get(slot);
-        let Slot::Device { owner, token } = now else {
+        let State::Device { owner, token } = now else {
             return false;
         };
         match read_ok {
             Some(len) if token > 0 && len > 0 => {
-                self.change(slot, now, Slot::ReadDone { owner, token, len })
+                self.change(slot, now, State::ReadDone { owner, token, len })
             }
             _ => {
-                self.change(slot, now, Slot::Free);
+                self.change(slot, now, State::Free);
                 false
             }
         }
     }
 
     /// Whether the request in flight on `slot` keeps its buffer after a read without error.
-    pub(crate) fn defers_copy_out(&self, slot: usize) -> bool {
-        matches!(self.get(slot), Slot::Device { token, .. } if token > 0)
+    pub(crate) fn defers_copy_out(&self, slot: Slot) -> bool {
+        matches!(self.get(slot), State::Device { token, .. } if token > 0)
     }
 
     /// `post_req` for `owner`, whose cookie is `cookie`.
@@ -226,16 +267,18 @@ impl Slots {
         let mut post = Post::Nothing;
         for (i, s) in self.live().iter_mut().enumerate() {
             match *s {
-                Slot::ReadDone {
+                State::ReadDone {
                     owner: o,
                     token,
                     len,
                 } if o == owner && token == cookie => {
-                    *s = Slot::Cpu;
-                    post = Post::CopyOut { slot: i, len };
+                    *s = State::Cpu;
+                    post = Post::CopyOut { slot: Slot(i), len };
                 }
-                Slot::Prepared { owner: o, .. } | Slot::ReadDone { owner: o, .. } if o == owner => {
-                    *s = Slot::Free;
+                State::Prepared { owner: o, .. } | State::ReadDone { owner: o, .. }
+                    if o == owner =>
+                {
+                    *s = State::Free;
                 }
                 _ => {}
             }
@@ -244,8 +287,8 @@ impl Slots {
     }
 
     /// The CPU is done with buffer `slot` (or `pre_req` could not fill it).
-    pub(crate) fn free(&mut self, slot: usize) {
-        self.change(slot, Slot::Cpu, Slot::Free);
+    pub(crate) fn free(&mut self, slot: Slot) {
+        self.change(slot, State::Cpu, State::Free);
     }
 }
 

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The bounce buffers' memory: one buffer ([`BounceBuffer`]), DMA-coherent or cached, and the
+//! buffers the module parameters ask for ([`Buffers`]), with the queue limits they give.
+//!
+//! A buffer that cannot be allocated is not fatal: without the first the host keeps the C
+//! driver's single-segment limits, without the second it bounces through one buffer.
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    dma::{
+        attrs::DMA_ATTR_NO_WARN,
+        Coherent,
+        DataDirection, //
+    },
+    prelude::*, //
+};
+
+use crate::{
+    kernel_ext::dma::noncoherent::{
+        MapSync,
+        Mapping,
+        NoncoherentPages, //
+    },
+    logic::{
+        self,
+        Limits,
+        Params,
+        MAX_DIRECT_LEN, //
+    },
+    mmc::CpuBuffer, //
+};
+
+use super::{
+    Bouncer,
+    MAX_BUFFERS, //
+};
+
+/// The memory of a bounce buffer.
+pub(super) enum Memory {
+    /// DMA-coherent (`dma_alloc_coherent()`): uncached on a SoC that is not DMA-coherent, no
+    /// cache maintenance.
+    Coherent(Coherent<[u8]>),
+    /// Cached, mapped with the streaming DMA API for every transfer (as sdhci's bounce
+    /// buffer, which syncs instead).
+    Cached(NoncoherentPages),
+}
+
+/// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
+pub(crate) struct BounceBuffer {
+    pub(super) mem: Memory,
+}
+
+impl BounceBuffer {
+    /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
+    /// allocation warning): the caller falls back to single-segment requests. Cached memory is
+    /// cleaned whole once (mapped to the device and unmapped), so that it starts clean.
+    pub(crate) fn new(dev: &Device<Bound>, size: u32, cached: bool) -> Result<Self> {
+        let len = usize::try_from(size)?;
+        let mem = if cached {
+            let pages = NoncoherentPages::alloc(
+                dev,
+                len,
+                DataDirection::Bidirectional,
+                GFP_KERNEL | __GFP_NOWARN,
+            )?;
+            pages.unmap(pages.map(0, len, DataDirection::ToDevice, MapSync::Always)?)?;
+            Memory::Cached(pages)
+        } else {
+            Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
+                dev,
+                len,
+                GFP_KERNEL | __GFP_NOWARN,
+                DMA_ATTR_NO_WARN,
+            )?)
+        };
+        Ok(Self { mem })
+    }
+
+    /// Size in bytes.
+    pub(crate) fn size(&self) -> u32 {
+        u32::try_from(self.cpu().size()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether the memory is cached (streaming DMA) rather than coherent.
+    #[cfg(feature = "double_buffer")]
+    pub(crate) fn cached(&self) -> bool {
+        matches!(self.mem, Memory::Cached(_))
+    }
+
+    /// The cached memory, if it is.
+    pub(super) fn pages(&self) -> Option<&NoncoherentPages> {
+        match &self.mem {
+            Memory::Cached(n) => Some(n),
+            Memory::Coherent(_) => None,
+        }
+    }
+
+    /// The memory as the CPU copies see it, to read from.
+    pub(super) fn cpu(&self) -> &dyn CpuBuffer {
+        match &self.mem {
+            Memory::Coherent(c) => c,
+            Memory::Cached(n) => n,
+        }
+    }
+
+    /// The memory as the CPU copies see it, to write `len` bytes at its start: cached memory
+    /// notes them as maybe dirty first (also if the copy stops halfway).
+    pub(super) fn cpu_write(&self, len: u32) -> Result<&dyn CpuBuffer> {
+        if let Memory::Cached(n) = &self.mem {
+            n.cpu_write(0, usize::try_from(len)?)?;
+        }
+        Ok(self.cpu())
+    }
+
+    /// Hands the first `len` bytes to the controller for a transfer in `dir`: cached memory is
+    /// mapped (`sync`: whether a read may skip its invalidate) and returns its mapping;
+    /// coherent memory has its one address. `EINVAL` if the buffer is shorter.
+    pub(super) fn to_device(
+        &self,
+        len: u32,
+        dir: DataDirection,
+        sync: MapSync,
+    ) -> Result<(u64, Option<Mapping>)> {
+        #[allow(clippy::useless_conversion)]
+        match &self.mem {
+            Memory::Cached(n) => {
+                let m = n.map(0, usize::try_from(len)?, dir, sync)?;
+                Ok((u64::from(m.dma_address()), Some(m)))
+            }
+            Memory::Coherent(c) => Ok((u64::from(c.dma_address()), None)),
+        }
+    }
+
+    /// Takes the buffer back from the controller after a transfer: unmaps `mapping` (a read's
+    /// range is invalidated). `EINVAL` if it is not this buffer's.
+    pub(super) fn to_cpu(&self, mapping: Option<Mapping>) -> Result {
+        match (self.pages(), mapping) {
+            (Some(n), Some(m)) => n.unmap(m),
+            (_, None) => Ok(()),
+            (None, Some(_)) => Err(EINVAL),
+        }
+    }
+}
+
+/// The bounce buffers of a new host and the parameters they were allocated for.
+pub(crate) struct Buffers {
+    /// The module parameters.
+    params: Params,
+    /// The buffers: none, one, or two with `double_buffer`.
+    bufs: [Option<BounceBuffer>; MAX_BUFFERS],
+}
+
+impl Buffers {
+    /// Allocates the buffers the module parameters ask for, as many as can be had.
+    pub(crate) fn allocate(dev: &Device<Bound>) -> Self {
+        let params = crate::params();
+        let first = first_buffer(dev, &params);
+        let second = first.as_ref().and_then(|b| second_buffer(dev, b));
+        Self {
+            params,
+            bufs: [first, second],
+        }
+    }
+
+    /// Size of each buffer in bytes, 0 for none.
+    pub(crate) fn size(&self) -> u32 {
+        self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
+    }
+
+    /// Whether the buffers are cached memory with streaming syncs.
+    #[cfg(feature = "stats")]
+    pub(crate) fn cached(&self) -> bool {
+        self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
+    }
+
+    /// The number of buffers allocated.
+    #[cfg(feature = "stats")]
+    pub(crate) fn count(&self) -> usize {
+        self.bufs.iter().filter(|b| b.is_some()).count()
+    }
+
+    /// The host's queue limits with these buffers.
+    pub(crate) fn limits(&self) -> Limits {
+        logic::limits(&self.params, self.size())
+    }
+
+    /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
+    /// boundary `merge_boundary`; transfers longer than [`MAX_DIRECT_LEN`] are bounced too.
+    pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
+        Bouncer::new(
+            self.bufs,
+            merge_boundary,
+            MAX_DIRECT_LEN,
+            crate::skip_clean_invalidate(),
+        )
+    }
+}
+
+/// The bounce buffer of `bounce_size` bytes, if there is to be one and it can be allocated.
+fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
+    if params.bounce_size == 0 {
+        return None;
+    }
+    BounceBuffer::new(dev, params.bounce_size, crate::bounce_cached())
+        .inspect_err(|e| {
+            dev_warn!(
+                dev,
+                "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
+                params.bounce_size,
+                e.to_errno()
+            )
+        })
+        .ok()
+}
+
+/// Without double buffering there is no second buffer: the host bounces through one.
+#[cfg(not(feature = "double_buffer"))]
+fn second_buffer(_dev: &Device<Bound>, _first: &BounceBuffer) -> Option<BounceBuffer> {
+    None
+}
+
+/// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
+/// through one buffer.
+#[cfg(feature = "double_buffer")]
+fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {
+    if !crate::double_buffer() {
+        return None;
+    }
+    BounceBuffer::new(dev, first.size(), first.cached())
+        .inspect_err(|e| {
+            dev_warn!(
+                dev,
+                "cannot allocate a second {} byte bounce buffer (error {}), using one\n",
+                first.size(),
+                e.to_errno()
+            )
+        })
+        .ok()
+}

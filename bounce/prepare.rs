@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The `pre_req` and `post_req` halves of the bounce policy (`double_buffer`): a write that
+//! will go direct is mapped ahead, and with two buffers a request that will be bounced gets
+//! its buffer while the controller moves the previous request's, a write copied in, a read
+//! copied out after completion.
+
+use kernel::{
+    device::Device,
+    dma::DataDirection,
+    prelude::*, //
+};
+
+use crate::mmc::{
+    self,
+    copy_buffer_to_idle,
+    copy_idle_to_buffer,
+    IdleRequest, //
+};
+
+use super::{
+    policy::{
+        self,
+        DataPath, //
+    },
+    slots::Post,
+    Bouncer, //
+};
+
+impl Bouncer {
+    /// Whether there are two buffers (copies hidden in `pre_req`/`post_req`).
+    fn double(&self) -> bool {
+        self.bufs[1].is_some()
+    }
+
+    /// `pre_req` for a write that will go direct: maps its data for the controller now, while
+    /// the controller moves the previous request (`kernel::mmc::pre_map`). Returns whether it did.
+    pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
+        let Some(data) = mrq.data() else {
+            return false;
+        };
+        let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
+        policy::pre_map(sg_len, len, self.size(), self.max_direct, force, write)
+            && mmc::pre_map(mrq)
+    }
+
+    /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
+    /// hands it over now, while the controller moves the other: a write's data is copied in
+    /// and cleaned, a read's range invalidated. Returns whether the request was prepared.
+    /// `copy_in_fault` as for [`Self::set_up`]. Process context (`pre_req`): it may sleep.
+    pub(crate) fn prepare(
+        &self,
+        dev: &Device,
+        mrq: &IdleRequest,
+        force: bool,
+        copy_in_fault: &dyn Fn() -> bool,
+    ) -> bool {
+        let Some(data) = mrq.data().filter(|_| self.double()) else {
+            return false;
+        };
+        let len = data.len();
+        let bounced = policy::segments_without_mapping(data.sg_list().len(), self.merge_boundary)
+            .is_some_and(|n| {
+                policy::data_path(n, len, self.size(), self.max_direct, force)
+                    == Ok(DataPath::Bounce)
+            });
+        if !bounced {
+            return false;
+        }
+        let owner = mrq.addr();
+        let Some((slot, token)) = self.slots.lock().prepare(owner) else {
+            return false;
+        };
+        let Some(buf) = self.buf(slot) else {
+            self.slots.lock().free(slot);
+            return false;
+        };
+        if data.is_write() {
+            // A mapping left from an earlier user goes before the CPU writes.
+            self.unmap_slot(slot);
+            let copied = match buf.cpu_write(len) {
+                Ok(cpu) if copy_in_fault() => copy_idle_to_buffer(mrq, cpu, len / 2),
+                Ok(cpu) => copy_idle_to_buffer(mrq, cpu, len),
+                Err(_) => 0,
+            };
+            if copied != len {
+                dev_dbg!(dev, "pre_req copied {} of {} bytes\n", copied, len);
+                self.slots.lock().free(slot);
+                return false;
+            }
+        }
+        let dir = if data.is_write() {
+            DataDirection::ToDevice
+        } else {
+            // As in `set_up_bounce`; the buffer stays untouched until the request starts.
+            DataDirection::FromDevice
+        };
+        if self.map_slot(buf, slot, len, dir).is_err() {
+            self.slots.lock().free(slot);
+            return false;
+        }
+        data.set_host_cookie(token);
+        self.slots.lock().prepared(slot, owner, token);
+        true
+    }
+
+    /// `post_req`: copies a prepared read's data out of its buffer and frees it; frees what
+    /// the request held otherwise. Returns whether data was copied; a short copy fails the
+    /// request (`EIO`, nothing transferred: the core retries it). Process context
+    /// (`post_req`): it may sleep.
+    pub(crate) fn clean_up(&self, dev: &Device, mrq: &IdleRequest) -> bool {
+        let Some(data) = mrq.data().filter(|_| self.double()) else {
+            return false;
+        };
+        let post = self.slots.lock().post(mrq.addr(), data.host_cookie());
+        data.set_host_cookie(0);
+        let Post::CopyOut { slot, len } = post else {
+            return false;
+        };
+        let unmapped = self.unmap_slot(slot);
+        let copied = self.buf(slot).map_or(0, |buf| {
+            if unmapped {
+                copy_buffer_to_idle(buf.cpu(), mrq, len)
+            } else {
+                0
+            }
+        });
+        self.slots.lock().free(slot);
+        if copied != len {
+            dev_err!(
+                dev,
+                "post_req copied {} of {} bytes out of the bounce buffer\n",
+                copied,
+                len
+            );
+            data.set_error(EIO);
+            data.set_bytes_xfered(0);
+            return false;
+        }
+        true
+    }
+}
