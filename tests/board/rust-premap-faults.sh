@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Faults on writes that pre_req mapped (Rust driver, default parameters: two
 # cached bounce buffers).  A write of one scatterlist entry that goes direct is
-# mapped in pre_req (kernel::mmc::pre_map, the host cookie marks it) and
-# unmapped in post_req; this test makes such writes fail.  4 KiB O_DIRECT
-# random writes at iodepth 8 (libaio; the queue's nomerges=2, so every write
-# is one page: one entry, pre-mapped), while 128 KiB reads of another region
-# go through the bounce buffers, prepared in pre_req and copied out in
-# post_req.  The model injects data CRC errors, data timeouts and response
-# CRC errors on writes (3 each), then one lost interrupt (the deadline fails
-# the write).  Each failed write leaves its mapping to post_req (or, timed
-# out, unmaps it in the request path), the write queued behind it was
-# pre-mapped too and is cleaned up unstarted; the core retries both.  Checks:
-# the driver counts every injected fault as an error of a pre-mapped request
-# (pre_mapped_errors, the stats file) and of its kind; double buffering ran
-# meanwhile (prepared, post_req_copies); every write and read verifies; no
-# scatter-gather mapping of the controller is left afterwards (the DMA-API
-# debugging's dump); rmmod at the end, where DMA-API debugging reports any
-# mapping still held; no DMA-API or other report (scripts/emu-run).
+# mapped in pre_req (kernel::mmc::pre_map; the host cookie marks it) and
+# unmapped in post_req, or by the request path if it never reaches post_req
+# mapped (it timed out).  Random 4 KiB O_DIRECT writes of 1 MiB at iodepth 8
+# (libaio; the queue's nomerges=2 keeps each write one page, one entry), with
+# crc32c verify, while 128 KiB reads of another region, verified too, run
+# alongside: those of more than one segment go through the bounce buffers
+# (prepared in pre_req, copied out in post_req).
+# Four passes, each with faults on writes from the model: 3 data CRC errors,
+# 3 data timeouts, 3 response CRC errors, 1 lost interrupt (the 10 s deadline
+# fails the write).  Checks per pass: the driver counts each injected fault as
+# an error of its kind and of a request whose data pre_req had mapped
+# (pre_mapped_errors in the stats file); writes queued behind a failure were
+# pre-mapped and cleaned up unstarted (pre_mapped beyond fio's 256 writes and
+# the failed ones); double buffering ran (prepared, post_req_copies); every
+# write and read verifies; no scatter-gather mapping of the controller is left
+# (DMA-API debugging's dump).  Then rmmod, where DMA-API debugging reports a
+# mapping still held, and scripts/emu-run fails on any DMA-API or other
+# report.  A pass without faults first: 256 writes pre-mapped, none failed.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
