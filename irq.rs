@@ -445,7 +445,7 @@ impl Sdhc {
     #[cfg(feature = "stats")]
     pub(crate) fn record(
         &self,
-        mrq: &Request,
+        mrq: &DmaRequest,
         bounced: bool,
         mut errors: Errors,
         mut result: DataResult,
@@ -465,6 +465,7 @@ impl Sdhc {
                 data_error: errors.data,
                 xfered: result.xfered,
                 copied_back: result.copy_back,
+                pre_mapped: mrq.pre_mapped(),
             }),
             None => stats.record_command(errors.cmd),
         }
@@ -474,7 +475,7 @@ impl Sdhc {
     #[cfg(not(feature = "stats"))]
     pub(crate) fn record(
         &self,
-        _mrq: &Request,
+        _mrq: &DmaRequest,
         _bounced: bool,
         _errors: Errors,
         _result: DataResult,

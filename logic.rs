@@ -568,6 +568,9 @@ pub(crate) struct Outcome {
     pub(crate) xfered: u32,
     /// Bytes copied from the bounce buffer into the request (reads only).
     pub(crate) copied_back: u32,
+    /// Its data was still mapped by `pre_req` when it completed (a write sent direct; the
+    /// mapping is `post_req`'s to undo).
+    pub(crate) pre_mapped: bool,
 }
 
 #[cfg(feature = "stats")]
@@ -611,6 +614,11 @@ pub(crate) struct Stats {
     pub(crate) prepared: u64,
     /// Reads copied out of their bounce buffer in `post_req` (double buffering).
     pub(crate) post_req_copies: u64,
+    /// Writes whose data `pre_req` mapped for the controller, to go direct.
+    pub(crate) pre_mapped: u64,
+    /// Data requests that completed with an error while the mapping `pre_req` made of their
+    /// data stood.
+    pub(crate) pre_mapped_errors: u64,
     /// Times the deadline's work ran before its request was due and armed itself again.
     pub(crate) deadline_rearms: u64,
     /// Commands whose error bits latched after their completion bit, found by reading `ISTA`
@@ -650,6 +658,8 @@ impl Stats {
             late_interrupts: 0,
             prepared: 0,
             post_req_copies: 0,
+            pre_mapped: 0,
+            pre_mapped_errors: 0,
             deadline_rearms: 0,
             late_status: 0,
             deadline_completed: 0,
@@ -699,6 +709,9 @@ impl Stats {
         if o.copy_back_skipped() {
             self.copy_back_skipped = self.copy_back_skipped.wrapping_add(1);
         }
+        if o.pre_mapped && (o.cmd_error.is_some() || o.data_error.is_some()) {
+            self.pre_mapped_errors = self.pre_mapped_errors.wrapping_add(1);
+        }
         let b = hist_bucket(o.len);
         self.sizes[b] = self.sizes[b].wrapping_add(1);
     }
@@ -716,6 +729,11 @@ impl Stats {
     /// Counts a read copied out of its bounce buffer in `post_req`.
     pub(crate) fn record_post_req_copy(&mut self) {
         self.post_req_copies = self.post_req_copies.wrapping_add(1);
+    }
+
+    /// Counts a write whose data `pre_req` mapped.
+    pub(crate) fn record_pre_mapped(&mut self) {
+        self.pre_mapped = self.pre_mapped.wrapping_add(1);
     }
 
     /// Counts a deadline's work that ran early and armed itself again.
@@ -891,6 +909,8 @@ impl fmt::Display for Stats {
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         writeln!(f, "prepared: {}", Dec(self.prepared))?;
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
+        writeln!(f, "pre_mapped: {}", Dec(self.pre_mapped))?;
+        writeln!(f, "pre_mapped_errors: {}", Dec(self.pre_mapped_errors))?;
         writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
         writeln!(f, "late_status: {}", Dec(self.late_status))?;
         writeln!(f, "deadline_completed: {}", Dec(self.deadline_completed))?;

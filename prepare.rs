@@ -19,6 +19,7 @@ impl Sdhc {
     pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
         let force = self.debugfs.force_bounce();
         if self.bounce.pre_map(mrq, force) {
+            self.debugfs.stats().record_pre_mapped();
             return;
         }
         if self

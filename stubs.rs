@@ -368,6 +368,9 @@ pub(crate) mod stats {
         #[cfg(feature = "double_buffer")]
         pub(crate) fn record_post_req_copy(&mut self) {}
 
+        #[cfg(feature = "double_buffer")]
+        pub(crate) fn record_pre_mapped(&mut self) {}
+
         #[cfg(feature = "deadline")]
         pub(crate) fn record_deadline_rearm(&mut self) {}
 

@@ -239,6 +239,7 @@ pub(crate) mod suite {
             data_error: None,
             xfered: len,
             copied_back: if bounced && !write { len } else { 0 },
+            pre_mapped: false,
         }
     }
 
@@ -312,6 +313,34 @@ pub(crate) mod suite {
         short.xfered = 4 * KIB;
         short.copied_back = 4 * KIB;
         assert!(!short.copy_back_skipped());
+        Ok(())
+    }
+
+    #[cfg(feature = "stats")]
+    #[test]
+    fn stats_count_pre_mapped_errors() -> TestResult {
+        let mut s = Stats::new();
+        s.record_pre_mapped();
+        s.record_pre_mapped();
+        // A write `pre_req` mapped that succeeded, then one that failed: only the failure.
+        let mut w = ok(4 * KIB, true, false);
+        w.pre_mapped = true;
+        s.record(&w);
+        w.data_error = Some(ErrorKind::DataCrc);
+        w.xfered = 0;
+        s.record(&w);
+        // A command error on another counts too; an error on a request not pre-mapped does
+        // not.
+        let mut c = ok(4 * KIB, true, false);
+        c.pre_mapped = true;
+        c.cmd_error = Some(ErrorKind::Deadline);
+        c.xfered = 0;
+        s.record(&c);
+        c.pre_mapped = false;
+        s.record(&c);
+        assert_eq!(s.pre_mapped, 2);
+        assert_eq!(s.pre_mapped_errors, 2);
+        assert_eq!(s.direct, 4);
         Ok(())
     }
 

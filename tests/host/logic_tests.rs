@@ -53,7 +53,7 @@ mod tests {
         s.record(&ok(128 * KIB, false, true));
         let t = s.to_string();
         let lines: std::vec::Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 21 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert_eq!(lines.len(), 23 + ErrorKind::ALL.len() + HIST_BUCKETS);
         assert!(t.contains("data_requests: 1\n"));
         assert!(t.contains("bounced: 1\n"));
         assert!(t.contains("bytes_read: 131072\n"));
@@ -61,8 +61,10 @@ mod tests {
         assert!(t.contains("size_131072: 1\n"));
         s.record_prepared();
         s.record_post_req_copy();
+        s.record_pre_mapped();
         let t = s.to_string();
         assert!(t.contains("prepared: 1\n") && t.contains("post_req_copies: 1\n"));
+        assert!(t.contains("pre_mapped: 1\n") && t.contains("pre_mapped_errors: 0\n"));
         assert!(t.contains("size_512: 0\n"));
         assert!(t.contains("size_4194304: 0\n"));
         // Every line is "name: number".

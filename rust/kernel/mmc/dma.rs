@@ -220,6 +220,13 @@ impl DmaRequest {
         matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
 
+    /// Whether the data is mapped by `pre_req` ([`pre_map`]): held by this object, or handed
+    /// back by [`Self::end_transfer`] for `post_req` to unmap. `false` once the request path
+    /// unmapped it (it was bounced, failed before it started, or timed out).
+    pub(crate) fn pre_mapped(&self) -> bool {
+        self.mrq.data().is_some_and(is_pre_mapped)
+    }
+
     /// DMA-maps the data scatterlist (`dma_map_sg()`) without CPU cache maintenance and returns
     /// the number of DMA segments the mapping produced. The mapping stays until
     /// [`Self::unmap`] or drop; a request bounced instead is unmapped without ever touching
