@@ -35,14 +35,15 @@ use crate::{
         Hw,
         Init,
         Parent,
-        Reg,
-        RoundRate, //
+        Reg, //
     },
     regs::{
         self,
         Regs, //
     }, //
 };
+// `Clk::round_rate()`: out of tree a method of this trait, in the kernel tree one of `Clk`.
+use crate::kernel_ext::clk::round_rate::RoundRate as _;
 
 /// `CLKC` offset in the register window.
 const CLKC_OFFSET: usize = <regs::CLKC as kernel::io::register::Register>::OFFSET;

@@ -97,6 +97,9 @@ mod kernel_ext {
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
         pub(crate) mod provider;
+        // Out of tree only: a method the series adds to `kernel::clk::Clk` itself.
+        #[cfg(CONFIG_COMMON_CLK)]
+        pub(crate) mod round_rate;
     }
     pub(crate) mod irq {
         pub(crate) mod managed;

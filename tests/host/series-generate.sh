@@ -17,7 +17,11 @@
 #      prerequisite-patch-id: per patch of 1-core); both apply in order with
 #      git am to the pristine files they change;
 #   3. no commit message, cover letter or added line speaks of this
-#      repository: its test names, scripts, make targets or documents.
+#      repository: its test names, scripts, make targets or documents;
+#   4. Clk::round_rate(), which 7.3's Clk lacks, is a patch of its own
+#      adding the method to rust/kernel/clk.rs, without a Fixes: tag, after
+#      the fixes and before the clock providers' patch; the extension trait that stands in for it
+#      out of tree (RoundRate, kernel_ext::clk::round_rate) is in no patch.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -142,3 +146,23 @@ done > "$T/said"
 hits=$(grep -nP "(?<![\w-])($tests)(?![\w-])|tests/(host|board)|scripts/(bench|make-series|series-test|emu-run)|make (bench|test|series)|make-series|series-test|\b(bench|driver|reliability|board|emulated-board|upstream|cache-maintenance)\.rst\b|\b[Ss]essions? [0-9]|\b[Ii]ssue [0-9]" "$T/said" || true)
 [ -z "$hits" ] || { echo "$hits" | head -20; fail "the series speaks of this repository (above)"; }
 echo "no test names, scripts, make targets or documents of this repository in $(wc -l < "$T/said") lines"
+
+# 4. Clk::round_rate(): a method the series adds to 7.3's Clk, not a fix.
+rr=$(grep -lE '^Subject: \[RFC PATCH [0-9]+/[0-9]+\] rust: clk: add Clk::round_rate\(\)$' "${P[@]}" || true)
+[ -n "$rr" ] || fail "no patch 'rust: clk: add Clk::round_rate()'"
+lastfix=$( (grep -l '^Fixes:' "${P[@]}" || true) | tail -1)
+[ -z "$lastfix" ] || [[ "$(basename "$lastfix")" < "$(basename "$rr")" ]] ||
+    fail "Clk::round_rate() comes before a fix ($(basename "$lastfix"))"
+prov=$(grep -lE '^Subject: \[RFC PATCH [0-9]+/[0-9]+\] rust: clk: add basic clock providers$' "${P[@]}" ||
+    true)
+[ -n "$prov" ] || fail "no patch 'rust: clk: add basic clock providers'"
+[[ "$(basename "$rr")" < "$(basename "$prov")" ]] || fail "Clk::round_rate() comes after the clock providers"
+if grep -n '^Fixes:' "$rr"; then fail "$(basename "$rr"): a Fixes: tag on an addition"; fi
+[ "$(sed -n 's|^+++ b/||p' "$rr")" = rust/kernel/clk.rs ] ||
+    fail "$(basename "$rr") changes other files than rust/kernel/clk.rs: $(sed -n 's|^+++ b/||p' "$rr" | paste -sd' ')"
+grep -qxF '+        pub fn round_rate(&self, rate: Hertz) -> Result<Hertz> {' "$rr" ||
+    fail "$(basename "$rr") does not add the method to Clk"
+if grep -nE '^\+.*(\bRoundRate\b|\bround_rate::)' "${P[@]}"; then
+    fail "the out-of-tree stand-in of Clk::round_rate() is in the series (above)"
+fi
+echo "Clk::round_rate(): $(basename "$rr" | cut -c1-4), rust/kernel/clk.rs only, no Fixes:, after the fixes and before the clock providers; no stand-in left"

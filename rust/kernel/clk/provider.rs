@@ -7,8 +7,7 @@
 //! cannot describe it. This module registers the framework's basic clock types (`struct
 //! clk_mux`, `struct clk_divider`, `struct clk_gate` with their generic ops) as a [`Hw`], which
 //! unregisters the clock when dropped, and hands out consumer [`Clk`]s of it
-//! (`clk_hw_get_clk()`). It also adds `clk_round_rate()` to [`Clk`] ([`RoundRate`]), which the
-//! crate's consumer API lacks.
+//! (`clk_hw_get_clk()`).
 //!
 //! A registered clock refers to its register for as long as it is registered, which is as long
 //! as its [`Hw`] lives, or forever if the [`Hw`] is forgotten. So it does not borrow the
@@ -78,10 +77,7 @@ use core::{
 };
 
 use kernel::{
-    clk::{
-        Clk,
-        Hertz, //
-    },
+    clk::Clk,
     device::{
         property::FwNode,
         Device, //
@@ -90,7 +86,6 @@ use kernel::{
         from_err_ptr,
         to_result, //
     },
-    ffi::c_ulong,
     io::{
         IoBackend,
         IoBase,
@@ -451,22 +446,4 @@ unsafe fn clk_from_raw(clk: *mut bindings::clk) -> Clk {
     // SAFETY: `Clk` is a `#[repr(transparent)]` wrapper of a `struct clk` pointer whose
     // invariant the caller guarantees; it puts the reference when dropped.
     unsafe { core::mem::transmute::<*mut bindings::clk, Clk>(clk) }
-}
-
-/// `clk_round_rate()`, which the crate's [`Clk`] lacks.
-pub(crate) trait RoundRate {
-    /// The rate the clock would get if [`Clk::set_rate`] were called with `rate`, or the
-    /// framework's error (`clk_round_rate()`).
-    fn round_rate(&self, rate: Hertz) -> Result<Hertz>;
-}
-
-impl RoundRate for Clk {
-    fn round_rate(&self, rate: Hertz) -> Result<Hertz> {
-        // SAFETY: By the type invariant of `Clk`, `as_raw()` is a valid argument.
-        let r = unsafe { bindings::clk_round_rate(self.as_raw(), rate.as_hz()) };
-        match c_ulong::try_from(r) {
-            Ok(hz) => Ok(Hertz(hz)),
-            Err(_) => Err(i32::try_from(r).map_or(EINVAL, Error::from_errno)),
-        }
-    }
 }
