@@ -170,6 +170,7 @@ impl SdhcHost {
 impl PinnedDrop for SdhcHost {
     fn drop(self: Pin<&mut Self>) {
         self.release_sdio_signal();
+        self.sdhc.quiesce_held();
         let mut bus = self.bus.lock();
         self.gates_off(&mut bus);
     }

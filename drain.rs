@@ -102,6 +102,23 @@ impl Sdhc {
         }
     }
 
+    /// The host is removed and the controller goes with its last reference, and with it the
+    /// bounce buffers: any still held back are freed then. Resets the controller once more and
+    /// waits for it to show idle, at most [`RELEASE_WAIT_MS`], so that its DMA engine is done
+    /// with them first, and says so if it is not.
+    pub(crate) fn quiesce_held(&self) {
+        if self.held_slots.load(Relaxed) == 0 {
+            return;
+        }
+        let idle = self.quiesce() || self.hw().wait_idle(Delta::from_millis(RELEASE_WAIT_MS));
+        if !idle {
+            dev_err!(
+                self.dev,
+                "controller still busy at removal: held bounce buffers freed with it\n"
+            );
+        }
+    }
+
     /// The controller has shown activity through [`logic::HELD_MAX_TRIES`] requests since
     /// buffers were held back: a `STAT` that never reads idle, not a DMA engine writing for a
     /// second. Resets it once more before the buffers are freed, and says so.

@@ -11,10 +11,12 @@
 #                            (modpost: rust_build_error undefined).
 #   host-data-borrows        a host whose driver data borrows a local registered: the
 #                            registration lasts until the parent is unbound (devres), so
-#                            the data must borrow nothing (E0597: the local does not live
-#                            long enough).
+#                            the data must borrow nothing (E0597, the local "borrowed for
+#                            'static" by register()'s `T: 'static`).
 #   irq-handler-borrows      the same for an interrupt handler requested through
 #                            kernel::irq::managed.
+# and a build that must succeed, so that the two fail for the borrow alone:
+#   static-data-builds       both, with data that borrows a `static`.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/build-errors.XXXXXX")
@@ -89,10 +91,12 @@ add_to_probe host-data-borrows <<'RS'
 
     fn probe(dev: &Device<Bound>) -> Result {
         let local = 0u32;
-        UnregisteredHost::new(dev, Ok::<_, Error>(Borrowing(&local)))?.register()
+        let host = UnregisteredHost::new(dev, Ok::<_, Error>(Borrowing(&local)))?;
+        let registered = host.register();
+        registered
     }
 RS
-must_fail host-data-borrows "E0597"
+must_fail host-data-borrows "argument requires that \`local\` is borrowed for \`'static\`"
 
 add_to_probe irq-handler-borrows <<'RS'
     use crate::kernel_ext::irq::managed;
@@ -109,8 +113,44 @@ add_to_probe irq-handler-borrows <<'RS'
     fn probe(pdev: &platform::Device<Bound>) -> Result {
         let local = 0u32;
         let handler = Ok::<_, Error>(Borrowing(&local));
-        managed::request_threaded_irq_by_index(pdev, Flags::ONESHOT, 0, c"x", handler)
+        let requested = managed::request_threaded_irq_by_index(pdev, Flags::ONESHOT, 0, c"x", handler);
+        requested
     }
 RS
-must_fail irq-handler-borrows "E0597"
+must_fail irq-handler-borrows "argument requires that \`local\` is borrowed for \`'static\`"
+add_to_probe static-data-builds <<'RS'
+    use crate::kernel_ext::irq::managed;
+    use crate::mmc::{Host, HostOps, Ios, Request, UnregisteredHost};
+    use kernel::{device::Bound, irq::{Flags, IrqReturn, ThreadedHandler}, platform, prelude::*};
+
+    static SHARED: u32 = 0;
+
+    struct Borrowing<'a>(&'a u32);
+
+    #[vtable]
+    impl HostOps for Borrowing<'_> {
+        fn request(_host: &Host<Self>, _mrq: Request) {}
+        fn set_ios(_host: &Host<Self>, _ios: &Ios) {}
+    }
+
+    impl ThreadedHandler for Borrowing<'_> {
+        fn handle_threaded(&self) -> IrqReturn {
+            IrqReturn::None
+        }
+    }
+
+    fn probe(pdev: &platform::Device<Bound>) -> Result {
+        let handler = Ok::<_, Error>(Borrowing(&SHARED));
+        managed::request_threaded_irq_by_index(pdev, Flags::ONESHOT, 0, c"x", handler)?;
+        let host = UnregisteredHost::new(pdev.as_ref(), Ok::<_, Error>(Borrowing(&SHARED)))?;
+        host.register()
+    }
+RS
+if "$T/static-data-builds/scripts/build-module.sh" > "$T/static-data-builds.log" 2>&1; then
+    echo "  ok: static-data-builds: builds"
+else
+    echo "  FAILED: static-data-builds: does not build:"
+    grep -m5 -A5 "^error" "$T/static-data-builds.log" | sed 's/^/    | /'
+    fail=1
+fi
 exit $fail

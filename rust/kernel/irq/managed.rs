@@ -11,7 +11,11 @@
 //! registered for, so it is freed while its number is still the device's.
 //!
 //! The handler runs until the device is unbound; to stop it earlier, keep a
-//! [`ThreadedRegistration`] instead.
+//! [`ThreadedRegistration`] instead. The driver core drops the bound driver's data before it
+//! releases the device's devres, so the handler may run after that data is gone: whatever it
+//! uses belongs to the handler (shared through an [`Arc`](kernel::sync::Arc), say), not to
+//! the driver's data. Devres frees in reverse order: an interrupt requested after a resource
+//! (an `IoMem` mapping) is freed before it.
 //!
 //! # Examples
 //!

@@ -348,6 +348,13 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// the host freed. So the driver data must borrow nothing (`T: 'static`): the host lives
     /// until unbind whatever its caller keeps or forgets.
     ///
+    /// The driver core drops the bound driver's data (`platform::Driver::Data`) before it
+    /// releases the device's devres, so the callbacks still run after that data is gone:
+    /// whatever they use (clocks, mappings, buffers) belongs to `T`, not to the driver's data.
+    /// The core's own device-managed card-detect interrupt (`mmc_gpiod_request_cd_irq()`, with
+    /// the host as its cookie) is freed after the host: `mmc_remove_host()` disables it
+    /// (`__mmc_stop_host()`), so it does not run on a freed host.
+    ///
     /// The parent device's DMA segment limit becomes the host's `max_seg_size`, which the core
     /// otherwise sets only for a memory card's block queue: SDIO function drivers map segments
     /// up to the host's limit too.
@@ -424,16 +431,17 @@ impl<T: HostOps> Drop for Registration<T> {
         // request is in flight and no callback runs any more.
         unsafe { bindings::mmc_remove_host(h) };
         // The timer's work may still be running `timer_expired`, which reads the private area
-        // through a shared reference: it is cancelled (waited for) through a shared reference
-        // too, before `drop_in_place` takes the area mutably.
+        // through a shared reference and may arm the timer again: it is stopped (no arming from
+        // here on, disarmed, waited for) through a shared reference too, before `drop_in_place`
+        // takes the area mutably.
         // SAFETY: By the type invariant the private area holds a `Private<T>`; only shared
         // references to it exist.
         if let Some(timer) = unsafe { &*priv_ptr::<T>(h) }.timer.as_ref() {
-            timer.cancel();
+            timer.stop();
         }
         // SAFETY: The host is removed and its timer idle: it is armed only through a `Host<T>`,
         // which only the host's callbacks (none runs after the removal) and `timer_expired`
-        // (waited for, its own re-arming undone by the cancel) are given. So nothing else
+        // (waited for, and unable to arm the timer once it is stopped) are given. So nothing else
         // refers to the private area; it is dropped once and the host freed after it.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(h));

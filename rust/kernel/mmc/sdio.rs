@@ -69,7 +69,9 @@ unsafe impl Sync for HostMemory {}
 ///
 /// The handle keeps the host's memory (not its registration) alive, and the host's parent
 /// device, which freeing the host reads (`mmc_host_classdev_release()`). Dropping it may sleep:
-/// it waits for the work it may have queued.
+/// it waits for the work it may have queued (`cancel_work_sync()`), so it must not be dropped
+/// from that work, i.e. from [`HostOps::ack_sdio_irq`](super::HostOps::ack_sdio_irq) or an
+/// SDIO function's interrupt handler, which would wait for itself.
 ///
 /// # Invariants
 ///

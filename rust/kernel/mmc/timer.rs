@@ -36,7 +36,14 @@ use kernel::{
     new_delayed_work,
     prelude::*,
     str::CString,
-    sync::Arc,
+    sync::{
+        atomic::{
+            Acquire,
+            Atomic,
+            Release, //
+        },
+        Arc, //
+    },
     time::{
         msecs_to_jiffies,
         Delta,
@@ -125,34 +132,44 @@ unsafe fn expired<T: HostOps>(host: NonNull<bindings::mmc_host>) {
 pub(super) struct Timer {
     work: Arc<HostTimer>,
     queue: OwnedQueue,
+    /// Set by [`Timer::stop`]: arming does nothing any more.
+    stopped: Atomic<bool>,
 }
 
 impl Timer {
     /// Arms the timer to fire `delay` from now, moving an armed one's expiry.
     fn arm(&self, delay: Delta) {
+        if self.stopped.load(Acquire) {
+            return;
+        }
         // `Err`: it was armed; the queue holds its reference still, this clone goes.
         let _ = self.queue.mod_delayed(self.work.clone(), jiffies(delay));
     }
 
     /// Arms the timer to fire `delay` from now unless it is armed.
     fn arm_if_idle(&self, delay: Delta) {
+        if self.stopped.load(Acquire) {
+            return;
+        }
         // `Err`: it was armed, and stays so; this clone goes.
         let _ = self
             .queue
             .enqueue_delayed(self.work.clone(), jiffies(delay));
     }
 
-    /// Disarms the timer and waits for its work; a run that arms it again is undone.
-    pub(super) fn cancel(&self) {
+    /// Stops the timer for good: arming does nothing from here on, the timer is disarmed and its
+    /// work waited for. A `timer_expired` that saw the timer running arms it before the cancel's
+    /// first wait returns (which undoes it); one that starts later cannot arm it, so the timer is
+    /// idle when this returns and stays so.
+    pub(super) fn stop(&self) {
+        self.stopped.store(true, Release);
         self.work.cancel_delayed_sync();
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        // Nothing arms the timer any more but a running `timer_expired`, which the cancel waits
-        // for and whose arming it undoes.
-        self.cancel();
+        self.stop();
         // INVARIANT: Then `queue` (by the type invariant the only queue of the work) has no
         // delayed work pending and may be destroyed, as `OwnedQueue::new` requires.
     }
@@ -193,7 +210,11 @@ pub(super) unsafe fn new_timer<T: HostOps>(
         GFP_KERNEL,
     )?;
     // INVARIANT: `work` is queued only on `queue` (`Timer::arm`, `Timer::arm_if_idle`).
-    Ok(Some(Timer { work, queue }))
+    Ok(Some(Timer {
+        work,
+        queue,
+        stopped: Atomic::new(false),
+    }))
 }
 
 impl<T: HostOps> Host<T> {

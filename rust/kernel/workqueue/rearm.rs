@@ -153,11 +153,15 @@ pub(crate) trait CancelDelayed<const ID: u64 = 0> {
     /// pending. May be called from any context.
     fn cancel_delayed(&self) -> bool;
 
-    /// Takes the item off its queue if it is pending and waits for a running instance to
-    /// return, until the item is neither pending nor running; a running instance that queues
-    /// the item again is waited for, and the item taken off again. The item stays idle unless
-    /// it is queued by another thread meanwhile or after this returns. Returns whether the item
-    /// was pending (once or more).
+    /// Waits for a running instance to return, then takes the item off its queue if it is
+    /// pending and waits for a running instance again, until one round finds it neither
+    /// pending nor running. Returns whether the item was pending (once or more).
+    ///
+    /// An instance that was running when this was called is waited for and its queueing undone.
+    /// An instance that starts later (the timer of a delayed item fired) may queue the item
+    /// again and return between the two steps of the last round, leaving it queued: an item
+    /// that queues itself is idle after this only if it stopped doing so before this was called
+    /// (a flag its `run` checks, set first).
     ///
     /// May sleep. Must not be called from the item's own [`WorkItem::run`], which it would wait
     /// for (lockdep says so).
@@ -187,6 +191,9 @@ where
 
     fn cancel_delayed_sync(&self) -> bool {
         let dwork = delayed_work_of(self);
+        // SAFETY: `dwork` is an initialised `delayed_work`, valid while `self` lives. Waits for
+        // the instances that may have queued the item before the caller stopped them.
+        unsafe { bindings::flush_work(&raw mut (*dwork).work) };
         let mut was_pending = false;
         loop {
             let taken = self.cancel_delayed();
