@@ -8,7 +8,8 @@
 # built in, so no meson-mx-sdhc.ko), with the module from build/module-board,
 # into build/guest-board.
 # GUEST_KDIR, RSKO, GUEST_OUT: another kernel build directory, Rust module
-# (.ko) and output directory (used by scripts/series-test).
+# (.ko) and output directory (used by scripts/series-test); GUEST_EXTRA_KO:
+# more modules for the guest's /lib/modules (series-test: the Rust debugfs samples).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -91,6 +92,7 @@ done
 if [ -f "$RSKO" ]; then
     cp "$RSKO" "$ROOT/lib/modules/"
 fi
+for m in ${GUEST_EXTRA_KO:-}; do cp "$m" "$ROOT/lib/modules/"; done
 find "$TOP/tests/guest" -maxdepth 1 -type f ! -name '*.c' -exec cp {} "$ROOT/bin/" \;
 # guest kernel modules in C (tests/guest/*/Kbuild: sdio_test), built out of
 # tree against the kernel in a copy of their directory
