@@ -392,8 +392,8 @@ impl NoncoherentPages {
             len,
             dir,
         };
-        // SAFETY: This caller changed `mapped` from 0 to `MAPPING` above: it is the only one to access
-        // `map_state` until it hands out the mapping (type invariants).
+        // SAFETY: This caller changed `mapped` from 0 to `MAPPING` above: it is the only one to
+        // access `map_state` until it hands out the mapping (type invariants).
         unsafe { *self.map_state.get() = Some(state) };
         if !skip && dirty::leaves_clean(to_device, from_device, true) {
             self.update_dirty(|d| d.maintained(off32, len32));
