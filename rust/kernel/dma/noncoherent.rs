@@ -197,9 +197,9 @@ pub(crate) struct SyncCounts {
 ///   object.
 /// - `cpu_addr` is the kernel virtual address of `page` (`page_address()`), valid for `size`
 ///   bytes while this object lives.
-/// - `mapped` is 0 while nothing is mapped, [`MAPPING`] while a mapping is being made, and
+/// - `mapped` is 0 while nothing is mapped, `MAPPING` while a mapping is being made, and
 ///   the id of the [`Mapping`] while a range of the pages is mapped for `dev`; `map_state`
-///   holds that mapping then. Only the caller that changed `mapped` from 0 to [`MAPPING`]
+///   holds that mapping then. Only the caller that changed `mapped` from 0 to `MAPPING`
 ///   writes `map_state`, before it hands out the [`Mapping`]; only the holder of that
 ///   [`Mapping`] (one exists: it is not `Clone`) or the destructor clears it and `mapped`.
 pub(crate) struct NoncoherentPages {
