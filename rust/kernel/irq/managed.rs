@@ -62,7 +62,7 @@
 //! ```
 //!
 //! Out of tree this module is built as part of one driver, which requests one threaded
-//! interrupt by index; the other three functions are for the next driver.
+//! interrupt by index; the other function is for the next driver.
 
 #![allow(dead_code)]
 
@@ -168,41 +168,6 @@ pub(crate) fn request_threaded_irq_by_index<'a, T: ThreadedHandler + Send + 'sta
     request_threaded_irq(
         pdev.as_ref(),
         pdev.irq_by_index(index)?,
-        flags,
-        name,
-        handler,
-    )
-}
-
-/// Requests the interrupt named `irq_name` of `pdev` with `handler` until `pdev` is unbound.
-pub(crate) fn request_irq_by_name<'a, T: Handler + Send + 'static>(
-    pdev: &'a platform::Device<Bound>,
-    flags: Flags,
-    irq_name: &CStr,
-    name: &'static CStr,
-    handler: impl PinInit<T, Error> + 'a,
-) -> Result {
-    request_irq(
-        pdev.as_ref(),
-        pdev.irq_by_name(irq_name)?,
-        flags,
-        name,
-        handler,
-    )
-}
-
-/// Requests the interrupt named `irq_name` of `pdev` with the threaded `handler` until `pdev`
-/// is unbound.
-pub(crate) fn request_threaded_irq_by_name<'a, T: ThreadedHandler + Send + 'static>(
-    pdev: &'a platform::Device<Bound>,
-    flags: Flags,
-    irq_name: &CStr,
-    name: &'static CStr,
-    handler: impl PinInit<T, Error> + 'a,
-) -> Result {
-    request_threaded_irq(
-        pdev.as_ref(),
-        pdev.irq_by_name(irq_name)?,
         flags,
         name,
         handler,
