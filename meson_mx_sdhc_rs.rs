@@ -104,8 +104,15 @@ mod kernel_ext {
     pub(crate) mod irq {
         pub(crate) mod managed;
     }
+    pub(crate) mod debugfs {
+        // Out of tree only: the series adds `ScopedDir::from_raw()` to `kernel::debugfs` itself.
+        #[cfg(feature = "stats")]
+        pub(crate) mod foreign_dir;
+    }
     pub(crate) mod workqueue {
+        #[cfg(feature = "deadline")]
         pub(crate) mod alloc;
+        #[cfg(feature = "deadline")]
         pub(crate) mod rearm;
     }
     pub(crate) mod mmc;

@@ -159,7 +159,6 @@ fn new_host<'a>(
 ) -> Result<UnregisteredHost<'a, SdhcHost>> {
     let mut host = UnregisteredHost::new(dev, SdhcHost::new(sdhc.clone()))
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
-    HostDebugfs::add_files(&mut host, |h| &h.sdhc.debugfs, |h| &h.sdhc.bounce)?;
 
     // Get regulators and the supported OCR mask.
     host.regulator_get_supply()
@@ -236,7 +235,7 @@ fn probe_sdhc(pdev: &platform::Device<Bound>, info: Option<&SocData>) -> Result 
         Ok::<_, Error>(IrqHandler(sdhc)),
     )
     .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
-    host.register()
+    HostDebugfs::register(host, |h| &h.sdhc.debugfs, |h| &h.sdhc.bounce)
         .map_err(|e| probe_err(dev, "failed to add the MMC host", e))
 }
 

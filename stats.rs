@@ -29,6 +29,8 @@ use kernel::{
     uaccess::UserSliceReader, //
 };
 
+#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
+use crate::kernel_ext::debugfs::foreign_dir::ScopedDir;
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 use crate::test_knobs::TestKnobs;
 use crate::{
@@ -42,6 +44,8 @@ use crate::{
         UnregisteredHost, //
     }, //
 };
+#[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
+use kernel::ModuleMetadata;
 
 /// What the `limits` file shows.
 pub(crate) struct LimitsInfo {
@@ -134,16 +138,20 @@ impl HostDebugfs {
         })
     }
 
-    /// Names the files in the debugfs directory of `host`, whose data `debugfs` finds.
-    pub(crate) fn add_files<T: HostOps, B: Writer + Sync>(
-        host: &mut UnregisteredHost<'_, T>,
-        debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+    /// Registers `host` with its debugfs files, whose data `debugfs` and `bounce` find in the
+    /// driver data.
+    pub(crate) fn register<T: HostOps + 'static, B: Writer + Send + Sync + 'static>(
+        host: UnregisteredHost<'_, T>,
+        debugfs: impl for<'x> Fn(&'x T) -> &'x Self,
         bounce: impl for<'x> Fn(&'x T) -> &'x B,
     ) -> Result {
-        host.debugfs_rw_file(c"stats", move |h| &debugfs(h).stats)?;
-        host.debugfs_file(c"limits", move |h| &debugfs(h).limits)?;
-        host.debugfs_file(c"bounce", bounce)?;
-        TestKnobs::add_files(host, move |h| &debugfs(h).knobs)
+        host.register_with_debugfs(|data, dir| {
+            let this = debugfs(data);
+            dir.read_write_file(c"stats", &this.stats);
+            dir.read_only_file(c"limits", &this.limits);
+            dir.read_only_file(c"bounce", bounce(data));
+            this.knobs.add_files(dir);
+        })
     }
 
     /// The counters, locked.
@@ -196,12 +204,7 @@ impl TestKnobs {
     }
 
     /// No file.
-    pub(crate) fn add_files<T: HostOps>(
-        _host: &mut UnregisteredHost<'_, T>,
-        _knobs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
-    ) -> Result {
-        Ok(())
-    }
+    pub(crate) fn add_files<M: ModuleMetadata>(&self, _dir: &ScopedDir<'_, '_, M>) {}
 
     /// Requests that map to one segment go direct.
     pub(crate) fn force_bounce(&self) -> bool {

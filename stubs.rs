@@ -316,13 +316,13 @@ pub(crate) mod stats {
             Self
         }
 
-        /// No file.
-        pub(crate) fn add_files<T: HostOps, B>(
-            _host: &mut UnregisteredHost<'_, T>,
-            _debugfs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
+        /// Registers `host`, with no file.
+        pub(crate) fn register<T: HostOps + 'static, B>(
+            host: UnregisteredHost<'_, T>,
+            _debugfs: impl for<'x> Fn(&'x T) -> &'x Self,
             _bounce: impl for<'x> Fn(&'x T) -> &'x B,
         ) -> Result {
-            Ok(())
+            host.register()
         }
 
         /// No counter.

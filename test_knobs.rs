@@ -29,13 +29,11 @@ use kernel::{
     sync::atomic::{
         Atomic,
         Relaxed, //
-    }, //
+    },
+    ModuleMetadata, //
 };
 
-use crate::mmc::{
-    HostOps,
-    UnregisteredHost, //
-};
+use crate::kernel_ext::debugfs::foreign_dir::ScopedDir;
 
 /// The knobs' values, shown and set in the host's debugfs directory.
 pub(crate) struct TestKnobs {
@@ -60,19 +58,14 @@ impl TestKnobs {
         }
     }
 
-    /// Names the knobs' files in the debugfs directory of `host`, whose knobs `knobs` finds.
-    pub(crate) fn add_files<T: HostOps>(
-        host: &mut UnregisteredHost<'_, T>,
-        knobs: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
-    ) -> Result {
-        host.debugfs_rw_file(c"force_bounce", move |h| &knobs(h).force_bounce)?;
-        host.debugfs_rw_file(c"read_flush_wait", move |h| &knobs(h).read_flush_wait)?;
-        host.debugfs_rw_file(c"send_stall_ms", move |h| &knobs(h).send_stall_ms)?;
-        host.debugfs_rw_file(c"watchdog_early_ms", move |h| &knobs(h).watchdog_early_ms)?;
-        host.debugfs_rw_file(c"bounce_copy_in_faults", move |h| {
-            &knobs(h).bounce_copy_in_faults
-        })?;
-        SdioKnob::add_file(host, move |h| &knobs(h).sdio)
+    /// Creates the knobs' files in the host's debugfs directory `dir`.
+    pub(crate) fn add_files<'data, M: ModuleMetadata>(&'data self, dir: &ScopedDir<'data, '_, M>) {
+        dir.read_write_file(c"force_bounce", &self.force_bounce);
+        dir.read_write_file(c"read_flush_wait", &self.read_flush_wait);
+        dir.read_write_file(c"send_stall_ms", &self.send_stall_ms);
+        dir.read_write_file(c"watchdog_early_ms", &self.watchdog_early_ms);
+        dir.read_write_file(c"bounce_copy_in_faults", &self.bounce_copy_in_faults);
+        self.sdio.add_file(dir);
     }
 
     /// Whether single-segment requests are to be bounced too.
@@ -136,12 +129,9 @@ impl SdioKnob {
         }
     }
 
-    /// Names the knob's file in the debugfs directory of `host`, where `knob` finds it.
-    fn add_file<T: HostOps>(
-        host: &mut UnregisteredHost<'_, T>,
-        knob: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
-    ) -> Result {
-        host.debugfs_rw_file(c"sdio_ack_fault", move |h| &knob(h).ack_fault)
+    /// Creates the knob's file in the host's debugfs directory `dir`.
+    fn add_file<'data, M: ModuleMetadata>(&'data self, dir: &ScopedDir<'data, '_, M>) {
+        dir.read_write_file(c"sdio_ack_fault", &self.ack_fault);
     }
 }
 
@@ -157,10 +147,5 @@ impl SdioKnob {
     }
 
     /// No file.
-    fn add_file<T: HostOps>(
-        _host: &mut UnregisteredHost<'_, T>,
-        _knob: impl for<'x> Fn(&'x T) -> &'x Self + Copy,
-    ) -> Result {
-        Ok(())
-    }
+    fn add_file<M: ModuleMetadata>(&self, _dir: &ScopedDir<'_, '_, M>) {}
 }

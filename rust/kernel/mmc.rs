@@ -17,13 +17,9 @@
 //! - [`HostOps::execute_tuning`] receives a [`Tuning`] handle, the only way to send tuning
 //!   blocks: from any other callback `mmc_send_tuning()` would re-enter `request` and deadlock.
 //! - The optional callbacks (`card_busy`, `pre_req`/`post_req`, `card_hw_reset`,
-//!   `start_signal_voltage_switch`, `get_cd`/`get_ro`, `enable_sdio_irq`/`ack_sdio_irq`) are
-//!   only installed when the implementation overrides them (`#[vtable]`); card detect and write
-//!   protect default to the slot-gpio helpers.
-//! - SDIO card interrupts: [`UnregisteredHost::set_sdio_irq`] chooses between the host's
-//!   interrupt (signalled with an [`SdioIrqSignal`], acknowledged by `ack_sdio_irq`) and the
-//!   core's polling; registration gives the device the segment limit the block queue of a
-//!   memory card would set.
+//!   `start_signal_voltage_switch`, `get_cd`/`get_ro`) are only installed when the
+//!   implementation overrides them (`#[vtable]`); card detect and write protect default to the
+//!   slot-gpio helpers.
 //! - Data moved with one DMA address per transfer: a [`DmaRequest`] takes over the [`Request`]
 //!   and maps its scatterlist ([`DmaRequest::map_count`] gives the number of DMA segments,
 //!   [`DmaRequest::dma_for_device`] the address); dropping it unmaps, then completes.
@@ -31,16 +27,11 @@
 //!   [`unmap_pre_mapped`] undoes that in `post_req`; the CPU copies between a scatterlist and a
 //!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped. Which requests a host
 //!   bounces, through how many buffers of which memory, is the host driver's policy.
-//!
-//! - A host with a software deadline implements [`HostOps::timer_expired`]: the host then has
-//!   a timer ([`Host::arm_timer`]) on a `WQ_MEM_RECLAIM` workqueue of its own, cancelled before
-//!   the driver data goes.
-//! - [`UnregisteredHost::debugfs_file`] names a file in the host's debugfs directory
-//!   (`/sys/kernel/debug/mmcN/`) that shows data reached from the driver data; the core removes
-//!   it with the host.
 //! - The registration belongs to the parent's devres, as a PWM chip's does: the host is removed
 //!   when the parent is unbound, whatever the driver keeps, so the driver data borrows nothing
 //!   (`'static`). A driver's interrupts are requested the same way (`kernel::irq::managed`).
+//!   Registration gives the device the segment limit the block queue of a memory card would
+//!   set.
 //!
 //! # Examples
 //!
@@ -107,12 +98,15 @@
 #![allow(dead_code, unused_imports)]
 
 mod caps;
+#[cfg(feature = "stats")]
 mod debugfs;
 mod dma;
 mod host;
 mod ios;
 mod request;
+#[cfg(feature = "sdio_irq")]
 mod sdio;
+#[cfg(feature = "deadline")]
 mod timer;
 
 pub(crate) use caps::{
@@ -151,6 +145,7 @@ pub(crate) use request::{
     RequestView,
     SgList, //
 };
+#[cfg(feature = "sdio_irq")]
 pub(crate) use sdio::SdioIrqSignal;
 
 use crate::bindings;

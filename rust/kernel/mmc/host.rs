@@ -23,20 +23,16 @@ use kernel::{
     types::Opaque, //
 };
 
+#[cfg(feature = "deadline")]
+use super::timer::{
+    new_timer,
+    Timer, //
+};
 use super::{
-    debugfs::{
-        create_files,
-        PendingFile, //
-    },
-    timer::{
-        new_timer,
-        Timer, //
-    },
     Caps,
     IdleRequest,
     Ios,
-    Request,
-    SdioIrqSignal, //
+    Request, //
 };
 use crate::bindings;
 
@@ -45,9 +41,8 @@ use crate::bindings;
 ///
 /// Every callback runs in process context and may sleep. What may run at the same time:
 ///
-/// - `request`, `set_ios`, `card_busy`, `execute_tuning`, `start_signal_voltage_switch`,
-///   `card_hw_reset`, `enable_sdio_irq` and `ack_sdio_irq` are called with the host claimed
-///   (`mmc_claim_host()`), so never two of them at once; but a request started by `request`
+/// - Every callback but `pre_req`, `post_req`, `get_cd` and `get_ro` is called with the host
+///   claimed (`mmc_claim_host()`), so never two of them at once; but a request started by `request`
 ///   is still in flight after `request` returns, so the driver's own completion path (its
 ///   interrupt handlers, a timeout work) runs concurrently with all of them.
 /// - `pre_req` prepares the next request while the previous one is in flight, and `post_req`
@@ -108,15 +103,18 @@ pub(crate) trait HostOps: Send + Sync + Sized {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Enables or disables the SDIO card interrupt. The core enables it when a function
-    /// claims its interrupt and disables it when the last one releases it, with the host
-    /// claimed; it stays enabled across requests until then.
+    /// Enables or disables the SDIO card interrupt. The core enables it when a function claims
+    /// its interrupt and disables it when the last one releases it, with the host claimed; it
+    /// stays enabled across requests until then.
+    #[cfg(feature = "sdio_irq")]
     fn enable_sdio_irq(_host: &Host<Self>, _enable: bool) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Enables the SDIO card interrupt again once the core has run the functions' handlers for
-    /// the one the host signalled ([`SdioIrqSignal`]) and masked; called with the host claimed.
+    /// the one the host signalled ([`super::SdioIrqSignal`]) and masked; called with the host
+    /// claimed.
+    #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -126,6 +124,7 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     /// driver's interrupt handlers; the host may be being removed (`mmc_remove_host()`), but
     /// its data is valid: the host cancels the timer before dropping it. Implementing this
     /// gives the host its timer (and its workqueue).
+    #[cfg(feature = "deadline")]
     fn timer_expired(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -170,14 +169,68 @@ pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
         .cast_mut()
 }
 
-/// What a host's private area holds: the driver data and the host's timer.
+/// What a host's private area holds: the driver data, and what the host runs beside its
+/// callbacks that reaches the data.
 ///
-/// Fields drop in declaration order: the timer is cancelled before the data goes.
+/// Fields drop in declaration order: what the host runs is stopped before the data goes.
 #[pin_data]
 pub(super) struct Private<T: HostOps> {
+    /// The host's timer, when `T` implements [`HostOps::timer_expired`].
+    #[cfg(feature = "deadline")]
     pub(super) timer: Option<Timer>,
     #[pin]
     data: T,
+}
+
+impl<T: HostOps> Private<T> {
+    /// The private area of `host`, whose parent is `dev`, with the driver data `data`.
+    ///
+    /// # Safety
+    ///
+    /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
+    /// (after [`Self::stop`] once it was added) before it is freed.
+    #[cfg(not(feature = "deadline"))]
+    unsafe fn new(
+        _host: NonNull<bindings::mmc_host>,
+        _dev: &Device<Bound>,
+        data: impl PinInit<T, Error>,
+    ) -> Result<impl PinInit<Self, Error>> {
+        Ok(try_pin_init!(Private { data <- data }? Error))
+    }
+
+    /// The private area of `host`, whose parent is `dev`, with the driver data `data` and the
+    /// host's timer.
+    ///
+    /// # Safety
+    ///
+    /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
+    /// (after [`Self::stop`] once it was added) before it is freed.
+    #[cfg(feature = "deadline")]
+    unsafe fn new(
+        host: NonNull<bindings::mmc_host>,
+        dev: &Device<Bound>,
+        data: impl PinInit<T, Error>,
+    ) -> Result<impl PinInit<Self, Error>> {
+        // SAFETY: The host keeps the timer in its private area and drops it first (field order)
+        // when it drops its data, before it is freed (safety requirements).
+        let timer = unsafe { new_timer::<T>(host, dev) }?;
+        Ok(try_pin_init!(Private { timer, data <- data }? Error))
+    }
+
+    /// Stops what the host runs beside its callbacks; the removed host calls no callback
+    /// either, so nothing reaches the data any more. Nothing runs beside the callbacks.
+    #[cfg(not(feature = "deadline"))]
+    fn stop(&self) {}
+
+    /// Stops what the host runs beside its callbacks, so that nothing reaches the data once
+    /// the host is removed: the timer, which `timer_expired` may arm again while it runs, so it
+    /// is stopped for good (no arming from here on, disarmed, waited for).
+    #[cfg(feature = "deadline")]
+    fn stop(&self) {
+        if let Some(timer) = self.timer.as_ref() {
+            timer.stop();
+        }
+    }
 }
 
 /// The private area of `host`.
@@ -201,10 +254,8 @@ unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut Private<T>
 /// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
 /// object and not added; its private area holds an initialised, pinned `Private<T>`.
 pub(crate) struct UnregisteredHost<'a, T: HostOps> {
-    host: NonNull<bindings::mmc_host>,
-    parent: &'a Device<Bound>,
-    /// The debugfs files to create when the host is added.
-    pub(super) files: KVec<PendingFile>,
+    pub(super) host: NonNull<bindings::mmc_host>,
+    pub(super) parent: &'a Device<Bound>,
     _data: PhantomData<T>,
 }
 
@@ -222,10 +273,12 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
         let aligned = slot.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
-        // SAFETY: The host keeps the timer in its private area and drops it first (field order)
-        // when it drops its data, before it is freed.
-        let timer = unsafe { new_timer::<T>(host, dev) };
-        let private = try_pin_init!(Private { timer: timer?, data <- data }? Error);
+        // SAFETY: The host holds the `Private<T>` in its private area from here on, and
+        // `Registration` (or `Self::drop`) stops and drops it before freeing the host.
+        let private = unsafe { Private::<T>::new(host, dev, data) }.inspect_err(|_| {
+            // SAFETY: The host was allocated above and never added; nothing lives in it.
+            unsafe { bindings::mmc_free_host(host.as_ptr()) };
+        })?;
         // SAFETY: `slot` is valid for writes of a `Private<T>` and aligned when `aligned`; the
         // host is not shared, so the data never moves before it is dropped in place.
         let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, private) });
@@ -238,12 +291,11 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         Ok(Self {
             host,
             parent: dev,
-            files: KVec::new(),
             _data: PhantomData,
         })
     }
 
-    fn raw(&self) -> *mut bindings::mmc_host {
+    pub(super) fn raw(&self) -> *mut bindings::mmc_host {
         self.host.as_ptr()
     }
 
@@ -252,7 +304,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let h = self.raw();
         // SAFETY: By the type invariant the host is valid and not added, so the core reads none
         // of these fields yet. Each is written through the raw pointer: no `&mut` to the host is
-        // made, as an `SdioIrqSignal` of it may be in use on another thread.
+        // made, as handles of it given to other threads may read it.
         unsafe {
             (*h).f_min = cfg.f_min;
             (*h).f_max = cfg.f_max;
@@ -281,49 +333,6 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         to_result(unsafe { bindings::mmc_regulator_get_supply(self.raw()) })
     }
 
-    /// Whether the host signals SDIO card interrupts itself. On: `MMC_CAP_SDIO_IRQ` with
-    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`: the core calls [`HostOps::enable_sdio_irq`], the driver
-    /// masks the interrupt and signals it ([`SdioIrqSignal`]), the core runs the functions'
-    /// handlers in its work and calls [`HostOps::ack_sdio_irq`] (without `NOTHREAD` it would
-    /// never call `ack_sdio_irq` and would run its own thread). Off: neither, also when the
-    /// device tree says `cap-sdio-irq`; the core polls the card from its thread. On needs both
-    /// callbacks and is off without them. Call it after [`Self::of_parse`].
-    pub(crate) fn set_sdio_irq(&mut self, on: bool) {
-        let on = on && Self::HAS_SDIO_IRQ_OPS;
-        let h = self.raw();
-        let cap = bindings::MMC_CAP_SDIO_IRQ;
-        let nothread = bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
-        // SAFETY: As in `configure`: the host is valid and not added, and the two fields are
-        // written through the raw pointer, without a `&mut` to the host.
-        unsafe {
-            if on {
-                (*h).caps |= cap;
-                (*h).caps2 |= nothread;
-            } else {
-                (*h).caps &= !cap;
-                (*h).caps2 &= !nothread;
-            }
-        }
-    }
-
-    /// Whether `T` has both SDIO interrupt callbacks, which the core calls without checking
-    /// them once `MMC_CAP_SDIO_IRQ` is set (`sdio_run_irqs()`, `mmc_host_set_sdio_irq()`...).
-    const HAS_SDIO_IRQ_OPS: bool = T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
-
-    /// A handle that signals the host's SDIO card interrupts to the core. Only for a host
-    /// whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core acknowledges a
-    /// signalled interrupt through the latter, so without it this does not build.
-    pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
-        if !Self::HAS_SDIO_IRQ_OPS {
-            build_error!(
-                "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` and `HostOps::ack_sdio_irq`"
-            );
-        }
-        // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
-        // `self.parent` as parent.
-        unsafe { SdioIrqSignal::new(self.host, self.parent) }
-    }
-
     /// The voltages the host can give a card (`ocr_avail`); 0 when there is no way to power
     /// a card.
     pub(crate) fn ocr_avail(&self) -> u32 {
@@ -336,6 +345,17 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
         // `data` is structurally pinned.
         unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
+    }
+
+    /// Clears `MMC_CAP_SDIO_IRQ`, which `mmc_of_parse()` sets for a device tree's
+    /// `cap-sdio-irq`: the core would then call `enable_sdio_irq` and `ack_sdio_irq`, which
+    /// [`HostOps`] does not have.
+    #[cfg(not(feature = "sdio_irq"))]
+    pub(super) fn drop_unsupported_sdio_irq(&mut self) {
+        let h = self.raw();
+        // SAFETY: As in `configure`: the host is valid and not added, and the field is written
+        // through the raw pointer.
+        unsafe { (*h).caps &= !bindings::MMC_CAP_SDIO_IRQ };
     }
 
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
@@ -362,11 +382,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     where
         T: 'static,
     {
-        if !Self::HAS_SDIO_IRQ_OPS {
-            // `mmc_of_parse()` sets `MMC_CAP_SDIO_IRQ` for a device tree's `cap-sdio-irq`,
-            // after which the core would call the missing callbacks.
-            self.set_sdio_irq(false);
-        }
+        self.drop_unsupported_sdio_irq();
         let h = self.raw();
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
@@ -379,10 +395,6 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { bindings::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
-        let files = core::mem::take(&mut self.files);
-        // SAFETY: The host was added, so its debugfs directory exists until `mmc_remove_host()`,
-        // which `Registration` calls before it drops the driver data the files were reached from.
-        unsafe { create_files(h, &files) };
         let this = ManuallyDrop::new(self);
         // INVARIANT: Added with `T`'s callbacks; the private area holds the `Private<T>`.
         let registration = Registration {
@@ -430,19 +442,15 @@ impl<T: HostOps> Drop for Registration<T> {
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
         // request is in flight and no callback runs any more.
         unsafe { bindings::mmc_remove_host(h) };
-        // The timer's work may still be running `timer_expired`, which reads the private area
-        // through a shared reference and may arm the timer again: it is stopped (no arming from
-        // here on, disarmed, waited for) through a shared reference too, before `drop_in_place`
-        // takes the area mutably.
+        // What the host runs beside its callbacks may still read the private area through a
+        // shared reference: it is stopped through a shared reference too, before
+        // `drop_in_place` takes the area mutably.
         // SAFETY: By the type invariant the private area holds a `Private<T>`; only shared
         // references to it exist.
-        if let Some(timer) = unsafe { &*priv_ptr::<T>(h) }.timer.as_ref() {
-            timer.stop();
-        }
-        // SAFETY: The host is removed and its timer idle: it is armed only through a `Host<T>`,
-        // which only the host's callbacks (none runs after the removal) and `timer_expired`
-        // (waited for, and unable to arm the timer once it is stopped) are given. So nothing else
-        // refers to the private area; it is dropped once and the host freed after it.
+        unsafe { &*priv_ptr::<T>(h) }.stop();
+        // SAFETY: The host is removed and `Private::stop` returned, so no callback runs and
+        // nothing else refers to the private area; it is dropped once and the host freed after
+        // it.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(h));
             bindings::mmc_free_host(h);
@@ -476,7 +484,7 @@ impl<T: HostOps> Host<T> {
         unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> *mut bindings::mmc_host {
+    pub(super) fn raw(&self) -> *mut bindings::mmc_host {
         self.0.get()
     }
 
@@ -518,7 +526,7 @@ impl Tuning<'_> {
 }
 
 /// The `struct mmc_host_ops` of a [`HostOps`] implementation.
-struct Adapter<T>(PhantomData<T>);
+pub(super) struct Adapter<T>(PhantomData<T>);
 
 impl<T: HostOps> Adapter<T> {
     const VTABLE: bindings::mmc_host_ops = bindings::mmc_host_ops {
@@ -564,11 +572,13 @@ impl<T: HostOps> Adapter<T> {
         } else {
             Some(bindings::mmc_gpio_get_ro)
         },
+        #[cfg(feature = "sdio_irq")]
         enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
             Some(Self::enable_sdio_irq)
         } else {
             None
         },
+        #[cfg(feature = "sdio_irq")]
         ack_sdio_irq: if T::HAS_ACK_SDIO_IRQ {
             Some(Self::ack_sdio_irq)
         } else {
@@ -580,7 +590,7 @@ impl<T: HostOps> Adapter<T> {
     /// # Safety
     ///
     /// `host` must be registered with `T`, and one of its callbacks running.
-    unsafe fn host<'a>(host: *mut bindings::mmc_host) -> &'a Host<T> {
+    pub(super) unsafe fn host<'a>(host: *mut bindings::mmc_host) -> &'a Host<T> {
         // SAFETY: A host stays registered while its callbacks run.
         unsafe { Host::from_raw(host) }
     }
@@ -704,22 +714,6 @@ impl<T: HostOps> Adapter<T> {
     unsafe extern "C" fn get_ro(host: *mut bindings::mmc_host) -> c_int {
         // SAFETY: Called by the MMC core on a host registered with `T`.
         tristate(T::get_ro(unsafe { Self::host(host) }))
-    }
-
-    /// # Safety
-    ///
-    /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn enable_sdio_irq(host: *mut bindings::mmc_host, enable: c_int) {
-        // SAFETY: Called by the MMC core on a host registered with `T`.
-        T::enable_sdio_irq(unsafe { Self::host(host) }, enable != 0);
-    }
-
-    /// # Safety
-    ///
-    /// Only the MMC core calls this, with a host registered with `T`.
-    unsafe extern "C" fn ack_sdio_irq(host: *mut bindings::mmc_host) {
-        // SAFETY: Called by the MMC core on a host registered with `T`.
-        T::ack_sdio_irq(unsafe { Self::host(host) });
     }
 }
 

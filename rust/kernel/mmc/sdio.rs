@@ -2,11 +2,19 @@
 
 //! What an SDIO card needs of a host beyond what memory cards do: a way to signal the card's
 //! interrupts (`sdio_signal_irq()`).
+//!
+//! [`UnregisteredHost::set_sdio_irq`] chooses between the host's interrupt (signalled with an
+//! [`SdioIrqSignal`], acknowledged by [`HostOps::ack_sdio_irq`]) and the core's polling. The
+//! core calls the two SDIO interrupt callbacks without checking them once `MMC_CAP_SDIO_IRQ` is
+//! set, so a host has both or neither: a signal for a host without them does not build, and
+//! registration clears the capability of a host without them, whatever the device tree says.
 
 use core::ptr::NonNull;
 
 use kernel::{
+    build_error,
     device::Device,
+    ffi::c_int,
     sync::aref::{
         ARef,
         AlwaysRefCounted, //
@@ -14,6 +22,11 @@ use kernel::{
     types::Opaque, //
 };
 
+use super::{
+    host::Adapter,
+    HostOps,
+    UnregisteredHost, //
+};
 use crate::bindings;
 
 /// The memory of an allocated host, counted by its class device's references
@@ -119,5 +132,77 @@ impl Drop for SdioIrqSignal {
         // `self`), so once the work is cancelled nothing queues it through this handle;
         // `mmc_free_host()` cancels it too. The references go after this, the host's first.
         unsafe { bindings::cancel_work_sync(&raw mut (*self.host.as_raw()).sdio_irq_work) };
+    }
+}
+
+impl<T: HostOps> UnregisteredHost<'_, T> {
+    /// Whether the host signals SDIO card interrupts itself. On: `MMC_CAP_SDIO_IRQ` with
+    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`: the core calls [`HostOps::enable_sdio_irq`], the driver
+    /// masks the interrupt and signals it ([`SdioIrqSignal`]), the core runs the functions'
+    /// handlers in its work and calls [`HostOps::ack_sdio_irq`] (without `NOTHREAD` it would
+    /// never call `ack_sdio_irq` and would run its own thread). Off: neither, also when the
+    /// device tree says `cap-sdio-irq`; the core polls the card from its thread. On needs both
+    /// callbacks and is off without them. Call it after [`Self::of_parse`].
+    pub(crate) fn set_sdio_irq(&mut self, on: bool) {
+        let on = on && Self::HAS_SDIO_IRQ_OPS;
+        let h = self.raw();
+        let cap = bindings::MMC_CAP_SDIO_IRQ;
+        let nothread = bindings::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+        // SAFETY: As in `configure`: the host is valid and not added, and the two fields are
+        // written through the raw pointer, without a `&mut` to the host.
+        unsafe {
+            if on {
+                (*h).caps |= cap;
+                (*h).caps2 |= nothread;
+            } else {
+                (*h).caps &= !cap;
+                (*h).caps2 &= !nothread;
+            }
+        }
+    }
+
+    /// Whether `T` has both SDIO interrupt callbacks, which the core calls without checking
+    /// them once `MMC_CAP_SDIO_IRQ` is set (`sdio_run_irqs()`, `mmc_host_set_sdio_irq()`...).
+    const HAS_SDIO_IRQ_OPS: bool = T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
+
+    /// A handle that signals the host's SDIO card interrupts to the core. Only for a host
+    /// whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core acknowledges a
+    /// signalled interrupt through the latter, so without it this does not build.
+    pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
+        if !Self::HAS_SDIO_IRQ_OPS {
+            build_error!(
+                "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` and `HostOps::ack_sdio_irq`"
+            );
+        }
+        // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
+        // `self.parent` as parent.
+        unsafe { SdioIrqSignal::new(self.host, self.parent) }
+    }
+
+    /// Clears `MMC_CAP_SDIO_IRQ`, which `mmc_of_parse()` sets for a device tree's
+    /// `cap-sdio-irq`, unless `T` has both SDIO interrupt callbacks, which the core would then
+    /// call.
+    pub(super) fn drop_unsupported_sdio_irq(&mut self) {
+        if !Self::HAS_SDIO_IRQ_OPS {
+            self.set_sdio_irq(false);
+        }
+    }
+}
+
+impl<T: HostOps> Adapter<T> {
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    pub(super) unsafe extern "C" fn enable_sdio_irq(host: *mut bindings::mmc_host, enable: c_int) {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::enable_sdio_irq(unsafe { Self::host(host) }, enable != 0);
+    }
+
+    /// # Safety
+    ///
+    /// Only the MMC core calls this, with a host registered with `T`.
+    pub(super) unsafe extern "C" fn ack_sdio_irq(host: *mut bindings::mmc_host) {
+        // SAFETY: Called by the MMC core on a host registered with `T`.
+        T::ack_sdio_irq(unsafe { Self::host(host) });
     }
 }

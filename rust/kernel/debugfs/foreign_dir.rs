@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A [`kernel::debugfs`] `ScopedDir` over a directory another subsystem owns, for a module
+//! built out of tree.
+//!
+//! Linux 7.3's `ScopedDir` only fills directories that [`kernel::debugfs`] created, and its
+//! fields are private, so a module cannot make one over, say, an MMC host's directory
+//! (`host->debugfs_root`), which the MMC core creates and removes. This module's [`ScopedDir`]
+//! has the methods of 7.3's that the MMC host abstractions use, with the same signatures, and
+//! [`ScopedDir::from_raw`], which the upstream series adds to 7.3's type
+//! (`kernel-extensions/`). The series uses 7.3's type, with that patch, in its place and leaves
+//! this module out. The files are shown with [`Writer`] and written with [`Reader`], and their
+//! operations name the module `M` as their owner, as those of 7.3's `ScopedDir` with the
+//! series' fixes do.
+//!
+//! C header: [`include/linux/debugfs.h`](srctree/include/linux/debugfs.h)
+
+use core::marker::PhantomData;
+
+use kernel::{
+    debugfs::{
+        Reader,
+        Writer, //
+    },
+    fmt,
+    module::this_module,
+    prelude::*,
+    seq_file::SeqFile,
+    seq_print,
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    },
+    ModuleMetadata, //
+};
+
+use crate::bindings;
+
+/// A debugfs directory that lives at most `'dir` and whose files show data that lives at
+/// least `'data`; its files' operations belong to module `M`. Dropping it removes nothing: the
+/// directory's owner removes it with everything in it.
+///
+/// # Invariants
+///
+/// `dentry` is a debugfs directory (or NULL, or an error pointer, which debugfs takes as "no
+/// directory") that exists for `'dir` and that its owner removes, with its files, before
+/// `'data` ends.
+pub(crate) struct ScopedDir<'data, 'dir, M> {
+    #[cfg_attr(not(CONFIG_DEBUG_FS), expect(dead_code))]
+    dentry: *mut bindings::dentry,
+    _phantom: PhantomData<(fn(&'data ()) -> &'dir (), M)>,
+}
+
+impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
+    /// A `ScopedDir` over `dentry`, a directory another subsystem created and removes.
+    ///
+    /// # Safety
+    ///
+    /// `dentry` is a debugfs directory, NULL or an error pointer; a directory must exist for
+    /// `'dir`, and its owner must remove it with everything in it
+    /// (`debugfs_remove_recursive()`) before `'data` ends.
+    pub(crate) unsafe fn from_raw(dentry: *mut bindings::dentry) -> Self {
+        // INVARIANT: The safety requirements.
+        Self {
+            dentry,
+            _phantom: PhantomData,
+        }
+    }
+
+    /// Creates a read-only file in this directory, showing `data` with [`Writer::write`]; it is
+    /// removed with the directory.
+    pub(crate) fn read_only_file<T: Writer + Send + Sync + 'static>(
+        &self,
+        name: &CStr,
+        data: &'data T,
+    ) {
+        self.create_file(name, data, &ReadOnly::<T, M>::FOPS)
+    }
+
+    /// Creates a file in this directory that shows `data` with [`Writer::write`] and hands
+    /// what root writes to it to [`Reader::read_from_slice`]; it is removed with the directory.
+    pub(crate) fn read_write_file<T: Writer + Reader + Send + Sync + 'static>(
+        &self,
+        name: &CStr,
+        data: &'data T,
+    ) {
+        self.create_file(name, data, &ReadWrite::<T, M>::FOPS)
+    }
+
+    /// Creates file `name` of `data` with the operations `fops` (`debugfs_create_file()`);
+    /// like every debugfs user, ignores a failure, which only loses the file.
+    fn create_file<T: Sync>(
+        &self,
+        name: &CStr,
+        data: &'data T,
+        fops: &'static bindings::file_operations,
+    ) {
+        #[cfg(CONFIG_DEBUG_FS)]
+        // SAFETY: `name` is a valid C string, copied by debugfs; `dentry` is a debugfs
+        // directory, NULL or an error pointer (type invariant), which debugfs takes. By the
+        // type invariant the directory, and the file with it, is removed before `'data` ends,
+        // and removing a file waits for its running operations (debugfs's proxy operations),
+        // so `data` outlives every use; `fops` are those of a `T`.
+        unsafe {
+            bindings::debugfs_create_file_full(
+                name.as_char_ptr(),
+                if fops.write.is_some() { 0o600 } else { 0o400 },
+                self.dentry,
+                core::ptr::from_ref(data).cast_mut().cast(),
+                core::ptr::null(),
+                fops,
+            );
+        }
+        #[cfg(not(CONFIG_DEBUG_FS))]
+        let _ = (name, data, fops);
+    }
+}
+
+/// `open` of a file whose data is a `D`: `single_open()` with [`show`].
+///
+/// # Safety
+///
+/// `inode` is the inode of a file created by [`ScopedDir::create_file`] with a `D` as its data.
+unsafe extern "C" fn open<D: Writer + Sync>(
+    inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
+    // SAFETY: `i_private` of the file's inode is its data (safety requirements); `show::<D>`
+    // receives it as the `seq_file`'s private data.
+    unsafe { bindings::single_open(file, Some(show::<D>), (*inode).i_private) }
+}
+
+/// Shows the `D` of a file opened by [`open`].
+///
+/// # Safety
+///
+/// `seq` is the `seq_file` of a file opened by `open::<D>`.
+unsafe extern "C" fn show<D: Writer + Sync>(seq: *mut bindings::seq_file, _: *mut c_void) -> c_int {
+    // SAFETY: The private data is the file's `D`, alive while the file's operations run
+    // (`ScopedDir::create_file`), and only ever shared.
+    let data = unsafe { &*(*seq).private.cast::<D>() };
+    // SAFETY: `seq` is the live `seq_file` of this `show` call.
+    let seq = unsafe { SeqFile::from_raw(seq) };
+    seq_print!(seq, "{}", Shown(data));
+    0
+}
+
+/// `write` of a file opened by [`open`]: hands what was written to `D`'s [`Reader`].
+///
+/// # Safety
+///
+/// `file` is a file opened by `open::<D>`; `buf` is a user pointer valid for `count` bytes.
+unsafe extern "C" fn write<D: Writer + Reader + Sync>(
+    file: *mut bindings::file,
+    buf: *const c_char,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: `single_open()` made the file's private data its `seq_file`, whose private data
+    // is the file's `D`, alive while the file's operations run, and only ever shared.
+    let data = unsafe {
+        &*(*(*file).private_data.cast::<bindings::seq_file>())
+            .private
+            .cast::<D>()
+    };
+    let mut reader = UserSlice::new(UserPtr::from_ptr(buf.cast_mut().cast()), count).reader();
+    match data.read_from_slice(&mut reader) {
+        Ok(()) => isize::try_from(count).unwrap_or(isize::MAX),
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
+/// Formats a [`Writer`] with `{}`.
+struct Shown<'a, D>(&'a D);
+
+impl<D: Writer> fmt::Display for Shown<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write(f)
+    }
+}
+
+/// The operations of a read-only file of a `D`, in module `M` (the one that creates the file:
+/// an open file holds a reference to it, so the module cannot go while the operations may still
+/// run).
+struct ReadOnly<D, M>(PhantomData<(D, M)>);
+
+impl<D: Writer + Sync, M: ModuleMetadata> ReadOnly<D, M> {
+    const FOPS: bindings::file_operations = bindings::file_operations {
+        open: Some(open::<D>),
+        read: Some(bindings::seq_read),
+        llseek: Some(bindings::seq_lseek),
+        release: Some(bindings::single_release),
+        owner: this_module::<M>().as_ptr(),
+        ..pin_init::zeroed()
+    };
+}
+
+/// The operations of a file of a `D` that root may write to, in module `M` (as [`ReadOnly`]).
+struct ReadWrite<D, M>(PhantomData<(D, M)>);
+
+impl<D: Writer + Reader + Sync, M: ModuleMetadata> ReadWrite<D, M> {
+    const FOPS: bindings::file_operations = bindings::file_operations {
+        open: Some(open::<D>),
+        read: Some(bindings::seq_read),
+        write: Some(write::<D>),
+        llseek: Some(bindings::seq_lseek),
+        release: Some(bindings::single_release),
+        owner: this_module::<M>().as_ptr(),
+        ..pin_init::zeroed()
+    };
+}
