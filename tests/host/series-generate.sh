@@ -7,8 +7,12 @@
 #   2. with a test identity and base: two series, each "[RFC PATCH n/N]"
 #      numbered with its cover letter: 1-core (the fixes, the kernel crate's new
 #      modules, kernel::mmc, the driver as a port of the C driver, last) and
-#      2-followup (one patch per feature, no feature condition left, nothing of
-#      the kernel crate); the test identity as author, no trailer (no
+#      2-followup (one driver patch per feature, in Kbuild's order, each after
+#      the kernel-crate patches of what only it needs: kernel::mmc's timer,
+#      debugfs files and SDIO interrupt signal, the workqueue modules of the
+#      timer, debugfs's ScopedDir::from_raw(); none of those in 1-core; no
+#      feature condition left; a driver patch changes no kernel-crate file,
+#      a kernel-crate patch no driver file); the test identity as author, no trailer (no
 #      Signed-off-by, no Assisted-by: the sender adds their own), Cc: lines from
 #      get_maintainer.pl naming linux-mmc and rust-for-linux on every patch;
 #      both cover letters say what ran them (QEMU's virt machine, the emulated
@@ -57,27 +61,46 @@ read -r -a FEATURES <<<"$(sed -n 's/^FEATURES *:= *//p' "$TOP/Kbuild")"
 NC=$((${#C[@]} - 1))
 NF=$((${#F[@]} - 1))
 [ "$NC" -ge 2 ] || fail "expected a cover letter and at least 2 patches in 1-core, got: ${C[*]}"
-[ "$NF" = "${#FEATURES[@]}" ] || fail "2-followup has $NF patches, Kbuild has ${#FEATURES[@]} features"
+[ "$NF" -ge "${#FEATURES[@]}" ] || fail "2-followup has $NF patches, Kbuild has ${#FEATURES[@]} features"
 for d in 1-core 2-followup; do
     [ -f "$T/s/$d/0000-cover-letter.patch" ] || fail "no $d/0000-cover-letter.patch"
 done
-# The first posting ends with the driver as a port of the C driver; the follow-up is one patch
-# per feature (Kbuild's FEATURES).
+# The first posting ends with the driver as a port of the C driver; the follow-up is one driver
+# patch per feature (Kbuild's FEATURES, in order), each after the kernel-crate patches it needs.
 case "$(basename "${C[$NC]}")" in *-mmc-meson-mx-sdhc-add-a-Rust-driver.patch) ;;
     *) fail "the last patch of 1-core is not the port of the driver: $(basename "${C[$NC]}")" ;; esac
 grep -q '^+++ b/rust/kernel/mmc.rs$' "${C[@]}" || fail "kernel::mmc is not in 1-core"
-for ((i = 1; i <= NF; i++)); do
-    case "$(basename "${F[$i]}")" in *-mmc-meson-mx-sdhc-rs-*) ;;
-        *) fail "patch $i of 2-followup is not a feature of the driver: $(basename "${F[$i]}")" ;; esac
+for f in rust/kernel/mmc/timer.rs rust/kernel/mmc/debugfs.rs rust/kernel/mmc/sdio.rs \
+    rust/kernel/workqueue/alloc.rs rust/kernel/workqueue/rearm.rs; do
+    grep -qxF "+++ b/$f" "${C[@]}" && fail "1-core adds $f, which only a feature needs"
+    grep -qxF "+++ b/$f" "${F[@]}" || fail "2-followup does not add $f"
 done
-if grep -q '^+++ b/rust/' "${F[@]}"; then
-    fail "the follow-up changes the kernel crate: $(grep -h '^+++ b/rust/' "${F[@]}" | head -3)"
-fi
+grep -qE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" &&
+    fail "1-core names a feature's kernel::mmc item: $(grep -hE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" | head -2)"
+grep -q '^+.*pub unsafe fn from_raw(dentry' "${F[@]}" || fail "2-followup does not add debugfs's ScopedDir::from_raw()"
+grep -rqE 'foreign_dir' "${C[@]}" "${F[@]}" && fail "the out-of-tree debugfs stand-in (foreign_dir) is in the series"
+k=0
+kernel_since=0
+for ((i = 1; i <= NF; i++)); do
+    files=$(sed -n 's|^+++ b/||p' "${F[$i]}")
+    case "$(basename "${F[$i]}")" in
+    *-mmc-meson-mx-sdhc-rs-*)
+        grep -q '^rust/' <<<"$files" && fail "driver patch $(basename "${F[$i]}") changes the kernel crate"
+        k=$((k + 1)); kernel_since=0 ;;
+    *-rust-*)
+        grep -qv '^rust/\|^MAINTAINERS$' <<<"$files" &&
+            fail "kernel-crate patch $(basename "${F[$i]}") changes: $(grep -v '^rust/' <<<"$files" | head -2)"
+        kernel_since=$((kernel_since + 1)) ;;
+    *) fail "patch $i of 2-followup is neither the driver's nor the kernel crate's: $(basename "${F[$i]}")" ;;
+    esac
+done
+[ "$k" = "${#FEATURES[@]}" ] || fail "2-followup has $k driver patches, Kbuild has ${#FEATURES[@]} features"
+[ "$kernel_since" = 0 ] || fail "2-followup ends with a kernel-crate patch no feature uses"
 P=("${C[@]}" "${F[@]}")
 if grep -nE '^\+.*(cfg\((not\()?feature|// cfg\()' "${P[@]}"; then
     fail "a feature condition of the driver's sources is left in the series"
 fi
-echo "1-core: $NC patches, the port last; 2-followup: ${#FEATURES[@]} features (${FEATURES[*]}), no feature condition left"
+echo "1-core: $NC patches, the port last; 2-followup: $NF patches, ${#FEATURES[@]} features (${FEATURES[*]}) each after its kernel-crate patches, no feature condition left"
 check_series() { # name, patches (cover letter first)
     local name=$1 k=0 p n s w
     shift

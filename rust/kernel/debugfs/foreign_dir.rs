@@ -42,28 +42,38 @@ use crate::bindings;
 ///
 /// # Invariants
 ///
-/// `dentry` is a debugfs directory (or NULL, or an error pointer, which debugfs takes as "no
-/// directory") that exists for `'dir` and that its owner removes, with its files, before
-/// `'data` ends.
+/// `dentry` is a debugfs directory that exists for `'dir` and that its owner removes, with its
+/// files, before `'data` ends, or an error pointer (no directory: debugfs creates nothing in
+/// one).
 pub(crate) struct ScopedDir<'data, 'dir, M> {
     #[cfg_attr(not(CONFIG_DEBUG_FS), expect(dead_code))]
     dentry: *mut bindings::dentry,
-    _phantom: PhantomData<(fn(&'data ()) -> &'dir (), M)>,
+    _phantom: PhantomData<fn(&'data ()) -> &'dir ()>,
+    _module: PhantomData<M>,
 }
 
 impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
-    /// A `ScopedDir` over `dentry`, a directory another subsystem created and removes.
+    /// A `ScopedDir` over `dentry`, a directory another subsystem created and removes. An
+    /// error pointer or NULL (a directory that was not created) gives one in which nothing is
+    /// created: debugfs would create files in its root for a NULL parent, where nothing removes
+    /// them.
     ///
     /// # Safety
     ///
-    /// `dentry` is a debugfs directory, NULL or an error pointer; a directory must exist for
-    /// `'dir`, and its owner must remove it with everything in it
-    /// (`debugfs_remove_recursive()`) before `'data` ends.
+    /// `dentry` is an error pointer, NULL, or a debugfs directory that exists for `'dir` and
+    /// that its owner removes with everything in it (`debugfs_remove_recursive()`) before
+    /// `'data` ends.
     pub(crate) unsafe fn from_raw(dentry: *mut bindings::dentry) -> Self {
-        // INVARIANT: The safety requirements.
+        let dentry = if dentry.is_null() {
+            kernel::error::code::ENOENT.to_ptr()
+        } else {
+            dentry
+        };
+        // INVARIANT: The safety requirements; NULL became an error pointer.
         Self {
             dentry,
             _phantom: PhantomData,
+            _module: PhantomData,
         }
     }
 
