@@ -7,7 +7,7 @@
 #      "#   name   text" list) and those its example options line sets;
 #   2. the debugfs paths: every /sys/kernel/debug path the file names is
 #      /sys/kernel/debug/<the MMC host's directory>/<file> with <file> one the
-#      driver creates (stats.rs: debugfs_file/debugfs_rw_file, not the test
+#      driver creates (stats.rs: read_only_file/read_write_file, not the test
 #      knobs), and the kernel::mmc layer creates them in the host's directory
 #      (host->debugfs_root, /sys/kernel/debug/mmcN);
 #   3. the documentation: every paragraph of README.md and Documentation/*.rst
@@ -41,7 +41,7 @@ options=$(sed -nE 's/^#?options +meson_mx_sdhc_rs +//p' "$CONF" | tr ' ' '\n' | 
 grep -qx 'blacklist meson_mx_sdhc' "$CONF" && ok "blacklist meson_mx_sdhc" || bad "no 'blacklist meson_mx_sdhc' line"
 
 # --- 2. debugfs paths ----------------------------------------------------------------
-files=$(sed -nE 's/.*host\.debugfs_(rw_)?file\(c"([a-z_]+)".*/\2/p' stats.rs | sort -u)
+files=$(sed -nE 's/.*dir\.read_(only|write)_file\(c"([a-z_]+)".*/\2/p' stats.rs | sort -u)
 [ -n "$files" ] || bad "no debugfs files found in stats.rs"
 grep -q 'debugfs_root' rust/kernel/mmc/debugfs.rs && grep -q '/sys/kernel/debug/mmcN/' rust/kernel/mmc/debugfs.rs &&
     ok "kernel::mmc creates the driver's files in the host's directory, /sys/kernel/debug/mmcN/: $(echo $files)" ||
