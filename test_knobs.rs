@@ -25,7 +25,6 @@
 //! reset and waited for before a request's pages or bounce buffer are handed back (`drain.rs`).
 
 use kernel::{
-    prelude::*,
     sync::atomic::{
         Atomic,
         Relaxed, //
