@@ -92,6 +92,7 @@ mod kernel_ext {
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]
+        #[cfg(feature = "bounce")]
         pub(crate) mod noncoherent;
     }
     pub(crate) mod clk {

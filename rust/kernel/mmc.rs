@@ -23,10 +23,6 @@
 //! - Data moved with one DMA address per transfer: a [`DmaRequest`] takes over the [`Request`]
 //!   and maps its scatterlist ([`DmaRequest::map_count`] gives the number of DMA segments,
 //!   [`DmaRequest::dma_for_device`] the address); dropping it unmaps, then completes.
-//!   [`pre_map`] maps a request of one scatterlist entry in `pre_req` already,
-//!   [`unmap_pre_mapped`] undoes that in `post_req`; the CPU copies between a scatterlist and a
-//!   bounce buffer ([`CpuBuffer`]) refuse a scatterlist that is mapped. Which requests a host
-//!   bounces, through how many buffers of which memory, is the host driver's policy.
 //! - The registration belongs to the parent's devres, as a PWM chip's does: the host is removed
 //!   when the parent is unbound, whatever the driver keeps, so the driver data borrows nothing
 //!   (`'static`). A driver's interrupts are requested the same way (`kernel::irq::managed`).
@@ -98,11 +94,15 @@
 #![allow(dead_code, unused_imports)]
 
 mod caps;
+#[cfg(feature = "bounce")]
+mod cpu_copy;
 #[cfg(feature = "stats")]
 mod debugfs;
 mod dma;
 mod host;
 mod ios;
+#[cfg(feature = "double_buffer")]
+mod pre_map;
 mod request;
 #[cfg(feature = "sdio_irq")]
 mod sdio;
@@ -113,13 +113,15 @@ pub(crate) use caps::{
     Cap,
     Caps, //
 };
-pub(crate) use dma::{
+#[cfg(feature = "bounce")]
+pub(crate) use cpu_copy::CpuBuffer;
+#[cfg(feature = "double_buffer")]
+pub(crate) use cpu_copy::{
     copy_buffer_to_idle,
-    copy_idle_to_buffer,
+    copy_idle_to_buffer, //
+};
+pub(crate) use dma::{
     dma_merge_boundary,
-    pre_map,
-    unmap_pre_mapped,
-    CpuBuffer,
     DmaMapError,
     DmaRequest, //
 };
@@ -136,6 +138,11 @@ pub(crate) use ios::{
     PowerMode,
     SignalVoltage,
     Timing, //
+};
+#[cfg(feature = "double_buffer")]
+pub(crate) use pre_map::{
+    pre_map,
+    unmap_pre_mapped, //
 };
 pub(crate) use request::{
     Command,

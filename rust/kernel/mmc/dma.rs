@@ -4,25 +4,20 @@
 //!
 //! A host controller that moves a request's data with one DMA address per transfer maps the
 //! scatterlist of [`Data`] itself: it needs the number of DMA segments the mapping produced
-//! (one goes direct, more through a bounce buffer the driver owns), a mapping made off the
-//! request's path in `pre_req`, and CPU copies between the scatterlist and its bounce buffer.
-//! The kernel crate has a scatterlist type for memory it allocates, not for the borrowed
-//! scatterlist of an MMC request, whose mapping must end before the request is completed.
+//! (one goes direct; a controller that takes one address fails or bounces more). The kernel
+//! crate has a scatterlist type for memory it allocates, not for the borrowed scatterlist of an
+//! MMC request, whose mapping must end before the request is completed.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`], so the scatterlist is never unmapped after
 //! (or completed before) it is handed back: dropping a `DmaRequest` unmaps, then completes.
 //!
-//! A request that goes direct may be mapped in `pre_req` instead ([`pre_map`]): its
-//! `host_cookie` is then `COOKIE_PRE_MAPPED` (-1) until the mapping is undone, by `post_req`
-//! ([`unmap_pre_mapped`]) after a transfer, or by the request path if it bounces or fails the
-//! request instead. Either clears the cookie, so the mapping is undone exactly once. A driver
-//! that uses [`pre_map`] keeps its own `host_cookie` values positive (0 is the core's).
-//!
-//! The CPU copies ([`DmaRequest::copy_to_buffer`] and the like, `sg_copy_to_buffer()` and
-//! `sg_copy_from_buffer()`) take the bounce buffer as a [`CpuBuffer`], a DMA allocation the
-//! device is not using at the time, accessed through its raw address only.
+//! The request's `host_cookie` value `COOKIE_PRE_MAPPED` (-1) is this module's: it says that
+//! the data was mapped in `pre_req`, and a `DmaRequest` takes that mapping over (and undoes it if
+//! it bounces or fails the request) instead of mapping the data again. Only a mapping made in
+//! `pre_req` writes it, a driver cannot (negative values are refused), and every unmapping
+//! clears it.
 
 use core::{
     ops::Deref,
@@ -34,18 +29,12 @@ use kernel::{
         Bound,
         Device, //
     },
-    dma::{
-        Coherent,
-        DataDirection, //
-    },
+    dma::DataDirection,
     prelude::*, //
 };
 
-use super::super::dma::noncoherent::NoncoherentPages;
-
 use super::{
     Data,
-    IdleRequest,
     Request, //
 };
 
@@ -53,14 +42,14 @@ use crate::bindings;
 
 use super::host::raw_dev;
 
-/// The `host_cookie` of a request whose data [`pre_map`] mapped for the device (the direct
-/// path, mapped and cleaned off the transfer's path as
+/// The `host_cookie` of a request whose data was mapped for the device in `pre_req` (the
+/// direct path, mapped and cleaned off the transfer's path as
 /// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: the MMC core's own
 /// value is 0, and a driver's are positive ([`Data::set_host_cookie`] ignores negative ones).
-const COOKIE_PRE_MAPPED: i32 = -1;
+pub(super) const COOKIE_PRE_MAPPED: i32 = -1;
 
-/// Whether the cookie of `data` says [`pre_map`] mapped it.
-fn is_pre_mapped(data: &Data) -> bool {
+/// Whether the cookie of `data` says it was mapped in `pre_req`.
+pub(super) fn is_pre_mapped(data: &Data) -> bool {
     data.host_cookie() == COOKIE_PRE_MAPPED
 }
 
@@ -84,44 +73,8 @@ impl From<DmaMapError> for Error {
     }
 }
 
-/// Memory the CPU copies a scatterlist into or out of (a bounce buffer). Implemented here for
-/// the kernel crate's DMA allocations, so that a driver never needs an `unsafe impl`.
-///
-/// # Safety
-///
-/// `cpu_ptr()` must be valid for reads and writes of `size()` bytes for as long as `&self`
-/// lives, and never be accessed through Rust references.
-pub(crate) unsafe trait CpuBuffer {
-    /// The CPU address.
-    fn cpu_ptr(&self) -> *mut u8;
-    /// Size in bytes.
-    fn size(&self) -> usize;
-}
-
-// SAFETY: A coherent allocation is valid for `size()` bytes at `as_mut_ptr()` while it lives.
-unsafe impl CpuBuffer for Coherent<[u8]> {
-    fn cpu_ptr(&self) -> *mut u8 {
-        self.as_mut_ptr().cast()
-    }
-
-    fn size(&self) -> usize {
-        Coherent::size(self)
-    }
-}
-
-// SAFETY: Non-coherent DMA pages are valid for `size()` bytes at `as_mut_ptr()` while they live.
-unsafe impl CpuBuffer for NoncoherentPages {
-    fn cpu_ptr(&self) -> *mut u8 {
-        self.as_mut_ptr()
-    }
-
-    fn size(&self) -> usize {
-        NoncoherentPages::size(self)
-    }
-}
-
 /// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
-const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+pub(super) const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
 /// The DMA mapping of a request's scatterlist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,13 +85,13 @@ enum Mapping {
     /// Mapped for `dir` to one DMA segment and synchronized for the device: the controller
     /// may use it.
     ForDevice(DataDirection),
-    /// Mapped for `dir` and synchronized for the device by `pre_req` ([`pre_map`]); the
-    /// request's cookie says so until it is unmapped.
+    /// Mapped for `dir` and synchronized for the device by `pre_req`; the request's cookie
+    /// says so until it is unmapped.
     PreMapped(DataDirection),
 }
 
 /// The data's transfer direction (`mmc_get_dma_dir()`).
-fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
+pub(super) fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
     data.map(|d| {
         if d.is_write() {
             DataDirection::ToDevice
@@ -157,7 +110,7 @@ fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
 ///
 /// `host` must be a host allocated by `mmc_alloc_host()` whose parent is still bound (a callback
 /// of the host is running, or a request of it is in flight).
-unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<bindings::device> {
+pub(super) unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<bindings::device> {
     // SAFETY: `host` is valid (safety requirements); `mmc_alloc_host()` set `parent`, which
     // never changes and is not NULL.
     unsafe { NonNull::new_unchecked((*host.as_ptr()).parent) }
@@ -179,8 +132,8 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// unbinds). If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for
 /// the direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
 /// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
-/// device since; with `Mapping::PreMapped` by [`pre_map`], and `unmap_pre_mapped` will not
-/// unmap it while this object holds it (the request is not idle).
+/// device since; with `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it
+/// while this object holds it (the request is not idle).
 pub(crate) struct DmaRequest {
     mrq: Request,
     dev: NonNull<bindings::device>,
@@ -193,7 +146,7 @@ unsafe impl Send for DmaRequest {}
 
 impl DmaRequest {
     /// Takes over `mrq`, whose data (if any) the DMA device of its host will move; if
-    /// `pre_req` mapped it ([`pre_map`], on the same host's device), the mapping comes with it.
+    /// `pre_req` mapped it (on the same host's device), the mapping comes with it.
     pub(crate) fn new(mrq: Request) -> Self {
         // SAFETY: `mrq` is in flight on its host, whose parent stays bound until it completes.
         let dev = unsafe { host_dma_dev(mrq.host_raw()) };
@@ -201,7 +154,7 @@ impl DmaRequest {
         let mapped = dma_dir(mrq.data())
             .filter(|_| pre_mapped)
             .map(Mapping::PreMapped);
-        // INVARIANT: Only `pre_map` writes `COOKIE_PRE_MAPPED`, after mapping the data on the
+        // INVARIANT: Only a mapping in `pre_req` writes `COOKIE_PRE_MAPPED`, after mapping the data on the
         // DMA device of the host whose `pre_req` it was passed to, which is this request's host
         // (the core sends a request to one host only); the driver cannot write it
         // (`set_host_cookie` ignores negative values); every unmapping clears it, and the core
@@ -214,13 +167,13 @@ impl DmaRequest {
         dma_dir(self.mrq.data())
     }
 
-    /// The number of DMA segments `pre_req` found when it mapped the data (always 1: [`pre_map`]
-    /// maps only a single segment), or `None` if it did not map it.
+    /// The number of DMA segments `pre_req` found when it mapped the data (always 1: `pre_req` maps
+    /// only a single segment), or `None` if it did not map it.
     pub(crate) fn pre_mapped_segments(&self) -> Option<u32> {
         matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
 
-    /// Whether the data is mapped by `pre_req` ([`pre_map`]): held by this object, or handed
+    /// Whether the data is mapped by `pre_req`: held by this object, or handed
     /// back by [`Self::end_transfer`] for `post_req` to unmap. `false` once the request path
     /// unmapped it (it was bounced, failed before it started, or timed out).
     pub(crate) fn pre_mapped(&self) -> bool {
@@ -324,7 +277,7 @@ impl DmaRequest {
     }
 
     /// The controller is done with the data: unmaps it, unless `pre_req` mapped it, which
-    /// `post_req` unmaps ([`unmap_pre_mapped`]) off the next request's path. A request the core
+    /// `post_req` unmaps off the next request's path. A request the core
     /// starts again before `post_req` (a retry) finds it still mapped.
     pub(crate) fn end_transfer(&mut self) {
         if let Some(Mapping::PreMapped(_)) = self.mapped {
@@ -335,32 +288,9 @@ impl DmaRequest {
         }
     }
 
-    /// Copies the first `len` bytes of the data scatterlist into `buf` (for a write through a
-    /// bounce buffer). Returns the bytes copied: 0 without data or while the scatterlist is
-    /// DMA-mapped (the CPU must not touch it then), at most the size of `buf`.
-    ///
-    /// The device must not be using `buf`; it is accessed only through its raw address.
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        match self.unmapped_data() {
-            // SAFETY: Not DMA-mapped (checked), and the request is ours, not the device's.
-            Some(data) => unsafe { sg_to_buffer(data, buf, len) },
-            None => 0,
-        }
-    }
-
-    /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
-    /// buffer), with the rules of [`Self::copy_to_buffer`].
-    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
-        match self.unmapped_data() {
-            // SAFETY: As in `copy_to_buffer`.
-            Some(data) => unsafe { buffer_to_sg(buf, data, len) },
-            None => 0,
-        }
-    }
-
     /// The data, if nothing maps it: neither this object nor `pre_req` (whose mapping this
     /// object may have handed back, [`Self::end_transfer`]).
-    fn unmapped_data(&self) -> Option<&Data> {
+    pub(super) fn unmapped_data(&self) -> Option<&Data> {
         self.mrq
             .data()
             .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))
@@ -383,118 +313,4 @@ impl Drop for DmaRequest {
         // Unmapped before `mrq` is dropped, i.e. completed.
         self.unmap();
     }
-}
-
-/// `pre_req`: maps the data of `mrq`, a single scatterlist entry that the driver will send
-/// direct, for the DMA device of its host with its cache maintenance (`dma_map_sg()`: a clean
-/// for a write, an invalidate for a read), and marks it `COOKIE_PRE_MAPPED`. Returns whether
-/// it did: not if the cookie is set already, or if the mapping gave other than one segment
-/// (then nothing stays mapped and `request` maps it itself).
-pub(crate) fn pre_map(mrq: &IdleRequest) -> bool {
-    let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
-        return false;
-    };
-    // SAFETY: `mrq` was passed to a callback of its host, which is running.
-    let dev = unsafe { host_dma_dev(mrq.host_raw()) }.as_ptr();
-    let sg = data.sg_list();
-    if data.host_cookie() != 0 || sg.len() != 1 {
-        return false;
-    }
-    // SAFETY: `dev` is bound; `sg` is the valid scatterlist of one entry of a request that is
-    // idle, so the request path holds no mapping of it, and whose cookie is 0, so no earlier
-    // `pre_map` does either (the core maps nothing of a host's requests).
-    let count = unsafe { bindings::dma_map_sg_attrs(dev, sg.as_raw(), 1, dir.into(), 0) };
-    match count {
-        1 => {
-            data.write_host_cookie(COOKIE_PRE_MAPPED);
-            true
-        }
-        0 => false,
-        _ => {
-            // SAFETY: Mapped just now for `dir` on `dev` with its one entry; the device never
-            // had it.
-            unsafe { bindings::dma_unmap_sg_attrs(dev, sg.as_raw(), 1, dir.into(), SKIP_CPU_SYNC) };
-            false
-        }
-    }
-}
-
-/// `post_req`: unmaps the data of `mrq` if `pre_req` mapped it and the request path left it
-/// mapped (it went direct), on the DMA device of its host, synchronizing it for the CPU (the
-/// invalidate after a read), and clears the cookie. Returns whether it did.
-pub(crate) fn unmap_pre_mapped(mrq: &IdleRequest) -> bool {
-    let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
-        return false;
-    };
-    if !is_pre_mapped(data) {
-        return false;
-    }
-    let sg = data.sg_list();
-    // SAFETY: `mrq` was passed to a callback of its host, which is running.
-    let dev = unsafe { host_dma_dev(mrq.host_raw()) }.as_ptr();
-    // SAFETY: The cookie says `pre_map` mapped the one-entry scatterlist for `dir` on `dev`, the
-    // DMA device of the host whose `pre_req` it was passed to, which is this request's host
-    // (only `pre_map` writes that value: `set_host_cookie` ignores negative ones) and nothing
-    // unmapped it since (every unmapping clears the cookie); the request is idle, so the
-    // controller is done with it.
-    unsafe { bindings::dma_unmap_sg_attrs(dev, sg.as_raw(), 1, dir.into(), 0) };
-    data.write_host_cookie(0);
-    true
-}
-
-/// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
-/// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
-pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
-    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
-        // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_map`
-        // has not mapped it (checked): nothing else maps a request's data.
-        unsafe { sg_to_buffer(data, buf, len) }
-    })
-}
-
-/// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
-/// the rules of [`DmaRequest::copy_from_buffer`].
-pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
-    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
-        // SAFETY: As in `copy_idle_to_buffer`.
-        unsafe { buffer_to_sg(buf, data, len) }
-    })
-}
-
-/// `sg_copy_to_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
-///
-/// # Safety
-///
-/// The scatterlist of `data` must not be DMA-mapped or used by a device during the call.
-unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
-    let sg = data.sg_list();
-    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
-    let dst = buf.cpu_ptr().cast();
-    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
-    // the CPU's; `dst` (`buf.cpu_ptr()`) is valid for writes of `buf.size()` >= `len` bytes
-    // (`CpuBuffer`).
-    let n = unsafe { bindings::sg_copy_to_buffer(sg.as_raw(), sg.len(), dst, len) };
-    u32::try_from(n).unwrap_or(0)
-}
-
-/// `sg_copy_from_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
-///
-/// # Safety
-///
-/// As for [`sg_to_buffer`].
-unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
-    let sg = data.sg_list();
-    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
-    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
-    // the CPU's; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
-    // (`CpuBuffer`).
-    let n = unsafe {
-        bindings::sg_copy_from_buffer(
-            sg.as_raw(),
-            sg.len(),
-            buf.cpu_ptr().cast_const().cast(),
-            len,
-        )
-    };
-    u32::try_from(n).unwrap_or(0)
 }

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! CPU copies between a request's scatterlist and a host driver's bounce buffer.
+//!
+//! A host that moves a request of more DMA segments than its controller takes through a bounce
+//! buffer copies the data into the buffer before a write and out of it after a read
+//! (`sg_copy_to_buffer()`, `sg_copy_from_buffer()`). The buffer is a [`CpuBuffer`], a DMA
+//! allocation the device is not using at the time, accessed through its raw address only. A
+//! copy refuses a scatterlist that is DMA-mapped, by the request path or by `pre_req`: the CPU
+//! must not touch it then.
+//!
+//! C header: [`include/linux/scatterlist.h`](srctree/include/linux/scatterlist.h)
+
+use kernel::{
+    dma::Coherent,
+    prelude::*, //
+};
+
+use super::super::dma::noncoherent::NoncoherentPages;
+
+#[cfg(feature = "double_buffer")]
+use super::{
+    dma::is_pre_mapped,
+    IdleRequest, //
+};
+use super::{
+    Data,
+    DmaRequest, //
+};
+
+use crate::bindings;
+
+/// Memory the CPU copies a scatterlist into or out of (a bounce buffer). Implemented here for
+/// the kernel crate's DMA allocations, so that a driver never needs an `unsafe impl`.
+///
+/// # Safety
+///
+/// `cpu_ptr()` must be valid for reads and writes of `size()` bytes for as long as `&self`
+/// lives, and never be accessed through Rust references.
+pub(crate) unsafe trait CpuBuffer {
+    /// The CPU address.
+    fn cpu_ptr(&self) -> *mut u8;
+    /// Size in bytes.
+    fn size(&self) -> usize;
+}
+
+// SAFETY: A coherent allocation is valid for `size()` bytes at `as_mut_ptr()` while it lives.
+unsafe impl CpuBuffer for Coherent<[u8]> {
+    fn cpu_ptr(&self) -> *mut u8 {
+        self.as_mut_ptr().cast()
+    }
+
+    fn size(&self) -> usize {
+        Coherent::size(self)
+    }
+}
+
+// SAFETY: Non-coherent DMA pages are valid for `size()` bytes at `as_mut_ptr()` while they live.
+unsafe impl CpuBuffer for NoncoherentPages {
+    fn cpu_ptr(&self) -> *mut u8 {
+        self.as_mut_ptr()
+    }
+
+    fn size(&self) -> usize {
+        NoncoherentPages::size(self)
+    }
+}
+
+impl DmaRequest {
+    /// Copies the first `len` bytes of the data scatterlist into `buf` (for a write through a
+    /// bounce buffer). Returns the bytes copied: 0 without data or while the scatterlist is
+    /// DMA-mapped (the CPU must not touch it then), at most the size of `buf`.
+    ///
+    /// The device must not be using `buf`; it is accessed only through its raw address.
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        match self.unmapped_data() {
+            // SAFETY: Not DMA-mapped (checked), and the request is ours, not the device's.
+            Some(data) => unsafe { sg_to_buffer(data, buf, len) },
+            None => 0,
+        }
+    }
+
+    /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
+    /// buffer), with the rules of [`Self::copy_to_buffer`].
+    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        match self.unmapped_data() {
+            // SAFETY: As in `copy_to_buffer`.
+            Some(data) => unsafe { buffer_to_sg(buf, data, len) },
+            None => 0,
+        }
+    }
+}
+
+/// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
+/// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
+#[cfg(feature = "double_buffer")]
+pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
+        // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_map`
+        // has not mapped it (checked): nothing else maps a request's data.
+        unsafe { sg_to_buffer(data, buf, len) }
+    })
+}
+
+/// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
+/// the rules of [`DmaRequest::copy_from_buffer`].
+#[cfg(feature = "double_buffer")]
+pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
+    mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
+        // SAFETY: As in `copy_idle_to_buffer`.
+        unsafe { buffer_to_sg(buf, data, len) }
+    })
+}
+
+/// `sg_copy_to_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+///
+/// # Safety
+///
+/// The scatterlist of `data` must not be DMA-mapped or used by a device during the call.
+unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    let sg = data.sg_list();
+    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+    let dst = buf.cpu_ptr().cast();
+    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
+    // the CPU's; `dst` (`buf.cpu_ptr()`) is valid for writes of `buf.size()` >= `len` bytes
+    // (`CpuBuffer`).
+    let n = unsafe { bindings::sg_copy_to_buffer(sg.as_raw(), sg.len(), dst, len) };
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// `sg_copy_from_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+///
+/// # Safety
+///
+/// As for [`sg_to_buffer`].
+unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
+    let sg = data.sg_list();
+    let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
+    // SAFETY: The scatterlist of `sg.len()` entries is valid and, by the safety requirements,
+    // the CPU's; `buf.cpu_ptr()` is valid for reads of `buf.size()` >= `len` bytes
+    // (`CpuBuffer`).
+    let n = unsafe {
+        bindings::sg_copy_from_buffer(
+            sg.as_raw(),
+            sg.len(),
+            buf.cpu_ptr().cast_const().cast(),
+            len,
+        )
+    };
+    u32::try_from(n).unwrap_or(0)
+}
