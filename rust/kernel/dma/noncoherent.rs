@@ -18,10 +18,6 @@
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 
-// Out of tree this module is part of the driver's crate, whose bounce buffer is its only user
-// there: the driver as a port of the C driver (without the bounce buffer) uses none of it.
-#![allow(dead_code)]
-
 pub(crate) mod dirty;
 
 use core::{
