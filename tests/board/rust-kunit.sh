@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, and the non-coherent
+# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, the debugfs stand-in
+# rust/kernel/debugfs/foreign_dir.rs (a directory another subsystem owns, as the series'
+# ScopedDir::from_raw()), and the non-coherent
 # pages' rust/kernel/dma/noncoherent/dirty/tests.rs), of the workqueue extension
 # (rust/kernel/workqueue/rearm.rs: the host timer's arming and cancelling) and of the driver's
 # pure logic (logic/tests.rs, and the bounce buffer's bounce/policy/tests.rs and
@@ -16,7 +18,8 @@ cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
 for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_bounce_policy \
          meson_mx_sdhc_rs_bounce_slots meson_mx_sdhc_rs_dma_noncoherent_dirty \
-         meson_mx_sdhc_rs_workqueue_rearm meson_mx_sdhc_rs_logic; do
+         meson_mx_sdhc_rs_workqueue_rearm meson_mx_sdhc_rs_logic \
+         meson_mx_sdhc_rs_debugfs_foreign_dir; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
 say "KUnit suites of the MMC layer and of the driver's pure logic passed"

@@ -219,3 +219,65 @@ impl<D: Writer + Reader + Sync, M: ModuleMetadata> ReadWrite<D, M> {
         ..pin_init::zeroed()
     };
 }
+
+#[cfg(CONFIG_DEBUG_FS)]
+#[kernel::macros::kunit_tests(meson_mx_sdhc_rs_debugfs_foreign_dir)]
+mod tests {
+    use super::*;
+    use core::ptr::null_mut;
+    use kernel::error::from_err_ptr;
+
+    static VALUE: u32 = 42;
+
+    #[test]
+    fn scoped_dir_from_raw() -> Result {
+        // SAFETY: The name is a C string; a `NULL` parent is the root of debugfs.
+        let dir = unsafe {
+            bindings::debugfs_create_dir(c"meson_mx_sdhc_rs_foreign_dir".as_char_ptr(), null_mut())
+        };
+        let dir = from_err_ptr(dir)?;
+        {
+            // SAFETY: `dir` is a debugfs directory, removed below with everything in it, and
+            // `VALUE` is static.
+            let scoped = unsafe { ScopedDir::<'static, '_, crate::LocalModule>::from_raw(dir) };
+            scoped.read_only_file(c"value", &VALUE);
+        }
+        // SAFETY: The name is a C string and `dir` a debugfs directory.
+        let file = unsafe { bindings::debugfs_lookup(c"value".as_char_ptr(), dir) };
+        let data = if file.is_null() {
+            null_mut()
+        } else {
+            // SAFETY: `debugfs_lookup` returned a positive `dentry`, with a reference to it.
+            let data = unsafe { (*(*file).d_inode).i_private };
+            // SAFETY: `file` holds the reference that `debugfs_lookup` took.
+            unsafe { bindings::dput(file) };
+            data
+        };
+        // `debugfs_remove_recursive()` is `debugfs_remove()`.
+        // SAFETY: `dir` is the debugfs directory created above; nothing refers to it any more.
+        unsafe { bindings::debugfs_remove(dir) };
+        assert!(!file.is_null());
+        assert_eq!(data.cast_const(), core::ptr::from_ref(&VALUE).cast());
+        Ok(())
+    }
+
+    #[test]
+    fn scoped_dir_from_raw_null() {
+        // SAFETY: `NULL` is accepted, and `VALUE` is static.
+        let scoped = unsafe { ScopedDir::<'static, '_, crate::LocalModule>::from_raw(null_mut()) };
+        scoped.read_only_file(c"meson_mx_sdhc_rs_foreign_dir_null", &VALUE);
+        // Not in the root of debugfs, where a `NULL` parent would have put it.
+        // SAFETY: The name is a C string; a `NULL` parent is the root of debugfs.
+        let file = unsafe {
+            bindings::debugfs_lookup(
+                c"meson_mx_sdhc_rs_foreign_dir_null".as_char_ptr(),
+                null_mut(),
+            )
+        };
+        if !file.is_null() {
+            // SAFETY: `file` holds the reference that `debugfs_lookup` took.
+            unsafe { bindings::dput(file) };
+        }
+        assert!(file.is_null());
+    }
+}

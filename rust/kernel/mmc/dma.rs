@@ -290,6 +290,7 @@ impl DmaRequest {
 
     /// The data, if nothing maps it: neither this object nor `pre_req` (whose mapping this
     /// object may have handed back, [`Self::end_transfer`]).
+    #[cfg(feature = "bounce")]
     pub(super) fn unmapped_data(&self) -> Option<&Data> {
         self.mrq
             .data()

@@ -141,16 +141,18 @@ impl RequestView {
     }
 }
 
-/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`),
-/// with the host whose callback it was passed to. Drivers only see it by reference, for the
-/// duration of that callback.
+/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`).
+/// Drivers only see it by reference, for the duration of that callback.
 ///
 /// # Invariants
 ///
-/// `mrq` is a valid request that is not in flight on `host`, whose `pre_req` or `post_req`
-/// callback is running: the controller is not using its data, so the CPU may copy into or out
-/// of its scatterlist.
+/// `mrq` is a valid request that is not in flight on the host whose `pre_req` or `post_req`
+/// callback is running (`host`, when it is kept): the controller is not using its data, so the
+/// CPU may copy into or out of its scatterlist.
 pub(crate) struct IdleRequest {
+    /// The host whose callback the request was passed to, whose DMA device maps it in
+    /// `pre_req`.
+    #[cfg(feature = "double_buffer")]
     host: NonNull<bindings::mmc_host>,
     mrq: NonNull<bindings::mmc_request>,
 }
@@ -161,6 +163,21 @@ impl IdleRequest {
     /// `mrq` must be a valid request that is not in flight on `host` while the returned object
     /// lives, which must be within the `pre_req` or `post_req` callback of `host` that passed
     /// it.
+    #[cfg(not(feature = "double_buffer"))]
+    pub(super) unsafe fn new(
+        _host: NonNull<bindings::mmc_host>,
+        mrq: NonNull<bindings::mmc_request>,
+    ) -> Self {
+        // INVARIANT: By the safety requirements.
+        Self { mrq }
+    }
+
+    /// # Safety
+    ///
+    /// `mrq` must be a valid request that is not in flight on `host` while the returned object
+    /// lives, which must be within the `pre_req` or `post_req` callback of `host` that passed
+    /// it.
+    #[cfg(feature = "double_buffer")]
     pub(super) unsafe fn new(
         host: NonNull<bindings::mmc_host>,
         mrq: NonNull<bindings::mmc_request>,
@@ -170,6 +187,7 @@ impl IdleRequest {
     }
 
     /// The host whose callback the request was passed to.
+    #[cfg(feature = "double_buffer")]
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
     }
