@@ -3,7 +3,8 @@
 //! Amlogic Meson6/Meson8/Meson8b/Meson8m2 SDHC MMC host controller driver.
 //!
 //! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way,
-//! with the features whose modules the crate root names after the port's.
+//! with features of its own, each a module below (the bounce buffer, double buffering, the
+//! software deadline, the statistics, the SDIO card interrupt).
 //!
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
@@ -17,15 +18,13 @@
 //!   still write;
 //! - `logic.rs`: the driver's pure decisions (also built and tested on the host).
 //!
-//! The C API is reached only through kernel-crate abstractions (`kernel::mmc`, the MMC host
-//! API with the DMA mapping and copies of a request's scatterlist, the host's timer and the
-//! host's registration, tied to the device's binding; `kernel::irq::managed`, the interrupt
-//! requested for the device's binding; `kernel::io::window`, the
-//! register window, which `IoMem` cannot map; `kernel::dma::noncoherent`, cached DMA memory;
-//! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree from;
-//! `kernel::workqueue::alloc` and `kernel::workqueue::rearm`, the host's workqueue and the
-//! moving and cancelling of its timer's delayed work), which own every `unsafe` of the
-//! driver.
+//! The C API is reached only through kernel-crate abstractions, which own every `unsafe` of
+//! the driver: `kernel::mmc`, the MMC host API with the DMA mapping of a request's
+//! scatterlist and the host's registration, tied to the device's binding;
+//! `kernel::irq::managed`, the interrupt requested for the device's binding;
+//! `kernel::io::window`, the register window, which `IoMem` cannot map; and
+//! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
+//! from. Each feature brings what it needs of them with its module.
 
 use kernel::prelude::*;
 

@@ -2,8 +2,7 @@
 
 //! Who holds which bounce buffer when there are two: the pure state machine of the
 //! [`Bouncer`](super::Bouncer)'s double buffering, also built on the host for `cargo test`.
-//! (With one buffer, `stubs.rs` has the buffer taken at a request's start and freed at its
-//! completion.)
+//! (With one buffer, the buffer is taken at a request's start and freed at its completion.)
 //!
 //! The MMC core prepares request N+1 (`pre_req`) while N is in flight and cleans N up
 //! (`post_req`) after N+1 has started. With two buffers a write's data is copied into a free

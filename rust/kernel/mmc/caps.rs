@@ -34,8 +34,8 @@ impl_flags!(
         HwReset = bindings::MMC_CAP_HW_RESET,
         /// `MMC_CAP_NEED_RSP_BUSY`: commands with busy need an R1B response.
         NeedRspBusy = bindings::MMC_CAP_NEED_RSP_BUSY,
-        // `MMC_CAP_SDIO_IRQ` is not here: only `UnregisteredHost::set_sdio_irq` sets it, for a
-        // host with both SDIO interrupt callbacks (the core calls them unchecked).
+        // `MMC_CAP_SDIO_IRQ` is not here: the core would call `enable_sdio_irq` and
+        // `ack_sdio_irq` unchecked, so only the layer sets it, for a host with both.
     }
 );
 

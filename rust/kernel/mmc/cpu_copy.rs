@@ -16,7 +16,7 @@ use kernel::{
     prelude::*, //
 };
 
-use super::super::dma::noncoherent::NoncoherentPages;
+use crate::kernel_ext::dma::noncoherent::NoncoherentPages;
 
 #[cfg(feature = "double_buffer")]
 use super::{

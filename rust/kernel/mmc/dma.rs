@@ -154,9 +154,9 @@ impl DmaRequest {
         let mapped = dma_dir(mrq.data())
             .filter(|_| pre_mapped)
             .map(Mapping::PreMapped);
-        // INVARIANT: Only a mapping in `pre_req` writes `COOKIE_PRE_MAPPED`, after mapping the data on the
-        // DMA device of the host whose `pre_req` it was passed to, which is this request's host
-        // (the core sends a request to one host only); the driver cannot write it
+        // INVARIANT: Only a mapping in `pre_req` writes `COOKIE_PRE_MAPPED`, after mapping the
+        // data on the DMA device of the host whose `pre_req` it was passed to, which is this
+        // request's host (the core sends a request to one host only); the driver cannot write it
         // (`set_host_cookie` ignores negative values); every unmapping clears it, and the core
         // writes only 0 (a new or prepared-again request).
         Self { mrq, dev, mapped }

@@ -171,11 +171,10 @@ pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
 
 /// What a host's private area holds: the driver data, and what the host runs beside its
 /// callbacks that reaches the data.
-///
-/// Fields drop in declaration order: what the host runs is stopped before the data goes.
 #[pin_data]
 pub(super) struct Private<T: HostOps> {
-    /// The host's timer, when `T` implements [`HostOps::timer_expired`].
+    /// The host's timer, when `T` implements [`HostOps::timer_expired`]. Fields drop in
+    /// declaration order: the timer is stopped before the data goes.
     #[cfg(feature = "deadline")]
     pub(super) timer: Option<Timer>,
     #[pin]
@@ -190,12 +189,15 @@ impl<T: HostOps> Private<T> {
     /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
     /// (after [`Self::stop`] once it was added) before it is freed.
     #[cfg(not(feature = "deadline"))]
-    unsafe fn new(
+    unsafe fn new<'a>(
         _host: NonNull<bindings::mmc_host>,
-        _dev: &Device<Bound>,
-        data: impl PinInit<T, Error>,
-    ) -> Result<impl PinInit<Self, Error>> {
-        Ok(try_pin_init!(Private { data <- data }? Error))
+        _dev: &'a Device<Bound>,
+        data: impl PinInit<T, Error> + 'a,
+    ) -> impl PinInit<Self, Error> + 'a
+    where
+        T: 'a,
+    {
+        try_pin_init!(Private { data <- data }? Error)
     }
 
     /// The private area of `host`, whose parent is `dev`, with the driver data `data` and the
@@ -206,25 +208,29 @@ impl<T: HostOps> Private<T> {
     /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
     /// (after [`Self::stop`] once it was added) before it is freed.
     #[cfg(feature = "deadline")]
-    unsafe fn new(
+    unsafe fn new<'a>(
         host: NonNull<bindings::mmc_host>,
-        dev: &Device<Bound>,
-        data: impl PinInit<T, Error>,
-    ) -> Result<impl PinInit<Self, Error>> {
-        // SAFETY: The host keeps the timer in its private area and drops it first (field order)
-        // when it drops its data, before it is freed (safety requirements).
-        let timer = unsafe { new_timer::<T>(host, dev) }?;
-        Ok(try_pin_init!(Private { timer, data <- data }? Error))
+        dev: &'a Device<Bound>,
+        data: impl PinInit<T, Error> + 'a,
+    ) -> impl PinInit<Self, Error> + 'a
+    where
+        T: 'a,
+    {
+        // The timer is made when the area is initialised, in its place.
+        // SAFETY: The host keeps the timer in its private area and drops it first (field
+        // order) when it drops its data, before it is freed (safety requirements).
+        let timer = move || unsafe { new_timer::<T>(host, dev) };
+        try_pin_init!(Private { timer: timer()?, data <- data }? Error)
     }
 
-    /// Stops what the host runs beside its callbacks; the removed host calls no callback
-    /// either, so nothing reaches the data any more. Nothing runs beside the callbacks.
+    /// Stops what the host runs beside its callbacks, before the removed host drops the data.
+    /// Without a timer there is nothing: the removed host calls no callback any more.
     #[cfg(not(feature = "deadline"))]
     fn stop(&self) {}
 
-    /// Stops what the host runs beside its callbacks, so that nothing reaches the data once
-    /// the host is removed: the timer, which `timer_expired` may arm again while it runs, so it
-    /// is stopped for good (no arming from here on, disarmed, waited for).
+    /// Stops what the host runs beside its callbacks, before the removed host drops the data:
+    /// the timer, which `timer_expired` may arm again while it runs, so it is stopped for good
+    /// (no arming from here on, disarmed, waited for).
     #[cfg(feature = "deadline")]
     fn stop(&self) {
         if let Some(timer) = self.timer.as_ref() {
@@ -273,12 +279,10 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
         let aligned = slot.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
-        // SAFETY: The host holds the `Private<T>` in its private area from here on, and
-        // `Registration` (or `Self::drop`) stops and drops it before freeing the host.
-        let private = unsafe { Private::<T>::new(host, dev, data) }.inspect_err(|_| {
-            // SAFETY: The host was allocated above and never added; nothing lives in it.
-            unsafe { bindings::mmc_free_host(host.as_ptr()) };
-        })?;
+        // SAFETY: The host holds the `Private<T>` in its private area from here on (once it is
+        // initialised below), and `Registration` (or `Self::drop`) stops and drops it before
+        // freeing the host.
+        let private = unsafe { Private::<T>::new(host, dev, data) };
         // SAFETY: `slot` is valid for writes of a `Private<T>` and aligned when `aligned`; the
         // host is not shared, so the data never moves before it is dropped in place.
         let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, private) });
@@ -351,7 +355,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// `cap-sdio-irq`: the core would then call `enable_sdio_irq` and `ack_sdio_irq`, which
     /// [`HostOps`] does not have.
     #[cfg(not(feature = "sdio_irq"))]
-    pub(super) fn drop_unsupported_sdio_irq(&mut self) {
+    pub(super) fn settle_sdio_irq_caps(&mut self) {
         let h = self.raw();
         // SAFETY: As in `configure`: the host is valid and not added, and the field is written
         // through the raw pointer.
@@ -364,9 +368,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// The host's removal belongs to the parent's devres, as a PWM chip's does
     /// (`pwm::UnregisteredChip::register`): when the parent is unbound (or at once, if handing it
     /// to devres fails) the host is removed (`mmc_remove_host()`: no request in flight and no
-    /// callback running afterwards), its timer cancelled, the driver data dropped in place and
-    /// the host freed. So the driver data must borrow nothing (`T: 'static`): the host lives
-    /// until unbind whatever its caller keeps or forgets.
+    /// callback running afterwards), what it runs beside its callbacks stopped, the driver data
+    /// dropped in place and the host freed. So the driver data must borrow nothing
+    /// (`T: 'static`): the host lives until unbind whatever its caller keeps or forgets.
     ///
     /// The driver core drops the bound driver's data (`platform::Driver::Data`) before it
     /// releases the device's devres, so the callbacks still run after that data is gone:
@@ -382,7 +386,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     where
         T: 'static,
     {
-        self.drop_unsupported_sdio_irq();
+        self.settle_sdio_irq_caps();
         let h = self.raw();
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
@@ -410,8 +414,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
 impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the host was never added and holds a `Private<T>`, which
-        // nothing uses any more (its timer is armed only through a `Host<T>`, which exists only
-        // once the host is added).
+        // nothing uses: only an added host calls its callbacks or runs anything beside them.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
             bindings::mmc_free_host(self.raw());
@@ -466,8 +469,8 @@ unsafe impl<T: HostOps> Send for Registration<T> {}
 ///
 /// # Invariants
 ///
-/// Wraps a valid host added with `T`'s callbacks (and possibly being removed, when its timer
-/// runs) whose private area holds a pinned `Private<T>`.
+/// Wraps a valid host added with `T`'s callbacks (and possibly being removed, for what runs
+/// beside its callbacks) whose private area holds a pinned `Private<T>`.
 #[repr(transparent)]
 pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 

@@ -146,8 +146,9 @@ impl Timing {
 /// running on this thread. The MMC core makes both calls with the host claimed
 /// (`mmc_claim_host()`, also in `mmc_start_host()` and `mmc_stop_host()`), so no two of them
 /// overlap and nothing else writes `actual_clock` meanwhile (the core and debugfs only read it).
-/// `supply.vmmc` is set by `mmc_regulator_get_supply()` before the host is added and does not
-/// change afterwards.
+/// `supply.vmmc` is NULL (`mmc_alloc_host()`; `mmc_regulator_get_supply()` was not called),
+/// an error pointer (no vmmc regulator) or a regulator, set before the host is added and not
+/// changed afterwards.
 pub(crate) struct Ios {
     host: NonNull<bindings::mmc_host>,
     /// Bus clock in Hz, 0 for off.
@@ -191,22 +192,25 @@ impl Ios {
     /// Reports the bus clock actually running, in Hz (`host->actual_clock`).
     pub(crate) fn set_actual_clock(&self, hz: u32) {
         // SAFETY: By the type invariant the host is valid and only this callback writes the
-        // field now.
-        unsafe { (*self.host.as_ptr()).actual_clock = hz };
+        // field now; the host's debugfs `ios` file reads it without claiming the host, hence
+        // one volatile write (`WRITE_ONCE()`).
+        unsafe { (&raw mut (*self.host.as_ptr()).actual_clock).write_volatile(hz) };
     }
 
     /// Sets the vmmc supply to the voltage of OCR bit `vdd` (0: off), if the host has a vmmc
-    /// regulator (`mmc_regulator_set_ocr()`).
+    /// regulator (`mmc_regulator_set_ocr()`); without one (none in the device tree, or
+    /// [`UnregisteredHost::regulator_get_supply`](super::UnregisteredHost::regulator_get_supply)
+    /// never called) it does nothing.
     pub(crate) fn set_vmmc_ocr(&self, vdd: u16) -> Result {
         let h = self.host.as_ptr();
-        // SAFETY: By the type invariant the host is valid; `supply.vmmc` was set by
-        // `mmc_regulator_get_supply()` before registration and does not change.
+        // SAFETY: By the type invariant the host is valid and `supply.vmmc` does not change.
         let vmmc = unsafe { (*h).supply.vmmc };
         // SAFETY: `IS_ERR()` only inspects the pointer value.
-        if unsafe { bindings::IS_ERR(vmmc.cast_const().cast()) } {
+        if vmmc.is_null() || unsafe { bindings::IS_ERR(vmmc.cast_const().cast()) } {
             return Ok(());
         }
-        // SAFETY: `h` is a valid host and `vmmc` its regulator.
+        // SAFETY: `h` is a valid host and `vmmc` its regulator (neither NULL nor an error
+        // pointer, checked).
         to_result(unsafe { bindings::mmc_regulator_set_ocr(h, vmmc, vdd) })
     }
 }

@@ -381,9 +381,8 @@ impl Data {
 
     /// Sets the driver's cookie, which the core never interprets: 0 (nothing kept) or a
     /// positive value of the driver's. Negative values are ignored, and so is any value while
-    /// the cookie is negative: those belong to the layer, which marks data that
-    /// [`pre_map`](super::pre_map) mapped with one, so that only the layer can say, or unsay,
-    /// that data is mapped.
+    /// the cookie is negative: those belong to the layer, which marks data mapped in `pre_req`
+    /// with one, so that only the layer can say, or unsay, that data is mapped.
     pub(crate) fn set_host_cookie(&self, v: i32) {
         // Neither a negative value nor over one: the layer's mark stays until the layer clears
         // it (when it unmaps).

@@ -121,7 +121,14 @@ impl SdioIrqSignal {
     /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
     pub(crate) fn signal(&self) {
         // SAFETY: The `ARef` keeps the host allocated; its `sdio_irq_work` was set up by
-        // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed.
+        // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed. The handle
+        // may outlive the host's registration (leaked, or held by an interrupt handler freed
+        // after the host is removed): the work it queues then runs `sdio_run_irqs()` on a
+        // removed host, which claims the host (its memory, kept here) and calls the functions'
+        // handlers and `ack_sdio_irq` only while `host->sdio_irqs` counts claimed function
+        // interrupts. Removing the host removes its card, and `sdio_bus_remove()` releases
+        // every function interrupt still claimed, so the count is 0 by then: no callback
+        // reaches the driver data that `Registration` drops after `mmc_remove_host()`.
         unsafe { bindings::sdio_signal_irq(self.host.as_raw()) };
     }
 }
@@ -170,22 +177,27 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
     /// signalled interrupt through the latter, so without it this does not build.
     pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
         if !Self::HAS_SDIO_IRQ_OPS {
-            build_error!(
-                "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` and `HostOps::ack_sdio_irq`"
-            );
+            build_error!(concat!(
+                "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` ",
+                "and `HostOps::ack_sdio_irq`"
+            ));
         }
         // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
         // `self.parent` as parent.
         unsafe { SdioIrqSignal::new(self.host, self.parent) }
     }
 
-    /// Clears `MMC_CAP_SDIO_IRQ`, which `mmc_of_parse()` sets for a device tree's
-    /// `cap-sdio-irq`, unless `T` has both SDIO interrupt callbacks, which the core would then
-    /// call.
-    pub(super) fn drop_unsupported_sdio_irq(&mut self) {
-        if !Self::HAS_SDIO_IRQ_OPS {
-            self.set_sdio_irq(false);
-        }
+    /// Makes the SDIO interrupt capabilities consistent before the host is added. A device
+    /// tree's `cap-sdio-irq` makes `mmc_of_parse()` set `MMC_CAP_SDIO_IRQ` alone, which the
+    /// core would serve with its own thread, never calling `ack_sdio_irq`; and without both
+    /// callbacks it would call the missing ones. So: as [`Self::set_sdio_irq`] with the
+    /// capability as it is (on only with both callbacks, and then with
+    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`).
+    pub(super) fn settle_sdio_irq_caps(&mut self) {
+        // SAFETY: By the type invariant the host is valid and not added; a plain read of a
+        // field nothing else writes.
+        let on = unsafe { (*self.raw()).caps } & bindings::MMC_CAP_SDIO_IRQ != 0;
+        self.set_sdio_irq(on);
     }
 }
 
