@@ -113,10 +113,14 @@ def _scan(lines, start):
     depth = 0
     i = start
     in_block_comment = False
+    # In a `where` clause, whose bounds end with commas at depth 0 (until its `{` or `;`).
+    in_where = False
     while i < len(lines):
         ln = lines[i]
         j = 0
         ended = None
+        if depth == 0 and re.match(r"\s*where\b", ln) and not in_block_comment:
+            in_where = True
         while j < len(ln):
             c = ln[j]
             if in_block_comment:
@@ -153,6 +157,8 @@ def _scan(lines, start):
                 j = m.end() if m else j + 1
                 continue
             if c in "([{":
+                if c == "{" and depth == 0:
+                    in_where = False
                 depth += 1
             elif c in ")]}":
                 depth -= 1
@@ -166,7 +172,7 @@ def _scan(lines, start):
                         nxt = next((x for x in lines[i + 1:] if x.strip()), "")
                         if not nxt.lstrip().startswith("else"):
                             ended = i
-            elif depth == 0 and c in ";,":
+            elif depth == 0 and (c == ";" or c == "," and not in_where):
                 # Only at the end of a line: a comma inside generics (`impl<T, E>`) is not
                 # one that ends an item, and rustfmt puts one item per line.
                 rest = ln[j + 1:].strip()

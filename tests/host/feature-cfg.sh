@@ -6,6 +6,7 @@
 # rustfmt wrapped over lines is read as one; a parameter of `module!` goes when the feature
 # MODULE_PARAMS names for it is off, and one named in neither MODULE_PARAMS nor PORT_PARAMS is
 # refused; so are a condition that mixes features and other cfgs, and an item that never ends.
+# An item's `where` clause (bounds ending with commas) does not end the item.
 # The crate root's `module!` has a feature, or the port, for every parameter.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,6 +66,19 @@ impl<T, E> Tr<T> for Result<T, E> {
             _ => 2,
         });
     }
+
+    /// A function of a with a where clause.
+    #[cfg(feature = "a")]
+    fn w<'x>(
+        x: &'x u32,
+    ) -> impl Sized + 'x
+    where
+        T: 'x,
+    {
+        in_where_body(x)
+    }
+
+    fn after_where() {}
 }
 
 module! {
@@ -87,9 +101,10 @@ none = fc.strip(SRC, set())
 both = fc.strip(SRC, {"a", "b"})
 for gone in ("use crate::a::Thing", "Field of a", "A parameter of b", "mod ab;",
              "#[pin]", "a: u32", "Comment of a", "self.a()", "not a brace", "if x",
-             "} else {", "z();", "V::A", "p: u32", "default: 1"):
+             "} else {", "z();", "V::A", "p: u32", "default: 1", "with a where clause",
+             "T: 'x,", "in_where_body"):
     assert gone not in none, ("kept without the feature", gone, none)
-for kept in ("mod not_ab;", "c: u32", "self.c();", "_ => 2,", "q: bool",
+for kept in ("mod not_ab;", "c: u32", "self.c();", "_ => 2,", "q: bool", "fn after_where() {}",
              "impl<T, E> Tr<T> for Result<T, E> {"):
     assert kept in none, ("lost without the feature", kept)
 assert "cfg(" not in both and "self.c()" not in both and "not_ab" not in both, both

@@ -189,14 +189,11 @@ impl<T: HostOps> Private<T> {
     /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
     /// (after [`Self::stop`] once it was added) before it is freed.
     #[cfg(not(feature = "deadline"))]
-    unsafe fn new<'a>(
+    unsafe fn new(
         _host: NonNull<bindings::mmc_host>,
-        _dev: &'a Device<Bound>,
-        data: impl PinInit<T, Error> + 'a,
-    ) -> impl PinInit<Self, Error> + 'a
-    where
-        T: 'a,
-    {
+        _dev: &Device<Bound>,
+        data: impl PinInit<T, Error>,
+    ) -> impl PinInit<Self, Error> {
         try_pin_init!(Private { data <- data }? Error)
     }
 
@@ -208,18 +205,16 @@ impl<T: HostOps> Private<T> {
     /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
     /// (after [`Self::stop`] once it was added) before it is freed.
     #[cfg(feature = "deadline")]
-    unsafe fn new<'a>(
+    unsafe fn new(
         host: NonNull<bindings::mmc_host>,
-        dev: &'a Device<Bound>,
-        data: impl PinInit<T, Error> + 'a,
-    ) -> impl PinInit<Self, Error> + 'a
-    where
-        T: 'a,
-    {
+        dev: &Device<Bound>,
+        data: impl PinInit<T, Error>,
+    ) -> impl PinInit<Self, Error> {
         // The timer is made when the area is initialised, in its place.
+        let dev = kernel::sync::aref::ARef::<Device>::from(dev);
         // SAFETY: The host keeps the timer in its private area and drops it first (field
         // order) when it drops its data, before it is freed (safety requirements).
-        let timer = move || unsafe { new_timer::<T>(host, dev) };
+        let timer = move || unsafe { new_timer::<T>(host, &dev) };
         try_pin_init!(Private { timer: timer()?, data <- data }? Error)
     }
 

@@ -28,10 +28,7 @@
 use core::ptr::NonNull;
 
 use kernel::{
-    device::{
-        Bound,
-        Device, //
-    },
+    device::Device,
     impl_has_delayed_work,
     new_delayed_work,
     prelude::*,
@@ -189,7 +186,7 @@ fn jiffies(delay: Delta) -> Jiffies {
 /// returned timer, and which drops it (cancelling it) before it drops the data or is freed.
 pub(super) unsafe fn new_timer<T: HostOps>(
     host: NonNull<bindings::mmc_host>,
-    dev: &Device<Bound>,
+    dev: &Device,
 ) -> Result<Option<Timer>> {
     if !T::HAS_TIMER_EXPIRED {
         return Ok(None);
