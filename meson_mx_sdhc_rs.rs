@@ -54,7 +54,7 @@ mod request;
 #[cfg(feature = "sdio_irq")]
 mod sdio_irq;
 mod soc;
-// The debugfs files, and the knobs for tests among them.
+// The statistics, in debugfs.
 #[cfg(feature = "stats")]
 mod stats;
 // The stubs of the features the driver is built without, each used below under the name of

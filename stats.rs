@@ -9,7 +9,6 @@
 //! - `bounce`: whether each bounce buffer is clean or maybe dirty (cached memory) and how many
 //!   reads invalidated a cached buffer before their transfer or skipped that
 //!   (`skip_clean_invalidate`).
-//! - with `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`, the knobs of [`TestKnobs`] for tests.
 //!
 //! The data lives in the controller ([`HostDebugfs`]); `kernel::mmc` shows it in the files.
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
@@ -191,8 +190,8 @@ impl HostDebugfs {
     }
 }
 
-/// Without `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS` the knobs are their defaults, fixed,
-/// and have no file.
+/// The driver's policy as it is, with no fault injected: the values of the knobs that tests
+/// set in the out-of-tree module, fixed, with no file.
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 pub(crate) struct TestKnobs;
 

@@ -2,7 +2,9 @@
 
 //! Knobs for tests and measurements, in the host's debugfs directory, built only with
 //! `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`; without it the driver always does what the
-//! knobs do by default, and the files do not exist (`stats.rs`):
+//! knobs do by default, and the files do not exist (`stats.rs`). Only the out-of-tree module
+//! has them: the upstream series is the driver without them (test policy and fault
+//! injection, which `scripts/make-series` leaves out).
 //!
 //! - `force_bounce`: write 1 to send every request that fits through the bounce buffer, also
 //!   those mapped to a single DMA segment (which otherwise go direct); 0 (default) restores the

@@ -79,6 +79,8 @@ grep -qE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" &&
     fail "1-core names a feature's kernel::mmc item: $(grep -hE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" | head -2)"
 grep -q '^+.*pub unsafe fn from_raw(dentry' "${F[@]}" || fail "2-followup does not add debugfs's ScopedDir::from_raw()"
 grep -rqE 'foreign_dir' "${C[@]}" "${F[@]}" && fail "the out-of-tree debugfs stand-in (foreign_dir) is in the series"
+grep -qE '^\+.*(TEST_KNOBS|test_knobs)' "${C[@]}" "${F[@]}" &&
+    fail "the test knobs (out of tree only) are in the series: $(grep -hE '^\+.*(TEST_KNOBS|test_knobs)' "${C[@]}" "${F[@]}" | head -2)"
 k=0
 kernel_since=0
 for ((i = 1; i <= NF; i++)); do
