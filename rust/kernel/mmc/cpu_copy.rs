@@ -11,10 +11,7 @@
 //!
 //! C header: [`include/linux/scatterlist.h`](srctree/include/linux/scatterlist.h)
 
-use kernel::{
-    dma::Coherent,
-    prelude::*, //
-};
+use kernel::dma::Coherent;
 
 use crate::kernel_ext::dma::noncoherent::NoncoherentPages;
 
