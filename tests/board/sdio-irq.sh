@@ -18,7 +18,8 @@
 #     few reads.  Then the ack made faulty on purpose (debugfs
 #     sdio_ack_fault=1: it clears DAT1 and does not look at it): under edge
 #     the chain's interrupts raised between service and ack are found only
-#     by the timer (under level none is lost).  The
+#     by the timer (under level none is lost: at most the 2 a tick of the
+#     timer may catch between the faulty ack and the relatch).  The
 #     driver's probe of the DAT1 latch (stats dat1_relatched,
 #     dat1_not_relatched) names the model's reading.
 #  2. the fallback (sdio_irq=0): no MMC_CAP_SDIO_IRQ, the same irq case
@@ -201,8 +202,12 @@ if [ "$READING" = edge ]; then
     check "ack fault (sdio_ack_fault=1: the ack clears DAT1 and does not look at it): $af of the chain's 40 interrupts lost to the ack, found only by the timer (edge: the driver's ack is what keeps them)" \
         eval "[ '${af:-0}' -gt 0 ] && grep -q ' delivered=40 ' <<< '$afchain'" || rc=1
 else
-    check "ack fault under level: DAT1 latches again after the faulty ack, none lost (${af:-x} found by the timer)" \
-        eval "[ '${af:-x}' = 0 ] && grep -q ' delivered=40 ' <<< '$afchain'" || rc=1
+    # None lost: every interrupt delivered, and the timer found at most 2, where edge loses 10
+    # of 40. A tick of the 250 ms timer that falls between the faulty ack's clear and the
+    # relatch sees DAT1 low, not latched, and signals it itself (SdioIrqs::recover); that is
+    # the interrupt delivered by another path, not lost.
+    check "ack fault under level: DAT1 latches again after the faulty ack, none lost (${af:-x} found by the timer, at most 2 for ticks between the faulty ack and the relatch)" \
+        eval "[ -n '${af}' ] && [ '${af:-99}' -le 2 ] && grep -q ' delivered=40 ' <<< '$afchain'" || rc=1
 fi
 # Under edge every interrupt before the lost one reached the driver by its own edge: one the
 # timer had to find (an ack that cleared a DAT1 latch, say) would be a lost interrupt.
