@@ -120,15 +120,17 @@ impl SdioIrqSignal {
 
     /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
     pub(crate) fn signal(&self) {
+        // The handle may outlive the host's registration (leaked, or held by an interrupt
+        // handler freed after the host is removed): the work it queues then runs
+        // `sdio_run_irqs()` on a removed host, which claims the host (its memory, kept here) and
+        // calls the functions' handlers and `ack_sdio_irq` only while `host->sdio_irqs` counts
+        // claimed function interrupts. Removing the host removes its card, and
+        // `sdio_bus_remove()` releases every function interrupt still claimed, so the count is 0
+        // by then: no callback reaches the driver data that `Registration` drops after
+        // `mmc_remove_host()`.
         // SAFETY: The `ARef` keeps the host allocated; its `sdio_irq_work` was set up by
-        // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed. The handle
-        // may outlive the host's registration (leaked, or held by an interrupt handler freed
-        // after the host is removed): the work it queues then runs `sdio_run_irqs()` on a
-        // removed host, which claims the host (its memory, kept here) and calls the functions'
-        // handlers and `ack_sdio_irq` only while `host->sdio_irqs` counts claimed function
-        // interrupts. Removing the host removes its card, and `sdio_bus_remove()` releases
-        // every function interrupt still claimed, so the count is 0 by then: no callback
-        // reaches the driver data that `Registration` drops after `mmc_remove_host()`.
+        // `mmc_alloc_host()`, and `drop` waits for it before the host can be freed; after
+        // removal the work reaches no driver data (above).
         unsafe { bindings::sdio_signal_irq(self.host.as_raw()) };
     }
 }
