@@ -128,8 +128,10 @@ pub(crate) fn reset(regs: &Regs) {
     fsleep(Delta::from_micros(10));
 }
 
-/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`).
-pub(crate) fn init_hw(regs: &Regs, soc: &SocData) {
+/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`); with
+/// `dram_write_check` a read's flush ends only once DRAM acknowledged its last words, where the
+/// SoC flushes by hand.
+pub(crate) fn init_hw(regs: &Regs, soc: &SocData, dram_write_check: bool) {
     reset(regs);
 
     regs.write_reg(
@@ -156,6 +158,9 @@ pub(crate) fn init_hw(regs: &Regs, soc: &SocData) {
 
     // Some initialization bits depend on the SoC.
     (soc.init_hw)(regs);
+    if let Some(set) = soc.set_dram_write_check {
+        set(regs, dram_write_check);
+    }
 
     // Disable and mask all interrupts (the SDIO card's are enabled later, by the MMC core).
     regs.write_reg(regs::ICTL::zeroed());

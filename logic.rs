@@ -16,10 +16,15 @@ pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
 /// Largest bounce buffer, in bytes.
 #[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
-/// Default `bounce_size`: 512 KiB, chosen with fio on an emulated Meson8b: the same as
-/// 128 KiB up to bs=128k, 1 MiB reads 5.54x the C driver instead of 5.19x.
+/// Default `max_dma_size`: the largest transfer to one DMA address known to work on the
+/// silicon. The C driver never sends more than 128 KiB, the Odroid-C1's vendor device tree
+/// caps every SDHC port at `max_req_size = <0x20000>`, and the one measurement on an S805
+/// used 128 KiB; larger transfers are unproven on the silicon.
 #[cfg(feature = "bounce")]
-pub(crate) const BOUNCE_DEFAULT: u32 = 512 * 1024;
+pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
+/// Default `bounce_size`: [`MAX_DMA_DEFAULT`], the largest buffer a transfer may fill.
+#[cfg(feature = "bounce")]
+pub(crate) const BOUNCE_DEFAULT: u32 = MAX_DMA_DEFAULT;
 /// Most DMA segments a request may have (`max_segs` range is `1..=MAX_SEGS_LIMIT`).
 #[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
@@ -44,6 +49,15 @@ pub(crate) enum ParamError {
     BounceSize(u32),
     /// `max_segs` is not in `1..=`[`MAX_SEGS_LIMIT`].
     MaxSegs(u32),
+    /// `max_dma_size` is not a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
+    MaxDmaSize(u32),
+    /// `bounce_size` is larger than `max_dma_size`: one transfer would fill it.
+    BounceAboveMaxDma {
+        /// `bounce_size`.
+        bounce: u32,
+        /// `max_dma_size`.
+        max_dma: u32,
+    },
 }
 
 #[cfg(feature = "bounce")]
@@ -60,6 +74,16 @@ impl fmt::Display for ParamError {
                 "invalid max_segs={}: must be from 1 to {}",
                 v, MAX_SEGS_LIMIT
             ),
+            Self::MaxDmaSize(v) => write!(
+                f,
+                "invalid max_dma_size={}: must be a power of two from {} to {}",
+                v, BOUNCE_MIN, BOUNCE_MAX
+            ),
+            Self::BounceAboveMaxDma { bounce, max_dma } => write!(
+                f,
+                "invalid bounce_size={}: above max_dma_size={}, the largest transfer to one DMA address (sizes above {} are unproven on the silicon)",
+                bounce, max_dma, MAX_DMA_DEFAULT
+            ),
         }
     }
 }
@@ -72,24 +96,36 @@ pub(crate) struct Params {
     pub(crate) bounce_size: u32,
     /// Most DMA segments per request when bouncing.
     pub(crate) max_segs: u16,
+    /// The largest transfer to one DMA address, in bytes.
+    pub(crate) max_dma: u32,
 }
 
 #[cfg(feature = "bounce")]
 impl Params {
-    /// Checks the raw parameter values; `bounce_size` is checked first.
-    pub(crate) fn new(bounce_size: u32, max_segs: u32) -> Result<Self, ParamError> {
-        let bounce_ok = bounce_size == 0
-            || (bounce_size.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&bounce_size));
-        if !bounce_ok {
+    /// Checks the raw parameter values; `bounce_size` is checked first, its limit
+    /// `max_dma_size` last.
+    pub(crate) fn new(bounce_size: u32, max_segs: u32, max_dma: u32) -> Result<Self, ParamError> {
+        let size_ok = |v: u32| v.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&v);
+        if bounce_size != 0 && !size_ok(bounce_size) {
             return Err(ParamError::BounceSize(bounce_size));
         }
         let max_segs = u16::try_from(max_segs)
             .ok()
             .filter(|n| (1..=MAX_SEGS_LIMIT).contains(&u32::from(*n)))
             .ok_or(ParamError::MaxSegs(max_segs))?;
+        if !size_ok(max_dma) {
+            return Err(ParamError::MaxDmaSize(max_dma));
+        }
+        if bounce_size > max_dma {
+            return Err(ParamError::BounceAboveMaxDma {
+                bounce: bounce_size,
+                max_dma,
+            });
+        }
         Ok(Self {
             bounce_size,
             max_segs,
+            max_dma,
         })
     }
 }
@@ -146,11 +182,17 @@ pub(crate) fn c_driver_limits() -> Limits {
 }
 
 /// The queue limits for `params`, given the size of the bounce buffer actually allocated (0 if
-/// there is none: the C driver's limits).
+/// there is none: the C driver's limits, no larger than `max_dma_size`).
 #[cfg(feature = "bounce")]
 pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
     if bounce_buffer == 0 {
-        return c_driver_limits();
+        let c = c_driver_limits();
+        let size = c.max_req_size.min(params.max_dma);
+        return Limits {
+            max_req_size: size,
+            max_seg_size: size,
+            ..c
+        };
     }
     Limits::bounced(
         bounce_buffer,
@@ -180,14 +222,6 @@ pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfere
         0
     }
 }
-
-/// The largest transfer sent straight to a single DMA segment: the vendor driver's 512 KiB
-/// buffer is the largest single DMA transfer known to work on the controller (the C driver
-/// never sends more than 128 KiB). Longer single segments go through the bounce buffer, which
-/// is only that large when `bounce_size` is; nothing proves transfers above 512 KiB to one
-/// address on the silicon, so none is sent.
-#[cfg(feature = "bounce")]
-pub(crate) const MAX_DIRECT_LEN: u32 = 512 * 1024;
 
 /// The controller's longest busy wait (R1b), in milliseconds (`max_busy_timeout`).
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;

@@ -129,10 +129,12 @@ fn params() -> Params {
     Params::new(
         *module_parameters::bounce_size.value_ref(),
         *module_parameters::max_segs.value_ref(),
+        *module_parameters::max_dma_size.value_ref(),
     )
     .unwrap_or(Params {
         bounce_size: 0,
         max_segs: 1,
+        max_dma: logic::MAX_DMA_DEFAULT,
     })
 }
 
@@ -162,6 +164,11 @@ fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
+/// Whether a read's RX FIFO flush waits for DRAM's write acknowledgements (`dram_write_check`).
+fn dram_write_check() -> bool {
+    *module_parameters::dram_write_check.value_ref()
+}
+
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
 #[cfg(feature = "bounce")]
 struct ParamMsg(logic::ParamError);
@@ -179,6 +186,7 @@ fn check_params() -> Result {
     Params::new(
         *module_parameters::bounce_size.value_ref(),
         *module_parameters::max_segs.value_ref(),
+        *module_parameters::max_dma_size.value_ref(),
     )
     .map(|_| ())
     .map_err(|e| {
@@ -223,7 +231,11 @@ module! {
     params: {
         bounce_size: u32 {
             default: crate::logic::BOUNCE_DEFAULT,
-            description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to 4194304",
+            description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to max_dma_size (default 131072)",
+        },
+        max_dma_size: u32 {
+            default: crate::logic::MAX_DMA_DEFAULT,
+            description: "Largest transfer to one DMA address in bytes, a power of two from 4096 to 4194304 (default 131072; larger sizes are unproven on the silicon): requests and bounce_size are no larger",
         },
         max_segs: u32 {
             default: crate::logic::MAX_SEGS_DEFAULT,
@@ -240,6 +252,10 @@ module! {
         double_buffer: bool {
             default: true,
             description: "Two bounce buffers (default true): a write copied in while the previous request runs, a read copied out while the next runs",
+        },
+        dram_write_check: bool {
+            default: true,
+            description: "Meson6/8/8b reads: the RX FIFO flush ends once DRAM acknowledged the last words (default true); false: the C driver's setting, which does not wait for them",
         },
         sdio_irq: bool {
             default: true,

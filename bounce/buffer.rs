@@ -28,8 +28,7 @@ use crate::{
     logic::{
         self,
         Limits,
-        Params,
-        MAX_DIRECT_LEN, //
+        Params, //
     },
     mmc::CpuBuffer, //
 };
@@ -189,12 +188,12 @@ impl Buffers {
     }
 
     /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
-    /// boundary `merge_boundary`; transfers longer than [`MAX_DIRECT_LEN`] are bounced too.
+    /// boundary `merge_boundary`; transfers longer than `max_dma_size` are bounced too.
     pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
         Bouncer::new(
             self.bufs,
             merge_boundary,
-            MAX_DIRECT_LEN,
+            self.params.max_dma,
             crate::skip_clean_invalidate(),
         )
     }

@@ -116,7 +116,7 @@ pub(crate) mod suite {
     #[test]
     fn bounce_size_boundaries() -> TestResult {
         for ok in [0, 4 * KIB, 8 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
-            assert_eq!(Params::new(ok, 64).expect_ok()?.bounce_size, ok);
+            assert_eq!(Params::new(ok, 64, BOUNCE_MAX).expect_ok()?.bounce_size, ok);
         }
         for bad in [
             1,
@@ -129,7 +129,10 @@ pub(crate) mod suite {
             8 * MIB,
             u32::MAX,
         ] {
-            assert_eq!(Params::new(bad, 64), Err(ParamError::BounceSize(bad)));
+            assert_eq!(
+                Params::new(bad, 64, BOUNCE_MAX),
+                Err(ParamError::BounceSize(bad))
+            );
         }
         Ok(())
     }
@@ -139,12 +142,15 @@ pub(crate) mod suite {
     fn max_segs_boundaries() -> TestResult {
         for ok in [1, 2, 64, 255, 256] {
             assert_eq!(
-                u32::from(Params::new(128 * KIB, ok).expect_ok()?.max_segs),
+                u32::from(Params::new(128 * KIB, ok, BOUNCE_MAX).expect_ok()?.max_segs),
                 ok
             );
         }
         for bad in [0, 257, 1000, u32::MAX] {
-            assert_eq!(Params::new(128 * KIB, bad), Err(ParamError::MaxSegs(bad)));
+            assert_eq!(
+                Params::new(128 * KIB, bad, BOUNCE_MAX),
+                Err(ParamError::MaxSegs(bad))
+            );
         }
         Ok(())
     }
@@ -152,9 +158,65 @@ pub(crate) mod suite {
     #[cfg(feature = "bounce")]
     #[test]
     fn defaults_are_valid() -> TestResult {
-        let p = Params::new(BOUNCE_DEFAULT, MAX_SEGS_DEFAULT).expect_ok()?;
-        assert_eq!(p.bounce_size, 524288);
+        let p = Params::new(BOUNCE_DEFAULT, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT).expect_ok()?;
+        assert_eq!(p.bounce_size, 131072);
         assert_eq!(p.max_segs, 64);
+        assert_eq!(p.max_dma, 131072);
+        assert_eq!(limits(&p, p.bounce_size).max_req_size, 131072);
+        Ok(())
+    }
+
+    #[cfg(feature = "bounce")]
+    #[test]
+    fn max_dma_size_boundaries() -> TestResult {
+        for ok in [4 * KIB, 64 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
+            assert_eq!(Params::new(0, 64, ok).expect_ok()?.max_dma, ok);
+        }
+        for bad in [0, 2 * KIB, 4 * KIB + 1, 96 * KIB, 8 * MIB, u32::MAX] {
+            assert_eq!(Params::new(0, 64, bad), Err(ParamError::MaxDmaSize(bad)));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "bounce")]
+    #[test]
+    fn bounce_size_above_max_dma_size_is_refused() -> TestResult {
+        let e = ParamError::BounceAboveMaxDma {
+            bounce: 512 * KIB,
+            max_dma: 128 * KIB,
+        };
+        assert_eq!(Params::new(512 * KIB, 64, 128 * KIB), Err(e));
+        assert_eq!(
+            Params::new(128 * KIB, 64, 128 * KIB)
+                .expect_ok()?
+                .bounce_size,
+            128 * KIB
+        );
+        assert_eq!(
+            Params::new(64 * KIB, 64, 128 * KIB)
+                .expect_ok()?
+                .bounce_size,
+            64 * KIB
+        );
+        // A bad size is reported as such before it is compared.
+        assert_eq!(
+            Params::new(3000, 64, 128 * KIB),
+            Err(ParamError::BounceSize(3000))
+        );
+        Ok(())
+    }
+
+    #[cfg(feature = "bounce")]
+    #[test]
+    fn limits_without_buffer_follow_max_dma_size() -> TestResult {
+        let p = Params::new(0, 64, 64 * KIB).expect_ok()?;
+        let l = limits(&p, 0);
+        assert_eq!(
+            (l.max_segs, l.max_req_size, l.max_seg_size),
+            (1, 64 * KIB, 64 * KIB)
+        );
+        let p = Params::new(0, 64, 4 * MIB).expect_ok()?;
+        assert_eq!(limits(&p, 0), c_limits());
         Ok(())
     }
 
@@ -167,10 +229,10 @@ pub(crate) mod suite {
     #[cfg(feature = "bounce")]
     #[test]
     fn limits_without_allocated_buffer_are_the_c_drivers() -> TestResult {
-        let p = Params::new(0, 64).expect_ok()?;
+        let p = Params::new(0, 64, BOUNCE_MAX).expect_ok()?;
         assert_eq!(limits(&p, 0), c_limits());
         // Allocation failed: same.
-        let p = Params::new(128 * KIB, 64).expect_ok()?;
+        let p = Params::new(128 * KIB, 64, BOUNCE_MAX).expect_ok()?;
         assert_eq!(limits(&p, 0), c_limits());
         Ok(())
     }
@@ -178,7 +240,7 @@ pub(crate) mod suite {
     #[cfg(feature = "bounce")]
     #[test]
     fn limits_with_buffer() -> TestResult {
-        let p = Params::new(128 * KIB, 64).expect_ok()?;
+        let p = Params::new(128 * KIB, 64, BOUNCE_MAX).expect_ok()?;
         assert_eq!(
             limits(&p, 128 * KIB),
             Limits {
@@ -189,13 +251,13 @@ pub(crate) mod suite {
                 max_blk_count: 256,
             }
         );
-        let p = Params::new(4 * KIB, 1).expect_ok()?;
+        let p = Params::new(4 * KIB, 1, BOUNCE_MAX).expect_ok()?;
         let l = limits(&p, 4 * KIB);
         assert_eq!(
             (l.max_segs, l.max_req_size, l.max_blk_count),
             (1, 4 * KIB, 8)
         );
-        let p = Params::new(4 * MIB, 256).expect_ok()?;
+        let p = Params::new(4 * MIB, 256, BOUNCE_MAX).expect_ok()?;
         let l = limits(&p, 4 * MIB);
         assert_eq!(
             (l.max_segs, l.max_req_size, l.max_seg_size),

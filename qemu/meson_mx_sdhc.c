@@ -173,6 +173,7 @@
 
 /* ENHC */
 #define ENHC_SDIO_IRQ_PERIOD(v) (((v) >> 8) & 0xff)
+#define ENHC_DMA_WR_RESP        (1u << 17) /* meson6/8/8b: no write resp check */
 
 /* SRST */
 #define SRST_MAIN_CTRL          BIT(0)
@@ -186,6 +187,14 @@
  * Documentation/emulated-board.rst for how the default was chosen)
  */
 #define RX_FLUSH_NS_DEFAULT     600
+/*
+ * dram-ack-ns: from the tail leaving the RX FIFO to its write acknowledgement
+ * from DRAM (see meson_mx_sdhc_wr_resp_check()).  2 us: well within what the
+ * C driver leaves between its flush and a use of the data (its STAT read
+ * alone comes 1222 ns after the flush write), longer than a driver that
+ * polls RXFIFO_CNT and copies the data at once takes.
+ */
+#define DRAM_ACK_NS_DEFAULT     2000
 #define MAX_XFER                (65536u * 512u)
 
 static const char *const fault_names[MESON_FAULT__MAX] = {
@@ -667,10 +676,50 @@ static uint64_t meson_mx_sdhc_rx_tail_len(MesonMxSdhcState *s, uint64_t total)
     return MIN((uint64_t)s->rx_tail_words * 4, total);
 }
 
+/*
+ * The DRAM write acknowledgement.  The flushed tail leaves the RX FIFO
+ * rx-flush-ns after the flush write and is in memory dram-ack-ns after
+ * that.  ENHC bit 17 (meson6/8/8b, "No Write DMA Response Check" in the
+ * vendor's register header) set, as both drivers program it: RXFIFO_CNT
+ * reads 0 as soon as the words left the FIFO, before they are in memory.
+ * Clear: the controller waits for the write responses, and RXFIFO_CNT
+ * counts the tail until it is in memory.
+ */
+static bool meson_mx_sdhc_wr_resp_check(MesonMxSdhcState *s)
+{
+    return !(s->regs[R_ENHC] & ENHC_DMA_WR_RESP);
+}
+
+/* Whether the tail has left the RX FIFO (it may not be in memory yet). */
+static bool meson_mx_sdhc_rx_tail_left(MesonMxSdhcState *s, int64_t now)
+{
+    return s->rx_flushing && now >= s->rx_flush_due;
+}
+
+/* The RX FIFO count STAT shows for the tail (words), at @now. */
+static uint32_t meson_mx_sdhc_rx_tail_count(MesonMxSdhcState *s, int64_t now)
+{
+    if (!s->rx_tail_len) {
+        return 0;
+    }
+    if (meson_mx_sdhc_rx_tail_left(s, now) &&
+        !meson_mx_sdhc_wr_resp_check(s)) {
+        if (!s->rx_early_counted) {
+            s->rx_early_counted = true;
+            s->stats.rx_tail_early_empty++;
+        }
+        return 0;
+    }
+    return DIV_ROUND_UP(s->rx_tail_len, 4);
+}
+
 static void meson_mx_sdhc_rx_tail_lose(MesonMxSdhcState *s)
 {
     if (!s->rx_tail_len) {
         return;
+    }
+    if (meson_mx_sdhc_rx_tail_left(s, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL))) {
+        return; /* on its way to memory: a FIFO reset cannot take it back */
     }
     s->stats.rx_tail_bytes_lost += s->rx_tail_len;
     s->rx_tail_len = 0;
@@ -708,14 +757,28 @@ static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
         return;
     }
     s->rx_flushing = true;
+    s->rx_early_counted = false;
     s->rx_flush_at = now;
     s->rx_flush_due = now + s->rx_flush_ns;
+    s->rx_land_due = s->rx_flush_due + s->dram_ack_ns;
     s->rx_flush_gap_open = true;
-    if (!s->rx_flush_ns) {
+    if (s->rx_land_due <= now) {
         meson_mx_sdhc_rx_flush_done(s);
         return;
     }
-    timer_mod(s->rx_flush_timer, s->rx_flush_due);
+    timer_mod(s->rx_flush_timer, s->rx_land_due);
+}
+
+/*
+ * A new read's tail while the last one is still on its way to memory: the
+ * older write lands first.
+ */
+static void meson_mx_sdhc_rx_tail_land_now(MesonMxSdhcState *s)
+{
+    if (s->rx_tail_len && s->rx_flushing) {
+        timer_del(s->rx_flush_timer);
+        meson_mx_sdhc_rx_flush_done(s);
+    }
 }
 
 /*
@@ -727,7 +790,7 @@ static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
 static void meson_mx_sdhc_rx_flush_catch_up(MesonMxSdhcState *s)
 {
     if (s->rx_flushing &&
-        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->rx_flush_due) {
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->rx_land_due) {
         timer_del(s->rx_flush_timer);
         meson_mx_sdhc_rx_flush_done(s);
     }
@@ -851,6 +914,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                 res = MEMTX_OK;
             }
             if (res == MEMTX_OK && tail) {
+                meson_mx_sdhc_rx_tail_land_now(s);
                 memcpy(s->rx_tail, buf + total - tail, tail);
                 s->rx_tail_len = tail;
                 s->rx_tail_addr = s->cur_addr + total - tail;
@@ -1299,7 +1363,7 @@ static uint64_t meson_mx_sdhc_read(void *opaque, hwaddr offset, unsigned size)
 
         meson_mx_sdhc_rx_flush_gap(s);
         if (s->rx_tail_len) {
-            rx = DIV_ROUND_UP(s->rx_tail_len, 4);
+            rx = meson_mx_sdhc_rx_tail_count(s, now);
         }
         rx = MAX(rx, drain);
         if (now < s->card_busy_until) {
@@ -1643,7 +1707,9 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
                                fault_names[k], s->stats.faults[k]);
         first = false;
     }
-    g_string_append(str, "}, \"size_histogram\": {");
+    g_string_append_printf(str, "}, \"rx_tail_early_empty\": %" PRIu64,
+                           s->stats.rx_tail_early_empty);
+    g_string_append(str, ", \"size_histogram\": {");
     first = true;
     for (int b = 0; b < MESON_MX_SDHC_HIST_BUCKETS; b++) {
         if (s->stats.size_hist[b]) {
@@ -1768,6 +1834,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->dat1_lose_edges;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         val = s->rx_flush_ns;
+    } else if (!strcmp(name, "dram-ack-ns-now")) {
+        val = s->dram_ack_ns;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
         val = s->r1b_busy_ns;
     } else if (!strcmp(name, "busy-while-programming-now")) {
@@ -1823,6 +1891,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->dat1_lose_edges = val;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         s->rx_flush_ns = val;
+    } else if (!strcmp(name, "dram-ack-ns-now")) {
+        s->dram_ack_ns = val;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
         s->r1b_busy_ns = val;
     } else if (!strcmp(name, "busy-while-programming-now")) {
@@ -2004,6 +2074,9 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_UINT32("rx-tail-words", MesonMxSdhcState, rx_tail_words, 7),
     DEFINE_PROP_UINT32("rx-flush-ns", MesonMxSdhcState, rx_flush_ns,
                        RX_FLUSH_NS_DEFAULT),
+    /* from the tail leaving the RX FIFO to its DRAM write acknowledgement */
+    DEFINE_PROP_UINT32("dram-ack-ns", MesonMxSdhcState, dram_ack_ns,
+                       DRAM_ACK_NS_DEFAULT),
     /* a failed data phase: its error this long after the completion bits */
     DEFINE_PROP_UINT32("late-status-ns", MesonMxSdhcState, late_status_ns,
                        20000),
@@ -2037,7 +2110,7 @@ static const Property meson_mx_sdhc_properties[] = {
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
-    "r1b-busy-ns-now", "busy-while-programming-now",
+    "dram-ack-ns-now", "r1b-busy-ns-now", "busy-while-programming-now",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

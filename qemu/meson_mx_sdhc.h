@@ -115,6 +115,7 @@ typedef struct MesonMxSdhcStats {
                                    (dat1-lose-edges) */
     uint64_t rx_tail_bytes_flushed; /* RX FIFO tails the flush wrote */
     uint64_t rx_tail_bytes_lost;    /* tails dropped by SRST or a SEND */
+    uint64_t rx_tail_early_empty;   /* RX FIFO empty, the tail not yet in memory */
     uint64_t rx_flush_gaps;     /* flush writes followed by a STAT read/SRST */
     uint64_t rx_flush_gap_min_ns;   /* flush write -> first STAT read/SRST */
     uint64_t rx_flush_gap_max_ns;
@@ -172,7 +173,9 @@ struct MesonMxSdhcState {
     bool rx_flushing;           /* the flush is written, rx_flush_timer runs */
     bool rx_flush_gap_open;     /* no STAT read or SRST since the flush */
     int64_t rx_flush_at;        /* when the flush was written */
-    int64_t rx_flush_due;       /* when the tail lands */
+    int64_t rx_flush_due;       /* when the tail leaves the RX FIFO */
+    int64_t rx_land_due;        /* when the tail is in memory */
+    bool rx_early_counted;      /* rx_tail_early_empty counted this tail */
 
     /* late-dma: the read data the DMA engine still writes after the error */
     uint8_t *late_buf;
@@ -253,7 +256,8 @@ struct MesonMxSdhcState {
     bool dat1_latch_masked;     /* ISTA latches DAT1 while ICTL masks it */
     bool hw_flush;              /* meson8m2: the RX FIFO empties by itself */
     uint32_t rx_tail_words;     /* words a read leaves in the RX FIFO */
-    uint32_t rx_flush_ns;       /* flush write -> the tail in memory */
+    uint32_t rx_flush_ns;       /* flush write -> the tail out of the FIFO */
+    uint32_t dram_ack_ns;       /* the tail out of the FIFO -> in memory */
     uint32_t late_status_ns;    /* data error after the completion bits */
     uint32_t busy_hold_ns;      /* busy-hold: how long */
     bool drain_visible;         /* STAT shows a drain after SRST */

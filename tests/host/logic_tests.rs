@@ -34,17 +34,33 @@ mod tests {
 
     #[test]
     fn error_messages_name_parameter_value_and_range() {
-        let m = Params::new(3000, 64).unwrap_err().to_string();
+        let m = Params::new(3000, 64, BOUNCE_MAX).unwrap_err().to_string();
         assert!(m.contains("bounce_size=3000"), "{m}");
         assert!(
             m.contains("4096") && m.contains("4194304") && m.contains("power of two"),
             "{m}"
         );
-        let m = Params::new(0, 0).unwrap_err().to_string();
+        let m = Params::new(0, 0, BOUNCE_MAX).unwrap_err().to_string();
         assert!(m.contains("max_segs=0"), "{m}");
         assert!(m.contains("1 to 256"), "{m}");
         // Both wrong: bounce_size is reported first.
-        assert_eq!(Params::new(3000, 0), Err(ParamError::BounceSize(3000)));
+        assert_eq!(
+            Params::new(3000, 0, BOUNCE_MAX),
+            Err(ParamError::BounceSize(3000))
+        );
+        let m = Params::new(512 * KIB, 64, 128 * KIB)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("bounce_size=524288") && m.contains("max_dma_size=131072"),
+            "{m}"
+        );
+        assert!(m.contains("unproven"), "{m}");
+        let m = Params::new(0, 64, 3000).unwrap_err().to_string();
+        assert!(
+            m.contains("max_dma_size=3000") && m.contains("power of two"),
+            "{m}"
+        );
     }
 
     #[test]
