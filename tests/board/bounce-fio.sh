@@ -4,7 +4,7 @@
 # with buffers 512 bytes past a page boundary (--iomem_align=512: every
 # request then spans more pages than it fills, so it maps to several DMA
 # segments), for bounce_size=0 (the C driver's limits, no bounce),
-# bounce_size=131072, the default (512 KiB, 64 segments, two buffers of cached
+# bounce_size=524288 (with max_dma_size=524288), the default (128 KiB, 64 segments, two buffers of cached
 # memory with streaming syncs: copies in pre_req/post_req), and the other three
 # designs: coherent memory with one buffer (bounce_cached=0 double_buffer=0,
 # the first bounce design), coherent with two, cached with one.  The queue
@@ -19,7 +19,7 @@
 # bs=512).  A longer run: BOUNCE_FIO_SIZE=3m.
 # BOUNCE_FIO_VARIANTS="a;b": only these variants (';'-separated; by hand).
 . "$(dirname "$0")/../lib.sh"
-variants=("bounce_size=0" "bounce_size=131072" "" "bounce_cached=0 double_buffer=0"
+variants=("bounce_size=0" "max_dma_size=524288 bounce_size=524288" "" "bounce_cached=0 double_buffer=0"
     "bounce_cached=0" "double_buffer=0")
 [ -z "${BOUNCE_FIO_VARIANTS:-}" ] || IFS=';' read -r -a variants <<< "$BOUNCE_FIO_VARIANTS"
 SIZE=${BOUNCE_FIO_SIZE:-1m}
@@ -36,8 +36,8 @@ segs=$(cat $q/max_segments); kb=$(cat $q/max_hw_sectors_kb)
 say "modparams '$MP': max_segments=$segs max_hw_sectors_kb=$kb max_segment_size=$(cat $q/max_segment_size)"
 case "$MP" in
 *bounce_size=0*) [ "$segs" = 1 ] && [ "$kb" = 128 ] || fail "limits without bounce buffer" ;;
-*bounce_size=131072*) [ "$segs" = 64 ] && [ "$kb" = 128 ] || fail "limits with a 128 KiB bounce buffer" ;;
-*) [ "$segs" = 64 ] && [ "$kb" = 512 ] || fail "default limits (512 KiB)" ;;
+*bounce_size=524288*) [ "$segs" = 64 ] && [ "$kb" = 512 ] || fail "limits with a 512 KiB bounce buffer" ;;
+*) [ "$segs" = 64 ] && [ "$kb" = 128 ] || fail "default limits (128 KiB)" ;;
 esac
 mem=$(sed -n 's/^bounce_memory: //p' "$(rs_debugfs)/limits")
 case "$MP" in

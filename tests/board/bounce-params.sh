@@ -3,6 +3,7 @@
 # and above its range, not a power of two, not a number): insmod fails with
 # EINVAL and the kernel log names the parameter, the value and the valid
 # range (for a value that is not a number, the kernel's parser names it); nothing is registered, and valid values load afterwards.
+# A bounce_size above max_dma_size is refused; the queue limits follow max_dma_size.
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
@@ -22,6 +23,11 @@ bad bounce_size=2048 "invalid bounce_size=2048"
 bad bounce_size=4097 "invalid bounce_size=4097"
 bad bounce_size=4294967295 "invalid bounce_size=4294967295"
 bad max_segs=4294967295 "invalid max_segs=4294967295"
+bad max_dma_size=3000 "invalid max_dma_size=3000: must be a power of two from 4096 to 4194304"
+bad max_dma_size=8388608 "invalid max_dma_size=8388608"
+bad max_dma_size=0 "invalid max_dma_size=0"
+# A bounce buffer larger than the largest transfer to one address (128 KiB by default).
+bad bounce_size=524288 "invalid bounce_size=524288: above max_dma_size=131072"
 # Not numbers: the kernel's parameter parser rejects them, naming the parameter.
 bad max_segs=-1 "for parameter \`max_segs'"
 bad bounce_size=128k "for parameter \`bounce_size'"
@@ -35,6 +41,24 @@ dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
 cmp /tmp/pat /tmp/back || fail "data differs with bounce_size=4096"
 say "bounce_size=4096 max_segs=256: loads, limits right, data intact"
 rmmod meson_mx_sdhc_rs
+lim() { # max_segments max_hw_sectors_kb
+  q=/sys/block/${DEV#/dev/}/queue
+  [ "$(cat $q/max_segments) $(cat $q/max_hw_sectors_kb)" = "$1 $2" ] ||
+    fail "limits $(cat $q/max_segments) $(cat $q/max_hw_sectors_kb), not $1 $2 with $MP"
+  say "$MP: max_segments $1, max_hw_sectors_kb $2"
+}
+for MP in "" "max_dma_size=524288 bounce_size=524288" "max_dma_size=65536 bounce_size=0" \
+    "max_dma_size=65536 bounce_size=65536"; do
+  insmod "$RS_MOD" $MP
+  wait_card || fail "no card with $MP"
+  case "$MP" in
+  "") lim 64 128 ;;
+  *524288) lim 64 512 ;;
+  *bounce_size=0) lim 1 64 ;;
+  *) lim 64 64 ;;
+  esac
+  rmmod meson_mx_sdhc_rs
+done
 G
 )
 emu --card emmc --size 64 --driver none "$g"

@@ -17,11 +17,11 @@
 # then --force does not override 4. (the root file system) but overrides
 # the same mount on /mnt/x (a mountinfo file, nothing really mounted), and
 # with nothing in use the switch to Rust and back goes through.  Last,
-# switch-driver reload bounce_size=131072: refused (exit 3, naming the
+# switch-driver reload bounce_size=65536: refused (exit 3, naming the
 # mount; the controller and the module left alone) while p1 is mounted,
 # done when it is not (the Rust driver holds the card, debugfs limits says
-# bounce_size: 131072), and an invalid value puts the module back at its
-# defaults (exit 1, bounce_size: 524288).
+# bounce_size: 65536), and an invalid value puts the module back at its
+# defaults (exit 1, bounce_size: 131072).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -u
@@ -121,33 +121,33 @@ say "ok: a free card switches both ways"
 # switch-driver reload: never while the card is in use
 mount -t ext4 ${D}p1 /mnt/p1 || mount ${D}p1 /mnt/p1 || fail "mount ${D}p1 again"
 rc=0
-switch-driver reload --module $RS_MOD bounce_size=131072 > /tmp/o 2> /tmp/e || rc=$?
+switch-driver reload --module $RS_MOD bounce_size=65536 > /tmp/o 2> /tmp/e || rc=$?
 sed 's/^/    /' /tmp/e
 [ $rc = 3 ] && grep -q "^switch-driver:   ${D}p1 is mounted on /mnt/p1\$" /tmp/e &&
     grep -q 'refusing to reload meson_mx_sdhc_rs' /tmp/e || fail "reload while mounted: exit $rc, not refused naming the mount"
 [ "$(sdhc_driver)" = c ] && [ -d /sys/module/meson_mx_sdhc_rs ] && [ -b ${D}p1 ] ||
     fail "reload while mounted: the controller or the module changed"
 rc=0
-switch-driver reload --module $RS_MOD bounce_size=131072 --force > /tmp/o 2> /tmp/e || rc=$?
+switch-driver reload --module $RS_MOD bounce_size=65536 --force > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 1 ] && grep -q 'no --force' /tmp/e && [ "$(sdhc_driver)" = c ] || fail "reload --force: exit $rc, not rejected"
 say "ok: reload refused while ${D}p1 is mounted, no --force"
 umount /mnt/p1 || fail "umount"
 rc=0
-switch-driver reload --module $RS_MOD bounce_size=131072 > /tmp/o 2> /tmp/e || rc=$?
+switch-driver reload --module $RS_MOD bounce_size=65536 > /tmp/o 2> /tmp/e || rc=$?
 cat /tmp/o /tmp/e
 [ $rc = 0 ] || fail "reload on a free card: exit $rc"
-grep -q '^  bounce_size: 131072$' /tmp/o || fail "reload: the limits it prints do not say bounce_size: 131072"
+grep -q '^  bounce_size: 65536$' /tmp/o || fail "reload: the limits it prints do not say bounce_size: 65536"
 [ "$(sdhc_driver)" = rust ] || fail "reload: the Rust driver does not hold the controller"
-grep -qx 'bounce_size: 131072' "$(rs_debugfs)/limits" || fail "debugfs limits: $(cat "$(rs_debugfs)/limits")"
+grep -qx 'bounce_size: 65536' "$(rs_debugfs)/limits" || fail "debugfs limits: $(cat "$(rs_debugfs)/limits")"
 wait_card 30 || fail "reload: no card under the Rust driver"
 rc=0
 switch-driver reload --module $RS_MOD bounce_size=12345 > /tmp/o 2> /tmp/e || rc=$?
 cat /tmp/e
 [ $rc = 1 ] && grep -q 'loading it without them' /tmp/e || fail "reload with an invalid value: exit $rc"
-[ "$(sdhc_driver)" = rust ] && grep -qx 'bounce_size: 524288' "$(rs_debugfs)/limits" ||
+[ "$(sdhc_driver)" = rust ] && grep -qx 'bounce_size: 131072' "$(rs_debugfs)/limits" ||
     fail "reload with an invalid value: the module is not back at its defaults"
 wait_card 30 || fail "reload with an invalid value: no card"
-say "ok: reload sets bounce_size=131072 on a free card, an invalid value falls back to the defaults"
+say "ok: reload sets bounce_size=65536 on a free card, an invalid value falls back to the defaults"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 600 "$g"

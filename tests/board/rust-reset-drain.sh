@@ -14,7 +14,8 @@
 #                    without the wait the retry's command comes within the drain and the
 #                    model counts bytes written after it;
 #   long             a 5 ms drain STAT shows (drain-visible=true), 512 KiB bounced reads
-#                    (force_bounce; requests of up to 256 KiB) whose late DMA outlasts the
+#                    (force_bounce; requests of up to 256 KiB: loaded with max_dma_size and
+#                    bounce_size 524288) whose late DMA outlasts the
 #                    driver's 2 ms bound: STAT still shows the drain when the bound ends, so
 #                    the bounce buffer is held back (held_back) and freed once the
 #                    controller shows idle (held_forced 0); nothing written after the next
@@ -80,7 +81,7 @@ g=$(guest t <<G
 set -e
 $phase_fn
 host_sync drain-long
-load_driver rust
+load_driver rust max_dma_size=524288 bounce_size=524288
 wait_card 60 || fail "no card"
 prewrite 512k 8m
 echo 1 > "\$(rs_debugfs)/force_bounce"

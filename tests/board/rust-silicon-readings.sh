@@ -44,7 +44,8 @@
 #              for DAT0 itself: no command but CMD12/CMD13 reaches the busy card
 #              (cmds_while_card_busy 0), the card comes back and reads;
 #   drain      after a late-dma fault's reset the DMA engine writes on for up to 5 ms, visible
-#              in STAT (drain-visible=true), in 1 MiB reads (256 KiB requests, whose late DMA
+#              in STAT (drain-visible=true), in 1 MiB reads (256 KiB requests: loaded with
+#              max_dma_size and bounce_size 524288; whose late DMA
 #              outlasts the driver's 2 ms bound: 1 ms wait, 1 ms poll of STAT; run second,
 #              before the error phases leave the MMC core sending 512-byte blocks): the
 #              bound does not see it end (quiesce_busy), so the bounce buffer of the read

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The DRAM write acknowledgement of a read's last words (Documentation/emulated-board.rst,
+# "dram-ack-ns"): the model lands the flushed tail of every read dram-ack-ns after it left the
+# RX FIFO, and with ENHC bit 17 set (the C driver's setting) STAT's RX count reads 0 before
+# the tail is in memory. One boot on an eMMC, each phase a fio write of 8 MiB and its
+# verifying read at bs=128k, bounced (force_bounce=1) and direct:
+#   ack-<ns>  the Rust driver's default (dram_write_check=1: ENHC bit 17 clear, the flush wait
+#             sees the count drop only once the tail is in memory) under acknowledgements of
+#             2 us (the model's default), 50 us and 500 us: 0 verify errors, and the model
+#             never showed an empty FIFO with the tail still on its way (rx_tail_early_empty);
+#   ack-late  3 ms, past the driver's 1 ms flush poll: the read fails (error_flush, EIO)
+#             rather than return the buffer's old bytes, and reads right at 2 us again;
+#   nocheck   the module reloaded with dram_write_check=0, 50 us: the fault bites (the model
+#             counts early empty FIFOs, fio finds stale tails in the bounced reads, whose
+#             copy-back follows the flush wait at once).
+. "$(dirname "$0")/../lib.sh"
+cat > "$T/host.sh" <<HOST
+#!/usr/bin/env bash
+set -e
+case "\$1" in
+ack-*) "$QMP" "\$EMU_QMP" set dram-ack-ns-now "\${1#ack-}" ;;
+stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
+esac
+HOST
+chmod +x "$T/host.sh"
+g=$(guest t <<'G'
+set -e
+load_driver rust
+wait_card 60 || fail "no card"
+D=$(rs_debugfs)
+st() { sed -n "s/^$1: //p" "$D/stats"; }
+phase() { # NAME ACK_NS SEED
+  echo 1 > "$D/stats"
+  host_sync stats-before-$1
+  host_sync ack-$2
+  set +e
+  fio_verify write $3 8m; wrc=$?
+  for fb in 1 0; do
+    echo $fb > "$D/force_bounce"
+    fio_verify read $3 8m; rrc=$?
+    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(fio_bad) flush_errors=$(st error_flush)"
+  done
+  set -e
+  host_sync stats-$1
+}
+phase ack-2000 2000 21
+phase ack-50000 50000 22
+phase ack-500000 500000 23
+# ack-late: 3 ms, past the 1 ms flush poll
+echo 1 > "$D/stats"
+host_sync stats-before-ack-late
+for fb in 1 0; do
+  echo $fb > "$D/force_bounce"
+  dd if=$DEV of=/tmp/ref bs=128k count=1 skip=$((30 + fb)) iflag=direct 2>/dev/null
+  host_sync ack-3000000
+  set +e
+  dd if=$DEV of=/tmp/al bs=128k count=1 skip=$((30 + fb)) iflag=direct 2>/dev/null; arc=$?
+  host_sync ack-2000
+  dd if=$DEV of=/tmp/al2 bs=128k count=1 skip=$((30 + fb)) iflag=direct 2>/dev/null
+  cmp -s /tmp/ref /tmp/al2; after=$?
+  set -e
+  say "PHASE ack-late bounce=$fb rc=$arc differs_after=$after flush_errors=$(st error_flush)"
+done
+host_sync stats-ack-late
+rmmod meson_mx_sdhc_rs
+load_driver rust dram_write_check=0
+wait_card 60 || fail "no card with dram_write_check=0"
+D=$(rs_debugfs)
+phase nocheck 50000 22
+say "@@DRAMACK done"
+G
+)
+emu --card emmc --size 64 --driver none --timeout 900 --host-script "$T/host.sh" "$g" ||
+    { echo "FAILED: run"; exit 1; }
+log="$T/serial.log"
+fail=0
+check "the guest script finished" grep -q '@@DRAMACK done' "$log" || fail=1
+m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
+for p in ack-2000 ack-50000 ack-500000; do
+  for fb in 1 0; do
+    line=$(grep -o "PHASE $p bounce=$fb .*" "$log" | tail -1)
+    echo "  $line"
+    v() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$line"; }
+    check "$p bounce=$fb: write and read+verify passed" \
+      eval "[ '$(v write_rc)' = 0 ] && [ '$(v read_rc)' = 0 ] && [ '$(v verify_errors)' = 0 ]" || fail=1
+  done
+  check "$p: $(m $p rx_tail_bytes_flushed) tail bytes flushed, never an empty FIFO before they were in memory ($(m $p rx_tail_early_empty))" \
+    eval "[ $(m $p rx_tail_bytes_flushed) -gt 0 ] && [ $(m $p rx_tail_early_empty) = 0 ]" || fail=1
+done
+for fb in 1 0; do
+  al=$(grep -o "PHASE ack-late bounce=$fb .*" "$log" | tail -1)
+  echo "  $al"
+  av() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$al"; }
+  check "ack-late bounce=$fb: a tail acknowledged after the 1 ms poll fails the read (rc $(av rc), $(av flush_errors) flush errors), which reads right afterwards" \
+    eval "[ '$(av rc)' != 0 ] && [ '$(av flush_errors)' -ge 1 ] && [ '$(av differs_after)' = 0 ]" || fail=1
+done
+nc=$(grep -o "PHASE nocheck bounce=1 .*" "$log" | tail -1)
+echo "  $nc"
+check "nocheck: without the check the model showed $(m nocheck rx_tail_early_empty) empty FIFOs before the tail was in memory, and fio found stale bounced tails ($(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$nc") verify errors)" \
+  eval "[ $(m nocheck rx_tail_early_empty) -gt 0 ] && [ '$(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$nc")' -gt 0 ]" || fail=1
+exit $fail
