@@ -25,6 +25,7 @@ import re
 
 # The parameters of the crate root's `module!` and the feature each belongs to.
 MODULE_PARAMS = {
+    "max_dma_size": "bounce",
     "bounce_size": "bounce",
     "max_segs": "bounce",
     "bounce_cached": "bounce",
@@ -32,8 +33,9 @@ MODULE_PARAMS = {
     "double_buffer": "double_buffer",
     "sdio_irq": "sdio_irq",
 }
-# The parameters of the port of the C driver (which has none).
-PORT_PARAMS = frozenset()
+# The parameters of the port of the C driver: what it does differently from the C driver where
+# the silicon is unknown (the C driver has none).
+PORT_PARAMS = frozenset({"dram_write_check"})
 
 ATTR = re.compile(r"^(\s*)#\[cfg\((.*)\)\]\s*$")
 MODULE_MACRO = re.compile(r"^module! \{\s*$")

@@ -58,6 +58,8 @@ tree() {
         badsize) printf 'meson_mx_sdhc_rs bounce_size=12345\n' > "$d/conf/modules" ;;
         badsegs) printf 'options meson_mx_sdhc_rs max_segs=300 sdio_irq=1\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
         badname) printf 'options meson_mx_sdhc_rs bounce_sizes=4096\n' >> "$d/etc/modprobe.d/meson_mx_sdhc_rs.conf" ;;
+        badpair) printf 'meson_mx_sdhc_rs bounce_size=524288\n' > "$d/conf/modules" ;;
+        goodpair) printf 'meson_mx_sdhc_rs bounce_size=524288 max_dma_size=524288\n' > "$d/conf/modules" ;;
         oldbuild) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=7.2.0-old SMP mod_unload ARMv7 p2v8 \0' > "$m/updates/meson_mx_sdhc_rs.ko" ;;
         otherconfig) printf 'ELF-module meson_mx_sdhc_rs\0vermagic=%s SMP preempt mod_unload ARMv7 p2v8 \0' "$REL" > "$m/updates/meson_mx_sdhc_rs.ko" ;;
         xz) xz "$m/updates/meson_mx_sdhc_rs.ko"
@@ -100,7 +102,8 @@ expect() {
 start=$SECONDS
 tree good; tree nomod module; tree nodep dep; tree nodepline depline; tree noload loader
 tree noblacklist blacklist; tree xzmod xz; tree oldbuild oldbuild; tree otherconfig otherconfig
-tree badsize badsize; tree badsegs badsegs; tree badname badname
+tree badsize badsize; tree badsegs badsegs; tree badname badname; tree badpair badpair
+tree goodpair goodpair
 cpio_of good | gzip > "$T/good-gzip.img"
 cpio_of good | zstd -q > "$T/good-zstd.img"
 cpio_of good | xz -C crc32 > "$T/good-xz.img"
@@ -120,7 +123,7 @@ cpio_of nodepline | gzip > "$T/no-depline.img"
 cpio_of noload | gzip > "$T/nothing-loads.img"
 cpio_of oldbuild | gzip > "$T/old-build.img"
 cpio_of otherconfig | gzip > "$T/other-config.img"
-for x in badsize badsegs badname; do cpio_of $x | gzip > "$T/param-$x.img"; done
+for x in badsize badsegs badname badpair goodpair; do cpio_of $x | gzip > "$T/param-$x.img"; done
 cp "$T/good-gzip.img" "$T/initrd.img-$REL"; cp "$T/good-gzip.img" "$T/initrd.img-7.3.1-other"
 head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
 
@@ -148,6 +151,8 @@ expect garbage refuse 'neither a cpio archive nor'
 grep -q "ok .*conf/modules: bounce_size=131072" "$T/good-gzip.out" && ok "good-gzip: conf/modules' bounce_size=131072 taken" ||
     bad "good-gzip: the parameters are not checked"
 expect param-badsize refuse "MISSING +conf/modules: bounce_size=12345 is not 0 or a power of two"
+expect param-badpair refuse "MISSING +bounce_size=524288 is above max_dma_size=131072"
+expect param-goodpair accept "ok .*conf/modules: max_dma_size=524288"
 expect param-badsegs refuse "MISSING +etc/modprobe.d/meson_mx_sdhc_rs.conf: max_segs=300 is not from 1 to 256"
 expect param-badname refuse "MISSING +etc/modprobe.d/meson_mx_sdhc_rs.conf: bounce_sizes=4096 is no such parameter"
 expect old-build refuse "MISSING +  built for 7.2.0-old .*installed for $REL"
