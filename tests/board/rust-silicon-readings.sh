@@ -76,7 +76,8 @@ HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
-load_driver rust
+# 512 KiB bounce buffers, for the drain phase's 256 KiB requests
+load_driver rust max_dma_size=524288 bounce_size=524288
 wait_card 60 || fail "no card"
 D=$(rs_debugfs)
 st() { sed -n "s/^$1: //p" "$D/stats"; }
