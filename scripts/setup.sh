@@ -246,7 +246,7 @@ fetch_source fio '.'
 # kernel's own bindings; tests/board/install.sh builds the module with Debian's
 # dkms (into temporary trees, never the system's).
 install_pkgs device-tree-compiler dkms
-# shellcheck for the scripts a board runs (tests/host/shellcheck.sh)
+# the shellcheck package: tests/host/shellcheck.sh checks the scripts a board runs
 install_pkgs shellcheck
 DTS_VENV="$CACHE/venv-dtschema"
 if ! venv_current "$DTS_VENV" "$REQS/dtschema-build.txt" "$REQS/dtschema.txt" ||
