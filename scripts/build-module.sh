@@ -55,6 +55,7 @@ if [ "$MODDIR" != "$TOP" ]; then
     done
 fi
 GEN="$MODDIR/build/bindings"
+# shellcheck disable=SC2034 # used in the eval of the bindgen command below
 HDR="$TOP/bindings/mmc_helper.h"
 OUT="$GEN/mmc_generated.rs"
 

@@ -7,8 +7,10 @@ mkdir -p "$CACHE"
 
 KVER_SERIES=7.3
 LLVM_SUFFIX=-19
+# shellcheck disable=SC2034 # for the scripts that source this one
 QEMU_SERIES=10.0
 
+# shellcheck source=toolchain.sh
 . "$TOP/scripts/toolchain.sh"
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
@@ -95,4 +97,32 @@ module_dirs() {
         [ -f "$TOP/$d.rs" ] && compgen -G "$TOP/$d/*.rs" > /dev/null && echo "$d"
     done
     return 0
+}
+
+# mounted_under DIR [MOUNTINFO]: the mount points at DIR or below it, one a
+# line, from mountinfo (default /proc/self/mountinfo), its octal escapes
+# (\040 for a space) decoded; nothing if there are none
+mounted_under() {
+    local d=${1%/} mi=${2:-/proc/self/mountinfo}
+    awk -v d="$d" '{ m = $5; o = ""
+        while (match(m, /\\[0-7][0-7][0-7]/)) {
+            c = substr(m, RSTART + 1, 3)
+            o = o substr(m, 1, RSTART - 1) sprintf("%c", substr(c, 1, 1) * 64 + substr(c, 2, 1) * 8 + substr(c, 3, 1))
+            m = substr(m, RSTART + 4) }
+        m = o m
+        if (m == d || index(m, d "/") == 1) print m }' "$mi"
+}
+
+# remove_tree DIR [MOUNTINFO]: rm -rf DIR, unless something is mounted at or
+# below it (status 1, saying what), and never across a file system boundary
+# (--one-file-system: a bind mount the check missed is left alone)
+remove_tree() {
+    local m
+    [ -e "$1" ] || [ -L "$1" ] || return 0
+    m=$(mounted_under "$1" "${2:-}")
+    if [ -n "$m" ]; then
+        log "not removing $1: mounted below it: $(echo "$m" | tr '\n' ' ')"
+        return 1
+    fi
+    rm -rf --one-file-system "$1"
 }

@@ -3,7 +3,10 @@
 # Idempotent; run as root.  Mirrors are taken from the system's own apt
 # configuration, never written here.
 set -euo pipefail
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=apt-suites.sh
+. "$(dirname "$0")/apt-suites.sh"
 
 [ "$(id -u)" = 0 ] || die "make setup must run as root (it installs packages)"
 command -v apt-get >/dev/null || die "this is not a Debian system (no apt-get)"
@@ -15,8 +18,9 @@ export DEBIAN_FRONTEND=noninteractive
 # what is asked for by version or is not in bookworm), and deb-src for
 # bookworm.  Debian 13 and later: trixie-backports (deb, deb-src) at 100 and
 # deb-src for the release itself and bookworm; its own suites keep their
-# priority.
-# The mirror is the one the system's own sources name.
+# priority.  Both files are compared whole on every run and rewritten when
+# they differ (scripts/apt-suites.sh), so that a release upgrade gets the new
+# release's files.  The mirror is the one the system's own sources name.
 mirror_uri() {
     local u=""
     if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
@@ -33,46 +37,10 @@ mirror_uri() {
 SRC=/etc/apt/sources.list.d/meson-sdhc-rs-trixie.sources
 PIN=/etc/apt/preferences.d/meson-sdhc-rs-trixie
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-if [ "$(debian_release)" = 12 ]; then
-    added_suites="trixie trixie-backports"
-else
-    added_suites="trixie-backports"
-fi
-# deb-src: the release's own, and bookworm's, whose fio source downloads where
-# a newer one may not
-src_suites=$codename
-[ "$codename" = bookworm ] || src_suites="$codename bookworm"
-need_update=0
 uri=$(mirror_uri)
 [ -n "$uri" ] || die "cannot find the Debian mirror in the system's apt sources"
-want_sources=$(cat <<EOS
-Types: deb deb-src
-URIs: $uri
-Suites: $added_suites
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: $uri
-Suites: $src_suites
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOS
-)
-if [ ! -f "$SRC" ] || [ "$(cat "$SRC")" != "$want_sources" ]; then
-    log "adding $added_suites (deb, deb-src) and $src_suites (deb-src) from the system's mirror: $SRC"
-    echo "$want_sources" > "$SRC"
-    need_update=1
-fi
-if [ ! -f "$PIN" ] || ! grep -q "^Pin: release n=${added_suites%% *}\$" "$PIN"; then
-    log "pinning $added_suites to priority 100: $PIN"
-    {
-        echo "# meson_mx_sdhc_rs: take only what is asked for from these suites."
-        for s in $added_suites; do
-            printf 'Package: *\nPin: release n=%s\nPin-Priority: 100\n\n' "$s"
-        done
-    } > "$PIN"
-fi
+need_update=0
+if apt_suite_files "$(debian_release)" "$codename" "$uri" "$SRC" "$PIN"; then need_update=1; fi
 
 apt_updated=0
 apt_update() {
@@ -102,7 +70,7 @@ install_pkgs() {
     m=$(missing_pkgs "$@")
     [ -z "$m" ] && return 0
     apt_update
-    log "installing: $(echo $m)"
+    log "installing: ${m//$'\n'/ }"
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $m >/dev/null || die "apt-get install failed for: $m"
 }
@@ -183,12 +151,36 @@ if [ -z "$(RUSTC=$RUST_BIN/rustc find_rust_lib_src)" ]; then
 fi
 # --- 6. Python tools for QEMU's build (meson, pycotap) and the documentation
 # check (docutils): a virtual environment in the cache -------------------------
-if ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, docutils, sys; from mesonbuild import coredata as c; v=tuple(map(int,c.version.split(".")[:2])); sys.exit(0 if (1,5)<=v<(1,9) else 1)' 2>/dev/null; then
-    log "meson, pycotap and docutils into $TOOLS_VENV"
-    rm -rf "$TOOLS_VENV"
-    python3 -m venv "$TOOLS_VENV" || die "python3 -m venv failed"
-    "$TOOLS_VENV/bin/python" -m pip install -q 'meson>=1.5,<1.9' 'pycotap>=1.1.0' 'docutils>=0.19' ||
-        die "pip install meson pycotap docutils failed"
+# Every Python package setup installs is pinned, with the hashes of its files
+# (scripts/requirements/*.txt, pip --require-hashes): wheels only, but for
+# pylibfdt, which has none and is built from its pinned source with the
+# pinned build tools of dtschema-build.txt (no build isolation, which would
+# fetch build tools unpinned).  A virtual environment is made anew when its
+# requirements files differ from the ones it was made with.
+REQS="$TOP/scripts/requirements"
+# venv_current VENV REQ...: VENV was made from exactly these files, and runs
+venv_current() {
+    local v=$1; shift
+    [ -x "$v/bin/python" ] && "$v/bin/python" -c 'import sys' 2>/dev/null &&
+        [ -f "$v/meson-sdhc-requirements" ] && [ "$(cat "$@")" = "$(cat "$v/meson-sdhc-requirements")" ]
+}
+# venv_make VENV: a new, empty virtual environment
+venv_make() {
+    rm -rf "$1"
+    python3 -m venv "$1" || die "python3 -m venv $1 failed"
+}
+# pip_pinned VENV REQ [PIP OPTIONS]: install REQ, every file hash-checked
+pip_pinned() {
+    local v=$1 r=$2; shift 2
+    "$v/bin/python" -m pip install -q --require-hashes --only-binary :all: "$@" -r "$r" ||
+        die "pip install -r $r failed"
+}
+if ! venv_current "$TOOLS_VENV" "$REQS/tools.txt" ||
+   ! "$TOOLS_VENV/bin/python" -c 'import mesonbuild, pycotap, docutils' 2>/dev/null; then
+    log "meson, pycotap and docutils into $TOOLS_VENV ($REQS/tools.txt)"
+    venv_make "$TOOLS_VENV"
+    pip_pinned "$TOOLS_VENV" "$REQS/tools.txt"
+    cat "$REQS/tools.txt" > "$TOOLS_VENV/meson-sdhc-requirements"
 fi
 
 # --- 7. sources and guest binaries into the cache -----------------------------
@@ -244,7 +236,7 @@ fetch_source() { # name version-regex: newest version whose upstream tarball dow
         if ls "$SRCDIR/$name"_*.orig.tar.* >/dev/null 2>&1; then return 0; fi
         log "source $name=$ver is not on the mirror"
     done
-    die "no source tarball for $name could be downloaded (tried: $(echo $vers))"
+    die "no source tarball for $name could be downloaded (tried: ${vers//$'\n'/ })"
 }
 fetch_source qemu "^1:${QEMU_SERIES//./\\.}\."
 fetch_source fio '.'
@@ -254,15 +246,17 @@ fetch_source fio '.'
 # kernel's own bindings; tests/board/install.sh builds the module with Debian's
 # dkms (into temporary trees, never the system's).
 install_pkgs device-tree-compiler dkms
-DTSCHEMA_VERSION=2026.9
+# the shellcheck package: tests/host/shellcheck.sh checks the scripts a board runs
+install_pkgs shellcheck
 DTS_VENV="$CACHE/venv-dtschema"
-if ! "$DTS_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('dtschema') != '$DTSCHEMA_VERSION')" 2>/dev/null ||
+if ! venv_current "$DTS_VENV" "$REQS/dtschema-build.txt" "$REQS/dtschema.txt" ||
    ! [ -x "$DTS_VENV/bin/dt-validate" ]; then
-    log "pip install dtschema==$DTSCHEMA_VERSION into $DTS_VENV"
-    rm -rf "$DTS_VENV"
-    python3 -m venv "$DTS_VENV" || die "python3 -m venv failed"
-    "$DTS_VENV/bin/python" -m pip install -q "dtschema==$DTSCHEMA_VERSION" ||
-        die "pip install dtschema failed"
+    log "dtschema into $DTS_VENV ($REQS/dtschema.txt; pylibfdt built from source)"
+    venv_make "$DTS_VENV"
+    pip_pinned "$DTS_VENV" "$REQS/dtschema-build.txt"
+    # pylibfdt's build runs swig from the venv (the pinned swig wheel)
+    PATH="$DTS_VENV/bin:$PATH" pip_pinned "$DTS_VENV" "$REQS/dtschema.txt" --no-build-isolation --no-binary pylibfdt
+    cat "$REQS/dtschema-build.txt" "$REQS/dtschema.txt" > "$DTS_VENV/meson-sdhc-requirements"
 fi
 
 # --- 7c. make test-board: the card image of tests/board-kernel/ ---------------

@@ -39,8 +39,8 @@ min_tool_version_script() {
     [ -n "$t" ] || return 1
     f="$CACHE/min-tool-version-$(echo "$t $(stat -c %s "$t")" | sha256sum | cut -c1-16).sh"
     if [ ! -s "$f" ]; then
-        tar -xOf "$t" --wildcards '*/scripts/min-tool-version.sh' > "$f.tmp" 2>/dev/null &&
-            mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
+        { tar -xOf "$t" --wildcards '*/scripts/min-tool-version.sh' > "$f.tmp" 2>/dev/null &&
+            mv "$f.tmp" "$f"; } || { rm -f "$f.tmp"; return 1; }
     fi
     echo "$f"
 }
@@ -67,10 +67,12 @@ kernel_min_version() {
 # TOOLCHAIN_OS_RELEASE: another os-release file (for tests).
 debian_release() {
     local v f=${TOOLCHAIN_OS_RELEASE:-/etc/os-release}
+    # shellcheck source=/dev/null # os-release
     v=$(. "$f" 2>/dev/null && echo "${VERSION_ID:-}")
     case "$v" in
     [0-9]*) echo "${v%%.*}" ;;
     *)
+        # shellcheck source=/dev/null # os-release
         case "$(. "$f" 2>/dev/null && echo "${VERSION_CODENAME:-}")" in
         bookworm) echo 12 ;; trixie) echo 13 ;; forky) echo 14 ;; *) echo 0 ;;
         esac
@@ -101,8 +103,8 @@ existing_rust_dir() {
     min=$(kernel_min_version rustc)
     local IFS=:
     for d in "$HOME/.cargo/bin" $PATH; do
-        [ -n "$d" ] && [ -x "$d/rustc" ] && [ -x "$d/cargo" ] &&
-            [ -x "$d/rustfmt" ] && [ -x "$d/clippy-driver" ] || continue
+        { [ -n "$d" ] && [ -x "$d/rustc" ] && [ -x "$d/cargo" ] &&
+            [ -x "$d/rustfmt" ] && [ -x "$d/clippy-driver" ]; } || continue
         version_ge "$(rustc_version "$d")" "$min" || continue
         echo "$d"
         return 0
@@ -119,7 +121,7 @@ existing_bindgen_dir() {
     min=$(kernel_min_version bindgen)
     local IFS=:
     for d in $PATH "$HOME/.cargo/bin" "$CACHE/tools/bindgen-$BINDGEN_VERSION/bin"; do
-        [ -n "$d" ] && [ -x "$d/bindgen" ] || continue
+        { [ -n "$d" ] && [ -x "$d/bindgen" ]; } || continue
         version_ge "$(bindgen_version "$d/bindgen")" "$min" || continue
         echo "$d"
         return 0

@@ -10,6 +10,10 @@
  *                       the memory is in place
  *   fragmem -a LEAVE    the same with MiB = MemFree - LEAVE MiB (from
  *                       /proc/meminfo): all free memory but LEAVE MiB
+ *   fragmem -w PID ...  the holder also leaves by itself once process PID
+ *                       is gone (checked every second): a caller killed
+ *                       before it could kill the holder does not leave
+ *                       the memory held
  *
  * The pages of one mapping are handed out by the page allocator mostly in
  * physical order, so freeing every other virtual page leaves free memory as
@@ -22,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +53,7 @@ static long meminfo_kib(const char *key)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fragmem MiB | fragmem -a LEAVE_MiB\n");
+	fprintf(stderr, "usage: fragmem [-w PID] MiB | fragmem [-w PID] -a LEAVE_MiB\n");
 	exit(2);
 }
 
@@ -57,8 +62,15 @@ int main(int argc, char **argv)
 	long page = sysconf(_SC_PAGESIZE), mib, npages, i, kept = 0, freed = 0;
 	int pfd[2];
 	char *p, ok;
-	pid_t pid;
+	pid_t pid, watch = 0;
 
+	if (argc >= 3 && !strcmp(argv[1], "-w")) {
+		watch = (pid_t)strtol(argv[2], NULL, 10);
+		if (watch <= 0)
+			usage();
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 3 && !strcmp(argv[1], "-a")) {
 		long leave = strtol(argv[2], NULL, 10), free_kib = meminfo_kib("MemFree");
 
@@ -124,8 +136,15 @@ int main(int argc, char **argv)
 	close(0);
 	close(1);
 	close(2);
-	for (;;)
-		pause();
+	for (;;) {
+		if (!watch) {
+			pause();
+			continue;
+		}
+		sleep(1);
+		if (kill(watch, 0) && errno == ESRCH)
+			return 0;
+	}
 fail:
 	ok = 'n';
 	if (write(pfd[1], &ok, 1) != 1)

@@ -69,7 +69,7 @@ for name in ("DEFAULT_JOBS", "USER_ROW_JOBS"):
         check("``%s``" % j in jobs_sec, "bench-board.rst names %s's job %s" % (name, j))
 
 # --- JSON ----------------------------------------------------------------------
-writer = script[script.index("\njstr() {"):script.index('} > "$JSON"')]
+writer = script[script.index("\njstr() {"):script.index('} > "$JTMP"')]
 keys = set(re.findall(r'\\?"([a-z_]+)\\?": ', writer))
 top = set(re.findall(r'^    (?:echo|printf) [\'"] \\?"([a-z_]+)\\?":', writer, re.M))
 json_sec = section("JSON fields")

@@ -94,7 +94,11 @@ for tool in insmod rmmod modprobe fio; do
 done
 : > "$T/calls"
 : > "$T/fake.ko"
-export BENCH_BOARD_SYSFS=$S SWITCH_DRIVER_SYSFS=$S SWITCH_DRIVER_MOUNTINFO=$T/mountinfo SWITCH_DRIVER_SWAPS=$T/swaps
+# this machine's own processes, namespaces and fstab stay out of it: an empty /proc
+mkdir -p "$T/noproc/self/ns"; ln -s 'mnt:[1]' "$T/noproc/self/ns/mnt"; : > "$T/fstab"
+export MESON_SDHC_TEST_HOOKS=1 BENCH_BOARD_SYSFS=$S SWITCH_DRIVER_SYSFS=$S SWITCH_DRIVER_MOUNTINFO=$T/mountinfo \
+    SWITCH_DRIVER_SWAPS=$T/swaps SWITCH_DRIVER_PROC=$T/noproc SWITCH_DRIVER_FSTAB=$T/fstab SWITCH_DRIVER_UNITS=$T/units \
+    SWITCH_DRIVER_DEV=$T/dev
 export PATH="$T/bin:$PATH"
 
 # bb [ENV=VALUE ...] -- ARGS: bench-board on the fake board; sets rc, out, err

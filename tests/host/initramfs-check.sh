@@ -18,11 +18,11 @@
 #   another configuration of it (preempt) than the kernel's own module in the
 #   initramfs, and a module for another release than
 #   the one the initramfs is for (its name initrd.img-<release>, or
-#   --release).
-#
-# With unmkinitramfs installed the accepted and refused gzip cases run again
-# through it (CBC_NO_UNMKINITRAMFS=1 makes the script walk the segments
-# itself, which is what runs without it).
+#   --release);
+#   crafted archives (the check runs as root): a member with an absolute
+#   name is unpacked inside the check's folder, not at that name; a member
+#   with ".." in its path and one under a member that is a symbolic link
+#   to a folder outside are refused; nothing is written outside the folder.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CBC="$TOP/scripts/check-board-config"
@@ -127,7 +127,6 @@ for x in badsize badsegs badname badpair goodpair; do cpio_of $x | gzip > "$T/pa
 cp "$T/good-gzip.img" "$T/initrd.img-$REL"; cp "$T/good-gzip.img" "$T/initrd.img-7.3.1-other"
 head -c 4096 /dev/urandom > "$T/garbage.img"; printf '\0\0\0\0' | dd of="$T/garbage.img" conv=notrunc 2>/dev/null
 
-export CBC_NO_UNMKINITRAMFS=1
 expect good-gzip accept 'gzip-compressed cpio'
 expect good-zstd accept 'zstd-compressed cpio'
 expect good-xz accept 'xz-compressed cpio'
@@ -167,14 +166,44 @@ expect initrd.img-7.3.1-other refuse "MISSING +no meson_mx_sdhc_rs.ko for releas
 rc=0; "$CBC" --initramfs "$T/good-gzip.img" --release 7.3.1-other > "$T/rel.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q 'for release 7.3.0-board, not 7.3.1-other' "$T/rel.out" &&
     ok "--release 7.3.1-other: refused, the module is for $REL" || { bad "--release: status $rc"; cat "$T/rel.out"; }
-unset CBC_NO_UNMKINITRAMFS
-if command -v unmkinitramfs >/dev/null; then
-    expect good-early accept 'unpacked with unmkinitramfs'
-    expect good-uinitrd accept 'unpacked with unmkinitramfs'
-    expect no-module-early refuse 'no lib/modules/<release>'
-else
-    echo "  (no unmkinitramfs here: the script's own reading only)"
-fi
+
+# crafted archives: the good tree, three folders down from $T (so that
+# "../../../../" from the check's folder, $T/tmp/check-initramfs.*/s1/x, is
+# $T too), plus members aimed outside: an absolute name, a ".." path, and a
+# file under a member that is a link to a folder outside, both matching the
+# names the check unpacks (etc/modprobe.d/lnk, then
+# etc/modprobe.d/lnk/modprobe.d/z.conf: "lnQ" in the tree, renamed "lnk" in
+# the archive)
+C=$T/d1/d2/d3/crafted
+mkdir -p "$T/d1/d2/d3" "$T/tmp" "$T/out-abs/etc/modprobe.d" "$T/out-dotdot/modprobe.d" "$T/out-link"
+cp -a "$T/good" "$C"
+mkdir -p "$C/etc/modprobe.d/lnQ/modprobe.d"
+ln -s "$T/out-link" "$C/etc/modprobe.d/lnk"
+for f in "$T/out-abs/etc/modprobe.d/x.conf" "$T/out-dotdot/modprobe.d/y.conf" "$C/etc/modprobe.d/lnQ/modprobe.d/z.conf"; do
+    echo 'install meson_mx_sdhc /bin/sh -c "echo run as root"' > "$f"
+done
+crafted() { # NAME EXTRA-MEMBER...: $T/NAME.img, gzip
+    local n=$1; shift
+    (cd "$C" && { find . -path ./etc/modprobe.d/lnQ -prune -o -path ./etc/modprobe.d/lnk -prune -o -print | LC_ALL=C sort
+                  printf '%s\n' "$@"; } | cpio -o -H newc --quiet -R 0:0 2>/dev/null) |
+        LC_ALL=C sed 's,modprobe.d/lnQ,modprobe.d/lnk,g' | gzip > "$T/$n.img"
+}
+crafted crafted-absolute "$T/out-abs/etc/modprobe.d/x.conf"
+crafted crafted-dotdot ../../../../out-dotdot/modprobe.d/y.conf
+crafted crafted-link ./etc/modprobe.d/lnk ./etc/modprobe.d/lnQ ./etc/modprobe.d/lnQ/modprobe.d ./etc/modprobe.d/lnQ/modprobe.d/z.conf
+rm "$T/out-abs/etc/modprobe.d/x.conf" "$T/out-dotdot/modprobe.d/y.conf"
+gzip -dc "$T/crafted-absolute.img" | cpio -t 2>/dev/null | grep -qx "$T/out-abs/etc/modprobe.d/x.conf" &&
+    gzip -dc "$T/crafted-dotdot.img" | cpio -t 2>/dev/null | grep -qx '../../../../out-dotdot/modprobe.d/y.conf' &&
+    gzip -dc "$T/crafted-link.img" | cpio -t 2>/dev/null | grep -qx 'etc/modprobe.d/lnk/modprobe.d/z.conf' ||
+    bad "the crafted archives do not hold the crafted names"
+export TMPDIR=$T/tmp
+expect crafted-absolute accept 'gzip-compressed cpio'
+expect crafted-dotdot refuse 'member \.\./\.\./\.\./\.\./out-dotdot/modprobe.d/y.conf: a \.\. in its path'
+expect crafted-link refuse 'member etc/modprobe.d/lnk/modprobe.d/z.conf: under etc/modprobe.d/lnk, a symbolic link in the archive'
+unset TMPDIR
+left=$(find "$T/out-abs" "$T/out-dotdot" "$T/out-link" -type f)
+[ -z "$left" ] && ok "the crafted archives wrote nothing outside the check's folder" ||
+    bad "the crafted archives wrote outside the check's folder: $left"
 echo "($((SECONDS - start)) s)"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
 echo "ok: initramfs-check"

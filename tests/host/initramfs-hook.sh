@@ -6,7 +6,11 @@
 #     module added (relative and absolute modules.dep paths, .ko.xz);
 #   blacklist, no module for that kernel (another kernel has one; modules.dep lists it but
 #     the file is gone; no modules.dep): exit 1 naming the kernel, nothing added;
-#   no modprobe.d file, or its blacklist line commented out: exit 0, nothing added.
+#   no modprobe.d file, or its blacklist line commented out: exit 0, nothing added;
+#   the C driver kept off the ways kmod reads (modprobe -c) and the module there: added,
+#     for "blacklist meson-mx-sdhc", a trailing comment, the line in another file, an
+#     install line running /bin/false, and the same read by the hook without modprobe;
+#   the test hooks without MESON_SDHC_TEST_HOOKS=1: not honoured (nothing added here).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HOOK="$TOP/contrib/initramfs-tools/hooks/meson_mx_sdhc_rs"
@@ -14,9 +18,20 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/initramfs-hook.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
 echo 'manual_add_modules() { echo "$*" >> "$ADDED"; }' > "$T/hook-functions"
-cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$T/blacklist.conf"
-sed 's/^blacklist meson_mx_sdhc$/# blacklist meson_mx_sdhc/' "$T/blacklist.conf" > "$T/commented.conf"
-grep -q '^blacklist meson_mx_sdhc$' "$T/blacklist.conf" || { echo "  FAILED: the modprobe.d file has no blacklist line"; exit 1; }
+command -v modprobe > /dev/null || { echo "  FAILED: no modprobe (kmod: make setup)"; exit 1; }
+# modprobe.d folders, as MESON_SDHC_MODPROBE_D: conf NAME FILE LINE...
+conf() { local d="$T/$1.d"; mkdir -p "$d"; shift; local f=$1; shift; printf '%s\n' "$@" > "$d/$f"; }
+mkdir -p "$T/blacklist.d" "$T/none.d"
+cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$T/blacklist.d/"
+grep -q '^blacklist meson_mx_sdhc$' "$T/blacklist.d/meson_mx_sdhc_rs.conf" || { echo "  FAILED: the modprobe.d file has no blacklist line"; exit 1; }
+conf commented meson_mx_sdhc_rs.conf "$(sed 's/^blacklist meson_mx_sdhc$/# blacklist meson_mx_sdhc/' "$T/blacklist.d/meson_mx_sdhc_rs.conf")"
+conf dash meson_mx_sdhc_rs.conf 'blacklist meson-mx-sdhc'
+conf comment meson_mx_sdhc_rs.conf 'blacklist meson_mx_sdhc # the C driver'
+conf otherfile local.conf 'options mmc_core use_spi_crc=0' 'blacklist   meson_mx_sdhc'
+conf install meson_mx_sdhc_rs.conf 'install meson_mx_sdhc /bin/false'
+# a PATH with what the hook runs but modprobe
+mkdir -p "$T/nomodprobe"
+for t in sh sed awk cat head; do ln -s "$(command -v $t)" "$T/nomodprobe/$t"; done
 
 # base NAME MODULES.DEP-LINE [FILE]: a root with lib/modules/7.3.4/ (and 7.3.0 with the module)
 base() {
@@ -27,15 +42,16 @@ base() {
     [ "$2" = none ] || printf '%s\n' "kernel/drivers/mmc/core/pwrseq_emmc.ko:" "$2" > "$m/modules.dep"
     [ -z "${3:-}" ] || { mkdir -p "$(dirname "$b/$3")"; : > "$b/$3"; }
 }
-# run CASE CONF BASE WANT-RC WANT-ADDED [MESSAGE]
+# run CASE MODPROBE.D BASE WANT-RC WANT-ADDED [MESSAGE]; $env: more VAR=VALUE
+env=()
 run() {
     local rc=0
     ADDED="$T/$1.added"; : > "$ADDED"
-    ADDED=$ADDED version=7.3.4 MESON_SDHC_HOOK_FUNCTIONS="$T/hook-functions" \
-        MESON_SDHC_MODPROBE_CONF="$2" MESON_SDHC_MODULES_BASE="$T/$3" \
+    env ADDED="$ADDED" version=7.3.4 MESON_SDHC_TEST_HOOKS=1 MESON_SDHC_HOOK_FUNCTIONS="$T/hook-functions" \
+        MESON_SDHC_MODPROBE_D="$2" MESON_SDHC_MODULES_BASE="$T/$3" ${env[@]+"${env[@]}"} \
         sh "$HOOK" > "$T/$1.out" 2>&1 || rc=$?
     local added; added=$(cat "$ADDED")
-    if [ "$rc" = "$4" ] && [ "$added" = "$5" ] && { [ -z "${6:-}" ] || grep -q -- "$6" "$T/$1.out"; }; then
+    if { [ "$rc" = "$4" ] || [ "$4" = '*' ]; } && [ "$added" = "$5" ] && { [ -z "${6:-}" ] || grep -q -- "$6" "$T/$1.out"; }; then
         echo "  ok: $1: exit $rc${added:+, added $added}"
     else
         echo "  FAILED: $1: exit $rc (want $4), added '$added' (want '$5'): $(cat "$T/$1.out")"
@@ -48,13 +64,24 @@ base xz "updates/meson_mx_sdhc_rs.ko.xz:" lib/modules/7.3.4/updates/meson_mx_sdh
 base missing "kernel/drivers/mmc/host/meson-mx-sdhc.ko:"
 base gone "updates/meson_mx_sdhc_rs.ko:"
 base nodep none
-run present "$T/blacklist.conf" present 0 meson_mx_sdhc_rs
-run absolute-path "$T/blacklist.conf" absolute 0 meson_mx_sdhc_rs
-run compressed "$T/blacklist.conf" xz 0 meson_mx_sdhc_rs
-run no-module "$T/blacklist.conf" missing 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
-run file-gone "$T/blacklist.conf" gone 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
-run no-modules-dep "$T/blacklist.conf" nodep 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
-run no-conf "$T/none.conf" missing 0 ""
-run commented-blacklist "$T/commented.conf" missing 0 ""
+run present "$T/blacklist.d" present 0 meson_mx_sdhc_rs
+run absolute-path "$T/blacklist.d" absolute 0 meson_mx_sdhc_rs
+run compressed "$T/blacklist.d" xz 0 meson_mx_sdhc_rs
+run no-module "$T/blacklist.d" missing 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run file-gone "$T/blacklist.d" gone 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run no-modules-dep "$T/blacklist.d" nodep 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
+run no-conf "$T/none.d" missing 0 ""
+run commented-blacklist "$T/commented.d" missing 0 ""
+run blacklist-dashes "$T/dash.d" present 0 meson_mx_sdhc_rs
+run no-module-dashes "$T/dash.d" missing 1 "" "blacklist meson_mx_sdhc"
+run trailing-comment "$T/comment.d" present 0 meson_mx_sdhc_rs
+run another-file "$T/otherfile.d" present 0 meson_mx_sdhc_rs
+run install-false "$T/install.d" present 0 meson_mx_sdhc_rs
+env=(PATH="$T/nomodprobe")
+run no-modprobe-dashes "$T/dash.d" present 0 meson_mx_sdhc_rs
+run no-modprobe-commented "$T/commented.d" present 0 ""
+env=(MESON_SDHC_TEST_HOOKS=)
+run hooks-without-flag "$T/blacklist.d" present '*' ""
+env=()
 [ "$(sh "$HOOK" prereqs)" = "" ] && echo "  ok: prereqs: none" || { echo "  FAILED: prereqs"; fail=1; }
 exit $fail
