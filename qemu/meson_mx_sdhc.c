@@ -54,7 +54,8 @@
  *    inside the window; outside it the read ends with a data CRC error, as
  *    fault-kind=data-crc injects one (garbage in memory, ISTA.DATA_ERR_CRC),
  *    counted in rx_window_crc_errors.  "all" (default), "none" or "LO-HI",
- *    in percent of the SD clock period: phase * 100 / (divider + 1).
+ *    in percent of the SD clock period: phase * 100 / (divider + 1); LO > HI
+ *    wraps (LO-100 and 0-HI: the phase counts within one period).
  *
  * Timing model (QEMU_CLOCK_VIRTUAL; run with -icount so results do not
  * depend on the host): every command costs cmd-latency-ns plus its bits on
@@ -260,6 +261,11 @@ static bool meson_mx_sdhc_rx_sampled_ok(MesonMxSdhcState *s, uint64_t hz)
     }
     if (s->rx_window_none) {
         return false;
+    }
+    if (s->rx_window_lo > s->rx_window_hi) {
+        /* wrapped: the RX phase counts within one SD clock period */
+        return phase * 100 >= s->rx_window_lo * period ||
+               phase * 100 <= s->rx_window_hi * period;
     }
     return phase * 100 >= s->rx_window_lo * period &&
            phase * 100 <= s->rx_window_hi * period;
@@ -1533,7 +1539,10 @@ static char *meson_mx_sdhc_get_rx_window(Object *obj, Error **errp)
     return g_strdup_printf("%u-%u", s->rx_window_lo, s->rx_window_hi);
 }
 
-/* "all", "none" or "LO-HI" (percent, 0 <= LO <= HI <= 100) */
+/*
+ * "all", "none" or "LO-HI" (percent, LO, HI <= 100; LO > HI wraps: LO-100
+ * and 0-HI)
+ */
 static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
                                         Error **errp)
 {
@@ -1552,9 +1561,9 @@ static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
         return;
     }
     if (sscanf(v, "%u-%u%n", &lo, &hi, &n) != 2 || n < 0 || v[n] ||
-        lo > hi || hi > 100) {
+        lo > 100 || hi > 100) {
         error_setg(errp, "meson-mx-sdhc: rx-window '%s' is not all, none or"
-                   " LO-HI (percent, LO <= HI <= 100)", v);
+                   " LO-HI (percent, LO, HI <= 100; LO > HI wraps)", v);
         return;
     }
     s->rx_window_none = false;
