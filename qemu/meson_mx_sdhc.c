@@ -174,6 +174,8 @@
 
 /* ENHC */
 #define ENHC_SDIO_IRQ_PERIOD(v) (((v) >> 8) & 0xff)
+/* meson8/meson8b only (meson8m2 has other fields there) */
+#define ENHC_RX_TIMEOUT(v)      ((v) & 0xff)
 
 /* SRST */
 #define SRST_MAIN_CTRL          BIT(0)
@@ -313,6 +315,23 @@ static int64_t meson_mx_sdhc_pick_stall(MesonMxSdhcState *s, uint32_t send)
     s->stats.busy_stalls++;
     s->stats.stall_ns += total;
     return total;
+}
+
+/*
+ * ENHC.RX_TIMEOUT ("Data Rx Timeout Setting", meson8/meson8b; both drivers
+ * program 255): how long the controller waits for a read's next block, in
+ * ns at bus clock hz; 0: for ever (meson8m2, a field of 0, or the property
+ * rx-data-timeout-unit-clks 0).
+ */
+static int64_t meson_mx_sdhc_rx_data_timeout_ns(MesonMxSdhcState *s,
+                                                uint64_t hz)
+{
+    uint64_t units = ENHC_RX_TIMEOUT(s->regs[R_ENHC]);
+
+    if (s->hw_flush || !units || !s->rx_data_timeout_unit_clks) {
+        return 0;
+    }
+    return meson_mx_sdhc_clocks_ns(units * s->rx_data_timeout_unit_clks, hz);
 }
 
 static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
@@ -829,7 +848,8 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             }
             sdbus_read_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
         }
-        if (!err && s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+        if (!err && (s->cur_fault == MESON_FAULT_DATA_TIMEOUT ||
+                     s->cur_rx_data_timeout)) {
             /* the data never arrived; nothing reaches memory */
             err = IRQ_DATA_TIMEOUT;
         } else if (!err) {
@@ -1057,6 +1077,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     s->cur_ista = 0;
     s->cur_rx_crc = false;
     s->cur_stop_timeout = false;
+    s->cur_rx_data_timeout = false;
     s->busy = true;
     memset(s->resp, 0, sizeof(s->resp));
 
@@ -1205,6 +1226,9 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
             done += s->data_timeout_ns;
         } else {
+            int64_t stall = meson_mx_sdhc_pick_stall(s, send);
+            int64_t rx_limit = meson_mx_sdhc_rx_data_timeout_ns(s, hz);
+
             if (!(send & SEND_DATA_DIR)) {
                 done += s->read_access_ns;
             } else {
@@ -1213,8 +1237,20 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
             s->cur_data_start = done;
             s->cur_block_ns = meson_mx_sdhc_clocks_ns(per_block, hz);
             done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
-            /* the card's stalls inside the transfer */
-            done += meson_mx_sdhc_pick_stall(s, send);
+            if (stall && !(send & SEND_DATA_DIR) && rx_limit &&
+                s->read_access_ns + s->stall_read_ns > rx_limit) {
+                /*
+                 * The card's first stall (its access time stretched)
+                 * outlasts ENHC.RX_TIMEOUT: the controller gives up with a
+                 * data timeout, nothing reaches memory.
+                 */
+                s->cur_rx_data_timeout = true;
+                s->stats.rx_data_timeouts++;
+                done = s->cur_data_start - s->read_access_ns + rx_limit;
+            } else {
+                /* the card's stalls inside the transfer */
+                done += stall;
+            }
         }
         if (blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
                            s->ignore_manual_stop)) {
@@ -1577,6 +1613,9 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     GString *str = g_string_new("{");
     g_autofree char *window = meson_mx_sdhc_get_rx_window(obj, NULL);
     bool first = true;
+
+    g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64 ", ",
+                           s->stats.rx_data_timeouts);
 
     g_string_append_printf(str,
         "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
@@ -1999,6 +2038,8 @@ static const Property meson_mx_sdhc_properties[] = {
     /* the card's response and CRC status delays, against CTRL.RX_TIMEOUT */
     DEFINE_PROP_UINT32("ncr-clks", MesonMxSdhcState, ncr_clks, 16),
     DEFINE_PROP_UINT32("ncrc-clks", MesonMxSdhcState, ncrc_clks, 4),
+    DEFINE_PROP_UINT32("rx-data-timeout-unit-clks", MesonMxSdhcState,
+                       rx_data_timeout_unit_clks, 1024),
     /*
      * What nothing on record says about the silicon; each default is the
      * reading less kind to a driver (Documentation/emulated-board.rst,

@@ -133,6 +133,7 @@ typedef struct MesonMxSdhcStats {
     uint64_t r1b_busy_commands; /* R1b commands busy for r1b-busy-ns */
     uint64_t cmds_while_card_busy; /* commands but CMD12/CMD13 sent while
                                       the card held DAT0 busy */
+    uint64_t rx_data_timeouts;  /* reads stalled past ENHC.RX_TIMEOUT */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -192,6 +193,7 @@ struct MesonMxSdhcState {
     int cur_fault;
     bool cur_rx_crc;            /* read sampled outside the rx-window */
     bool cur_stop_timeout;      /* its auto CMD12 went unanswered (SDIO) */
+    bool cur_rx_data_timeout;   /* the card stalled past ENHC.RX_TIMEOUT */
     uint32_t cur_ista;          /* what completion will set in ISTA */
 
     MesonMxSdhcStats stats;
@@ -278,6 +280,8 @@ struct MesonMxSdhcState {
     uint32_t data_timeout_ns;
     uint32_t ncr_clks;          /* the card's response delay (Ncr) */
     uint32_t ncrc_clks;         /* its CRC status delay after a write block */
+    /* bus clocks per unit of ENHC.RX_TIMEOUT (meson8/8b; 0: no timeout) */
+    uint32_t rx_data_timeout_unit_clks;
 };
 
 #endif
