@@ -975,6 +975,28 @@ static bool meson_mx_sdhc_error_is_late(MesonMxSdhcState *s, uint32_t ista,
            !(err & ~(IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT));
 }
 
+/*
+ * error-busy-ns: a transfer's error that latches with the completion (a
+ * response CRC error while the data moved, a data error that is not late)
+ * leaves the controller finishing it, busy (STAT.CMD_BUSY, ESTA[13:11], as
+ * under busy-hold) for error-busy-ns; an SRST meanwhile hangs it until the
+ * next SRST (meson_mx_sdhc_write).  Not for DMA errors (the emulator's
+ * own) nor a response timeout (no data moved).
+ */
+static void meson_mx_sdhc_error_busy(MesonMxSdhcState *s, uint32_t ista)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->error_busy_ns || !(s->cur_send & SEND_CMD_HAS_DATA) ||
+        !(ista & (IRQ_RESP_ERR_CRC | IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT)) ||
+        (ista & (IRQ_RESP_TIMEOUT | IRQ_RXFIFO_FULL | IRQ_TXFIFO_EMPTY))) {
+        return;
+    }
+    s->error_busy_until = now + s->error_busy_ns;
+    s->busy_hold_until = MAX(s->busy_hold_until, s->error_busy_until);
+    s->stats.error_busy_commands++;
+}
+
 static void meson_mx_sdhc_complete(void *opaque)
 {
     MesonMxSdhcState *s = opaque;
@@ -1029,6 +1051,7 @@ static void meson_mx_sdhc_complete(void *opaque)
                                  s->late_status_ns);
     } else {
         s->busy = false;
+        meson_mx_sdhc_error_busy(s, ista);
     }
     if (s->cur_fault == MESON_FAULT_LOST_IRQ) {
         /* done inside the controller; the interrupt logic is stuck */
@@ -1431,11 +1454,23 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
             meson_mx_sdhc_rx_tail_lose(s);
         }
         if (v & SRST_MAIN_CTRL) {
+            bool hang = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
+                        s->error_busy_until;
+
             s->stats.srst_resets++;
             if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->card_busy_until) {
                 s->stats.srst_while_programming++;
             }
             meson_mx_sdhc_reset_ctrl(s);
+            s->error_busy_until = 0;
+            if (hang) {
+                /* error-busy: the DMA interface hangs until the next SRST */
+                qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdhc: SRST while the"
+                              " controller finishes a failed transfer: busy"
+                              " until the next SRST\n");
+                s->busy_hold_until = INT64_MAX;
+                s->stats.srst_while_error_busy++;
+            }
         }
         if (v & (SRST_MAIN_CTRL | SRST_DMA_IF)) {
             meson_mx_sdhc_dma_reset(s);
@@ -1614,8 +1649,12 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     g_autofree char *window = meson_mx_sdhc_get_rx_window(obj, NULL);
     bool first = true;
 
-    g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64 ", ",
-                           s->stats.rx_data_timeouts);
+    g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64
+                           ", \"error_busy_commands\": %" PRIu64
+                           ", \"srst_while_error_busy\": %" PRIu64 ", ",
+                           s->stats.rx_data_timeouts,
+                           s->stats.error_busy_commands,
+                           s->stats.srst_while_error_busy);
 
     g_string_append_printf(str,
         "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
@@ -2040,6 +2079,8 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_UINT32("ncrc-clks", MesonMxSdhcState, ncrc_clks, 4),
     DEFINE_PROP_UINT32("rx-data-timeout-unit-clks", MesonMxSdhcState,
                        rx_data_timeout_unit_clks, 1024),
+    DEFINE_PROP_UINT32("error-busy-ns", MesonMxSdhcState, error_busy_ns,
+                       100000),
     /*
      * What nothing on record says about the silicon; each default is the
      * reading less kind to a driver (Documentation/emulated-board.rst,

@@ -134,6 +134,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t cmds_while_card_busy; /* commands but CMD12/CMD13 sent while
                                       the card held DAT0 busy */
     uint64_t rx_data_timeouts;  /* reads stalled past ENHC.RX_TIMEOUT */
+    uint64_t error_busy_commands; /* failed transfers busy error-busy-ns */
+    uint64_t srst_while_error_busy; /* SRST meanwhile: hung until the next */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -160,6 +162,7 @@ struct MesonMxSdhcState {
     uint32_t lost_ista;         /* what ISTA would have latched meanwhile */
     bool irq_edge_lost;         /* lost-edge: output low until ISTA/ICTL write */
     int64_t busy_hold_until;    /* busy-hold: CMD_BUSY, ESTA[13:11] until */
+    int64_t error_busy_until;   /* a failed transfer's DMA finishes until */
     bool late_status;           /* the data error latches when CMD_BUSY clears */
     uint32_t late_status_ista;  /* that error */
 
@@ -282,6 +285,8 @@ struct MesonMxSdhcState {
     uint32_t ncrc_clks;         /* its CRC status delay after a write block */
     /* bus clocks per unit of ENHC.RX_TIMEOUT (meson8/8b; 0: no timeout) */
     uint32_t rx_data_timeout_unit_clks;
+    uint32_t error_busy_ns;     /* busy after an error latched with the
+                                   completion of a transfer */
 };
 
 #endif

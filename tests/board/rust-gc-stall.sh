@@ -19,7 +19,7 @@
 # The stalls are within the card's own limits, longer than the controller's
 # data receive timeout under the model's default unit for ENHC.RX_TIMEOUT
 # (2.8 ms at HS200): this test runs under the kind reading, no timeout
-# (rx-data-timeout-unit-clks=0); rust-rx-timeout runs the other.
+# (rx-data-timeout-unit-clks=0); rust-error-readings runs the other.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
