@@ -127,6 +127,19 @@ impl SdioIrqs {
         st.signal.take()
     }
 
+    /// Turns DAT1 sampling on or off: `CTRL.SDIO_IRQ_MODE`, and with it `CLKC.CLK_JIC`, which
+    /// keeps the controller's clock running between commands. Amlogic's register header says
+    /// the mode "need[s] turn off clock gating" and `CLK_JIC` "1: will turn off clock gating":
+    /// with the clock gated while the bus is idle, DAT1 would be sampled only during the next
+    /// command. `CLKC`'s other fields belong to the clock tree (`clkc.rs`), whose changes come
+    /// from `set_ios` with the host claimed and no request in flight; the callers here run with
+    /// the host claimed or a request in flight: the two read-modify-write sequences never
+    /// overlap.
+    fn write_sampling(regs: &Regs, on: bool) {
+        regs.update(regs::CLKC, |r| r.with_clk_jic(on));
+        regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(on));
+    }
+
     /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
     fn write_enables(st: &State, regs: &Regs, cmd: u32) {
         let dat1 = if st.enabled && st.signal.is_some() {
@@ -154,7 +167,7 @@ impl SdioIrqs {
         st.enabled = enable;
         if enable != st.sampling {
             st.sampling = enable;
-            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(enable));
+            Self::write_sampling(regs, enable);
             if !enable {
                 // Nobody wants the interrupt: what latched before sampling stopped is stale.
                 regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
@@ -188,7 +201,7 @@ impl SdioIrqs {
     pub(crate) fn restore(&self, regs: &Regs) {
         let st = self.state.lock();
         if st.sampling {
-            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
+            Self::write_sampling(regs, true);
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }

@@ -140,6 +140,7 @@
 #define CLKC_TX_CLK_EN          BIT(14)
 #define CLKC_MOD_CLK_EN         BIT(15)
 #define CLKC_SRC_SEL(v)         (((v) >> 16) & 0x3)
+#define CLKC_CLK_JIC            BIT(24)
 #define CLKC_MEM_PWR_OFF        (3u << 25)
 
 /* MISC */
@@ -467,6 +468,18 @@ static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
  * began while they were off never latches.  Without SDIO_IRQ_MODE nothing
  * latches.
  */
+/*
+ * dat1-clock-gating: the controller gates its clock between commands unless
+ * CLKC.CLK_JIC ("1: will turn off clock gating", Amlogic's header, which
+ * says CTRL.SDIO_IRQ_MODE needs clock gating off); gated, it does not sample
+ * DAT1 while no command runs.
+ */
+static bool meson_mx_sdhc_dat1_gated(MesonMxSdhcState *s)
+{
+    return s->dat1_clock_gating && !s->busy &&
+           !(s->regs[R_CLKC] & CLKC_CLK_JIC);
+}
+
 static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -499,6 +512,10 @@ static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
         }
         bit = IRQ_ADDI_DAT1;
         when = s->cur_data_start + k * s->cur_block_ns;
+    } else if (meson_mx_sdhc_dat1_gated(s)) {
+        /* not sampled until the next command runs the clock */
+        timer_del(s->dat1_timer);
+        return;
     } else {
         bit = IRQ_DAT1;
         when = now + meson_mx_sdhc_clocks_ns(
@@ -559,6 +576,10 @@ static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
                 s->dat1_lost = true;
                 s->stats.dat1_masked_unlatched++;
             }
+        }
+        if ((s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) &&
+            meson_mx_sdhc_dat1_gated(s)) {
+            s->stats.dat1_asserted_gated++;
         }
         if (s->dat1_lose_edges) {
             s->dat1_lose_edges--;
@@ -1441,6 +1462,7 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         break;
     case R_CTRL:
     case R_ENHC:
+    case R_CLKC:    /* CLK_JIC: dat1-clock-gating */
         s->regs[idx] = v;
         meson_mx_sdhc_dat1_check(s);
         break;
@@ -1651,10 +1673,12 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
 
     g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64
                            ", \"error_busy_commands\": %" PRIu64
-                           ", \"srst_while_error_busy\": %" PRIu64 ", ",
+                           ", \"srst_while_error_busy\": %" PRIu64
+                           ", \"dat1_asserted_gated\": %" PRIu64 ", ",
                            s->stats.rx_data_timeouts,
                            s->stats.error_busy_commands,
-                           s->stats.srst_while_error_busy);
+                           s->stats.srst_while_error_busy,
+                           s->stats.dat1_asserted_gated);
 
     g_string_append_printf(str,
         "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
@@ -2081,6 +2105,8 @@ static const Property meson_mx_sdhc_properties[] = {
                        rx_data_timeout_unit_clks, 1024),
     DEFINE_PROP_UINT32("error-busy-ns", MesonMxSdhcState, error_busy_ns,
                        100000),
+    DEFINE_PROP_BOOL("dat1-clock-gating", MesonMxSdhcState,
+                     dat1_clock_gating, true),
     /*
      * What nothing on record says about the silicon; each default is the
      * reading less kind to a driver (Documentation/emulated-board.rst,

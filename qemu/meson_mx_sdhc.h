@@ -136,6 +136,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t rx_data_timeouts;  /* reads stalled past ENHC.RX_TIMEOUT */
     uint64_t error_busy_commands; /* failed transfers busy error-busy-ns */
     uint64_t srst_while_error_busy; /* SRST meanwhile: hung until the next */
+    uint64_t dat1_asserted_gated; /* DAT1 low periods that began while the
+                                     clock was gated (dat1-clock-gating) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -287,6 +289,8 @@ struct MesonMxSdhcState {
     uint32_t rx_data_timeout_unit_clks;
     uint32_t error_busy_ns;     /* busy after an error latched with the
                                    completion of a transfer */
+    bool dat1_clock_gating;     /* no DAT1 sampling between commands
+                                   unless CLKC.CLK_JIC */
 };
 
 #endif
