@@ -532,6 +532,19 @@ impl IrqSources {
 #[cfg(feature = "sdio_irq")]
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 
+/// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
+/// `ista` (read back right after): those still set while DAT1 is high (`dat1_low` false), so
+/// that nothing can have latched them again. A bit that does not clear, enabled, would raise
+/// the interrupt again at every ack, for good: an interrupt storm of calls that find nothing
+/// pending. While DAT1 is low nothing is decided (0): the card may have latched it again.
+#[cfg(feature = "sdio_irq")]
+pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
+    if dat1_low {
+        return 0;
+    }
+    enabled & ista & DAT1_IRQS
+}
+
 /// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
 /// count) with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off). The
 /// other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.

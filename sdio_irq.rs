@@ -41,6 +41,7 @@ use kernel::{
 use crate::{
     controller::Sdhc,
     logic::{
+        dat1_stuck_bits,
         ictl_enables,
         ADDI_DAT1_IRQ,
         CMD_IRQS,
@@ -82,8 +83,8 @@ struct State {
     signal: Option<SdioIrqSignal>,
     /// Interrupts [`SdioIrqs::service`] still probes the silicon's DAT1 latch with.
     probes_left: u32,
-    /// The DAT1 bits enabled and serviced: both, or `DAT1_IRQ` alone once `ADDI_DAT1_IRQ` has
-    /// been seen not to clear (Amlogic's header marks only bit 10 write-1-to-clear).
+    /// The DAT1 bits enabled and serviced: both, less each one seen not to clear when written
+    /// 1 (Amlogic's header marks only bit 10 write-1-to-clear; a fault may keep either).
     dat1: u32,
 }
 
@@ -257,25 +258,32 @@ impl SdioIrqs {
         st.enabled = false;
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
-        Self::check_addi_cleared(st, regs);
+        Self::check_dat1_cleared(st, regs);
         if let Some(signal) = st.signal.as_ref() {
             signal.signal();
         }
     }
 
-    /// Stops using `ADDI_DAT1_IRQ` if writing 1 did not clear it while the card does not hold
-    /// DAT1 low (nothing can have latched it again): enabled, it would raise the interrupt
-    /// again after every ack, for good. `DAT1_IRQ` and the look at DAT1 after each command
-    /// (`end_cmd`) still find a card interrupt raised between blocks.
-    fn check_addi_cleared(st: &mut State, regs: &Regs) {
-        if st.dat1 & ADDI_DAT1_IRQ == 0
-            || regs.read(regs::ISTA).into_raw() & ADDI_DAT1_IRQ == 0
-            || Self::dat1_low(regs)
-        {
+    /// Stops using a DAT1 bit that writing 1 did not clear while the card does not hold DAT1
+    /// low (nothing can have latched it again, [`dat1_stuck_bits`]): enabled, it would raise the
+    /// interrupt again after every ack, for good. What it costs is bounded: one call of the
+    /// function's handler with nothing pending per bit, and one warning. Without
+    /// `ADDI_DAT1_IRQ`, `DAT1_IRQ` and the look at DAT1 after each command (`end_cmd`) still
+    /// find a card interrupt raised between blocks; without `DAT1_IRQ` too, that look and the
+    /// host's timer (DAT1's level while the bus is idle) find every one, later.
+    fn check_dat1_cleared(st: &mut State, regs: &Regs) {
+        let ista = regs.read(regs::ISTA).into_raw();
+        let stuck = dat1_stuck_bits(st.dat1, ista, Self::dat1_low(regs));
+        if stuck == 0 {
             return;
         }
-        st.dat1 &= !ADDI_DAT1_IRQ;
-        pr_warn!("ISTA.ADDI_DAT1_IRQ does not clear when written: SDIO interrupts between blocks are found after the transfer\n");
+        st.dat1 &= !stuck;
+        if stuck & ADDI_DAT1_IRQ != 0 {
+            pr_warn!("ISTA.ADDI_DAT1_IRQ does not clear when written: SDIO interrupts between blocks are found after the transfer\n");
+        }
+        if stuck & !ADDI_DAT1_IRQ != 0 {
+            pr_warn!("ISTA.DAT1_IRQ does not clear when written: SDIO interrupts are found by looking at DAT1 after each command and every 250 ms\n");
+        }
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and

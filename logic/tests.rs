@@ -704,4 +704,27 @@ pub(crate) mod suite {
         assert_eq!(scan("##...##.."), Some((0, 2, 1)));
         Ok(())
     }
+
+    #[cfg(feature = "sdio_irq")]
+    #[test]
+    fn dat1_bits_that_do_not_clear_are_dropped_only_while_dat1_is_high() -> TestResult {
+        const DAT1_IRQ: u32 = 1 << 10;
+        // Cleared: nothing to drop.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, 0, false), 0);
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, 1 << 11, false), 0);
+        // Still set with DAT1 high: dropped, each bit on its own.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, DAT1_IRQ, false), DAT1_IRQ);
+        assert_eq!(
+            dat1_stuck_bits(DAT1_IRQS, ADDI_DAT1_IRQ, false),
+            ADDI_DAT1_IRQ
+        );
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, ALL_IRQS, false), DAT1_IRQS);
+        // DAT1 low: the card may have latched it again, nothing is decided.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, DAT1_IRQS, true), 0);
+        // Only bits still in use: one dropped before stays dropped, no other bit counts.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQ, DAT1_IRQS, false), DAT1_IRQ);
+        assert_eq!(dat1_stuck_bits(0, DAT1_IRQS, false), 0);
+        assert_eq!(dat1_stuck_bits(u32::MAX, u32::MAX, false), DAT1_IRQS);
+        Ok(())
+    }
 }

@@ -1455,6 +1455,11 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         meson_mx_sdhc_dat1_check(s);
         break;
     case R_ISTA:
+        if (v & s->regs[R_ISTA] & s->dat1_stuck) {
+            /* dat1-stuck: the fault keeps these latched */
+            s->stats.dat1_stuck_writes++;
+            v &= ~s->dat1_stuck;
+        }
         s->regs[R_ISTA] &= ~(v & IRQ_ALL);
         s->irq_edge_lost = false;
         meson_mx_sdhc_update_irq(s);
@@ -1674,11 +1679,13 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64
                            ", \"error_busy_commands\": %" PRIu64
                            ", \"srst_while_error_busy\": %" PRIu64
-                           ", \"dat1_asserted_gated\": %" PRIu64 ", ",
+                           ", \"dat1_asserted_gated\": %" PRIu64
+                           ", \"dat1_stuck_writes\": %" PRIu64 ", ",
                            s->stats.rx_data_timeouts,
                            s->stats.error_busy_commands,
                            s->stats.srst_while_error_busy,
-                           s->stats.dat1_asserted_gated);
+                           s->stats.dat1_asserted_gated,
+                           s->stats.dat1_stuck_writes);
 
     g_string_append_printf(str,
         "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
@@ -1877,6 +1884,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->reset_drain_ns;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         val = s->dat1_lose_edges;
+    } else if (!strcmp(name, "dat1-stuck")) {
+        val = s->dat1_stuck;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         val = s->rx_flush_ns;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
@@ -1932,6 +1941,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->reset_drain_ns = val;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         s->dat1_lose_edges = val;
+    } else if (!strcmp(name, "dat1-stuck")) {
+        s->dat1_stuck = val & (IRQ_DAT1 | IRQ_ADDI_DAT1);
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         s->rx_flush_ns = val;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
@@ -2154,7 +2165,7 @@ static const Property meson_mx_sdhc_properties[] = {
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
-    "r1b-busy-ns-now", "busy-while-programming-now",
+    "r1b-busy-ns-now", "busy-while-programming-now", "dat1-stuck",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -138,6 +138,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t srst_while_error_busy; /* SRST meanwhile: hung until the next */
     uint64_t dat1_asserted_gated; /* DAT1 low periods that began while the
                                      clock was gated (dat1-clock-gating) */
+    uint64_t dat1_stuck_writes; /* ISTA writes of 1 a stuck DAT1 bit
+                                   ignored (dat1-stuck) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -208,6 +210,8 @@ struct MesonMxSdhcState {
     bool dat1_latched;          /* this low period has latched (dat1-latch) */
     bool dat1_lost;             /* this low period latches nothing */
     uint32_t dat1_lose_edges;   /* QMP: the next N low periods latch nothing */
+    uint32_t dat1_stuck;        /* QMP: DAT1 bits of ISTA a write of 1 does
+                                   not clear (a fault) */
     uint32_t dat1_bit;          /* what dat1_timer will latch */
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */
