@@ -42,6 +42,20 @@ pub(crate) const DIRECT_HOLD_MS: i64 = 100;
 const RELEASE_WAIT_MS: i64 = 100;
 
 impl Sdhc {
+    /// Waits, at most [`WAIT_CMD_READY_TIMEOUT`](crate::hw::WAIT_CMD_READY_TIMEOUT), for the
+    /// controller to finish the failed command `opcode` (`STAT.CMD_BUSY` clear, `ESTA[13:11]`
+    /// 0) before its response is read and it is reset, as Amlogic's driver does on each of its
+    /// error paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`) and the C driver in
+    /// its interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`): an error can latch
+    /// while the DMA engine still finishes the transfer, and a reset then may leave it hung
+    /// (Documentation/emulated-board.rst, `error-busy-ns`). A controller still busy after the
+    /// bound is reset anyway (the warning says so).
+    pub(crate) fn settle_before_reset(&self, opcode: u32) {
+        let _ = self
+            .hw()
+            .wait_cmd_ready(opcode, crate::hw::WAIT_CMD_READY_TIMEOUT);
+    }
+
     /// Resets the controller after an error and waits for its DMA engine to drain
     /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again. Returns
     /// whether the controller showed idle afterwards.

@@ -338,6 +338,7 @@ impl Sdhc {
         // resets only for EIO/ETIMEDOUT on the command.
         let quiesce = errors.any();
         let idle = !quiesce || {
+            self.settle_before_reset(mrq.cmd().opcode());
             hw.read_response_into(mrq.cmd());
             self.quiesce()
         };

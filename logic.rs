@@ -369,6 +369,85 @@ pub(crate) fn relatch_window_us(bus_hz: u32) -> usize {
     us as usize
 }
 
+/// The RX phases tuning tried, in order from 0, and the window it settles in.
+///
+/// The RX phase counts input clocks within one SD clock period (`CLK2.RX_CLK_PHASE`, 0 to the
+/// divider's register value), so the last phase neighbours phase 0: a run of working phases
+/// that reaches the last phase goes on at phase 0. As Amlogic's own driver does
+/// (`aml_sdhc_execute_tuning_()` in `aml_sdhc_m8.c`), the run that ends at the last phase is
+/// merged with the one that starts at phase 0; the longest run wins, the first of equal ones
+/// (the run starting at phase 0 counts from where it starts once merged: the last run's start).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PhaseScan {
+    /// Phases tried so far.
+    tried: u32,
+    /// The length of the run starting at phase 0, once it has ended (0: none yet).
+    first_len: u32,
+    /// The run still open: its start and length (0: none).
+    cur_start: u32,
+    cur_len: u32,
+    /// The longest run that has ended.
+    best_start: u32,
+    best_len: u32,
+}
+
+/// The window [`PhaseScan`] settled in: `len` phases from `start`, wrapping after the last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PhaseWindow {
+    /// Its first phase.
+    pub(crate) start: u32,
+    /// How many phases it holds (at least 1).
+    pub(crate) len: u32,
+    /// The phase to settle on: the middle, `start + len / 2` modulo the phases tried.
+    pub(crate) middle: u32,
+}
+
+impl PhaseScan {
+    /// Records whether the next phase worked (the first call: phase 0).
+    pub(crate) fn push(&mut self, ok: bool) {
+        let phase = self.tried;
+        self.tried = self.tried.saturating_add(1);
+        if ok {
+            if self.cur_len == 0 {
+                self.cur_start = phase;
+            }
+            self.cur_len += 1;
+            return;
+        }
+        if self.cur_len == 0 {
+            return;
+        }
+        if self.cur_start == 0 {
+            self.first_len = self.cur_len;
+        }
+        if self.cur_len > self.best_len {
+            self.best_start = self.cur_start;
+            self.best_len = self.cur_len;
+        }
+        self.cur_len = 0;
+    }
+
+    /// The window to settle in, once every phase has been tried; `None` if no phase worked.
+    pub(crate) fn window(&self) -> Option<PhaseWindow> {
+        let (mut start, mut len) = (self.best_start, self.best_len);
+        // The last run, merged with the one from phase 0 if that one ended before it (a last
+        // run that starts at 0 is every phase).
+        let last = if self.cur_len > 0 && self.cur_start > 0 {
+            self.cur_len + self.first_len
+        } else {
+            self.cur_len
+        };
+        if last > len {
+            (start, len) = (self.cur_start, last);
+        }
+        if len == 0 {
+            return None;
+        }
+        let middle = (start + len / 2) % self.tried;
+        Some(PhaseWindow { start, len, middle })
+    }
+}
+
 /// How many data requests in a row may find the controller still showing activity, with bounce
 /// buffers held back after a reset, before those buffers are freed after one more reset
 /// anyway: a `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning)
@@ -486,6 +565,19 @@ impl IrqSources {
 /// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
 #[cfg(feature = "sdio_irq")]
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
+
+/// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
+/// `ista` (read back right after): those still set while DAT1 is high (`dat1_low` false), so
+/// that nothing can have latched them again. A bit that does not clear, enabled, would raise
+/// the interrupt again at every ack, for good: an interrupt storm of calls that find nothing
+/// pending. While DAT1 is low nothing is decided (0): the card may have latched it again.
+#[cfg(feature = "sdio_irq")]
+pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
+    if dat1_low {
+        return 0;
+    }
+    enabled & ista & DAT1_IRQS
+}
 
 /// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
 /// count) with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off). The

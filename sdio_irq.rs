@@ -41,6 +41,7 @@ use kernel::{
 use crate::{
     controller::Sdhc,
     logic::{
+        dat1_stuck_bits,
         ictl_enables,
         ADDI_DAT1_IRQ,
         CMD_IRQS,
@@ -82,8 +83,8 @@ struct State {
     signal: Option<SdioIrqSignal>,
     /// Interrupts [`SdioIrqs::service`] still probes the silicon's DAT1 latch with.
     probes_left: u32,
-    /// The DAT1 bits enabled and serviced: both, or `DAT1_IRQ` alone once `ADDI_DAT1_IRQ` has
-    /// been seen not to clear (Amlogic's header marks only bit 10 write-1-to-clear).
+    /// The DAT1 bits enabled and serviced: both, less each one seen not to clear when written
+    /// 1 (Amlogic's header marks only bit 10 write-1-to-clear; a fault may keep either).
     dat1: u32,
 }
 
@@ -127,6 +128,19 @@ impl SdioIrqs {
         st.signal.take()
     }
 
+    /// Turns DAT1 sampling on or off: `CTRL.SDIO_IRQ_MODE`, and with it `CLKC.CLK_JIC`, which
+    /// keeps the controller's clock running between commands. Amlogic's register header says
+    /// the mode "need[s] turn off clock gating" and `CLK_JIC` "1: will turn off clock gating":
+    /// with the clock gated while the bus is idle, DAT1 would be sampled only during the next
+    /// command. `CLKC`'s other fields belong to the clock tree (`clkc.rs`), whose changes come
+    /// from `set_ios` with the host claimed and no request in flight; the callers here run with
+    /// the host claimed or a request in flight: the two read-modify-write sequences never
+    /// overlap.
+    fn write_sampling(regs: &Regs, on: bool) {
+        regs.update(regs::CLKC, |r| r.with_clk_jic(on));
+        regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(on));
+    }
+
     /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
     fn write_enables(st: &State, regs: &Regs, cmd: u32) {
         let dat1 = if st.enabled && st.signal.is_some() {
@@ -154,7 +168,7 @@ impl SdioIrqs {
         st.enabled = enable;
         if enable != st.sampling {
             st.sampling = enable;
-            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(enable));
+            Self::write_sampling(regs, enable);
             if !enable {
                 // Nobody wants the interrupt: what latched before sampling stopped is stale.
                 regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
@@ -188,7 +202,7 @@ impl SdioIrqs {
     pub(crate) fn restore(&self, regs: &Regs) {
         let st = self.state.lock();
         if st.sampling {
-            regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(true));
+            Self::write_sampling(regs, true);
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }
@@ -244,25 +258,32 @@ impl SdioIrqs {
         st.enabled = false;
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
-        Self::check_addi_cleared(st, regs);
+        Self::check_dat1_cleared(st, regs);
         if let Some(signal) = st.signal.as_ref() {
             signal.signal();
         }
     }
 
-    /// Stops using `ADDI_DAT1_IRQ` if writing 1 did not clear it while the card does not hold
-    /// DAT1 low (nothing can have latched it again): enabled, it would raise the interrupt
-    /// again after every ack, for good. `DAT1_IRQ` and the look at DAT1 after each command
-    /// (`end_cmd`) still find a card interrupt raised between blocks.
-    fn check_addi_cleared(st: &mut State, regs: &Regs) {
-        if st.dat1 & ADDI_DAT1_IRQ == 0
-            || regs.read(regs::ISTA).into_raw() & ADDI_DAT1_IRQ == 0
-            || Self::dat1_low(regs)
-        {
+    /// Stops using a DAT1 bit that writing 1 did not clear while the card does not hold DAT1
+    /// low (nothing can have latched it again, [`dat1_stuck_bits`]): enabled, it would raise the
+    /// interrupt again after every ack, for good. What it costs is bounded: one call of the
+    /// function's handler with nothing pending per bit, and one warning. Without
+    /// `ADDI_DAT1_IRQ`, `DAT1_IRQ` and the look at DAT1 after each command (`end_cmd`) still
+    /// find a card interrupt raised between blocks; without `DAT1_IRQ` too, that look and the
+    /// host's timer (DAT1's level while the bus is idle) find every one, later.
+    fn check_dat1_cleared(st: &mut State, regs: &Regs) {
+        let ista = regs.read(regs::ISTA).into_raw();
+        let stuck = dat1_stuck_bits(st.dat1, ista, Self::dat1_low(regs));
+        if stuck == 0 {
             return;
         }
-        st.dat1 &= !ADDI_DAT1_IRQ;
-        pr_warn!("ISTA.ADDI_DAT1_IRQ does not clear when written: SDIO interrupts between blocks are found after the transfer\n");
+        st.dat1 &= !stuck;
+        if stuck & ADDI_DAT1_IRQ != 0 {
+            pr_warn!("ISTA.ADDI_DAT1_IRQ does not clear when written: SDIO interrupts between blocks are found after the transfer\n");
+        }
+        if stuck & !ADDI_DAT1_IRQ != 0 {
+            pr_warn!("ISTA.DAT1_IRQ does not clear when written: SDIO interrupts are found by looking at DAT1 after each command and every 250 ms\n");
+        }
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and

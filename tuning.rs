@@ -10,25 +10,13 @@ use kernel::{
 
 use crate::{
     controller::SdhcHost,
+    logic::PhaseScan,
     mmc::Tuning,
     regs, //
 };
 
 /// Tuning commands that must all succeed at one RX phase.
 const NUM_TUNING_TRIES: u32 = 10;
-
-/// The longest run of RX phases at which tuning worked.
-#[derive(Clone, Copy, Default)]
-struct Window {
-    start: u32,
-    len: u32,
-}
-
-impl Window {
-    fn middle(&self) -> u32 {
-        self.start + self.len / 2
-    }
-}
 
 impl SdhcHost {
     /// Whether all tuning commands succeed at the current RX phase.
@@ -40,45 +28,21 @@ impl SdhcHost {
     }
 
     /// Tries every RX phase the divider allows and settles in the middle of the longest
-    /// working window; without any, goes back to the original phase and fails.
+    /// working window, which may wrap from the last phase to phase 0 ([`PhaseScan`]); without
+    /// any, goes back to the original phase and fails.
     pub(crate) fn execute_tuning(&self, tuning: &Tuning<'_>, opcode: u32) -> Result {
         let sdhc = &self.sdhc;
         let hw = sdhc.hw();
         let old_phase = sdhc.regs.read(regs::CLK2).rx_clk_phase().get();
         let div = sdhc.regs.read(regs::CLKC).clk_div().get();
 
-        let mut cur = Window::default();
-        let mut best = Window::default();
-
+        let mut scan = PhaseScan::default();
         for phase in 0..=div {
             hw.set_rx_phase(phase);
-
-            if Self::tuning_point_matches(tuning, opcode) {
-                if cur.len == 0 {
-                    cur.start = phase;
-                    dev_dbg!(sdhc.dev, "New RX phase window starts at {}\n", phase);
-                }
-                cur.len += 1;
-            } else {
-                if cur.len > best.len {
-                    best = cur;
-                    dev_dbg!(
-                        sdhc.dev,
-                        "New best RX phase window: {} - {}\n",
-                        best.start,
-                        best.start + best.len
-                    );
-                }
-                // Reset the current window.
-                cur.len = 0;
-            }
+            scan.push(Self::tuning_point_matches(tuning, opcode));
         }
 
-        // The last window may be the best (or the only) one.
-        if cur.len > best.len {
-            best = cur;
-        }
-        if best.len == 0 {
+        let Some(best) = scan.window() else {
             // No window was found at all: back to the original phase. The C driver leaves the
             // message to the core ("tuning execution failed"); the clock and the phases tried
             // say where to look.
@@ -92,10 +56,17 @@ impl SdhcHost {
                 old_phase
             );
             return Err(EIO);
-        }
+        };
 
-        hw.set_rx_phase(best.middle());
-        dev_dbg!(sdhc.dev, "Tuned RX clock phase to {}\n", best.middle());
+        hw.set_rx_phase(best.middle);
+        dev_dbg!(
+            sdhc.dev,
+            "Tuned RX clock phase to {} (window of {} from phase {}, of 0-{})\n",
+            best.middle,
+            best.len,
+            best.start,
+            div
+        );
         Ok(())
     }
 }

@@ -704,4 +704,89 @@ pub(crate) mod suite {
         assert_eq!(arm_after_ms(10_000, u32::MAX), 1);
         Ok(())
     }
+
+    /// The window a scan of `good` (one character per phase, `#` worked, `.` failed) settles
+    /// in, as (start, len, middle).
+    fn scan(good: &str) -> Option<(u32, u32, u32)> {
+        let mut s = PhaseScan::default();
+        for c in good.bytes() {
+            s.push(c == b'#');
+        }
+        s.window().map(|w| (w.start, w.len, w.middle))
+    }
+
+    #[test]
+    fn tuning_window_unwrapped_is_the_c_drivers() -> TestResult {
+        // The middle of the longest run, start + len / 2; the first of equal runs.
+        assert_eq!(scan("###......"), Some((0, 3, 1)));
+        assert_eq!(scan("....##..."), Some((4, 2, 5)));
+        assert_eq!(scan(".......##"), Some((7, 2, 8)));
+        assert_eq!(scan(".##..###."), Some((5, 3, 6)));
+        assert_eq!(scan(".##.##..."), Some((1, 2, 2)));
+        // Runs at both ends, the one at the end the longer: no merge needed to pick it, but
+        // merged with the one at 0 it is longer still.
+        assert_eq!(scan("#...####."), Some((4, 4, 6)));
+        Ok(())
+    }
+
+    #[test]
+    fn tuning_window_wraps_from_the_last_phase_to_phase_0() -> TestResult {
+        // Phases 7, 8, 0, 1, 2: the middle is 0, not 1 (the middle of 0-2 alone).
+        assert_eq!(scan("###....##"), Some((7, 5, 0)));
+        // The merged run beats a longer run elsewhere that each half alone does not.
+        assert_eq!(scan("##.###.##"), Some((7, 4, 0)));
+        assert_eq!(scan("##.###..##"), Some((8, 4, 0)));
+        // The middle past the last phase goes on at 0.
+        assert_eq!(scan("#......##"), Some((7, 3, 8)));
+        assert_eq!(scan("##......#"), Some((8, 3, 0)));
+        assert_eq!(scan("###.....#"), Some((8, 4, 1)));
+        // Equal to a run elsewhere: the first (the earlier one) stays.
+        assert_eq!(scan("#.###...##"), Some((2, 3, 3)));
+        assert_eq!(scan("##.####.##"), Some((3, 4, 5)));
+        Ok(())
+    }
+
+    #[test]
+    fn tuning_window_edge_cases() -> TestResult {
+        // No phase, or no phase works: nothing to settle on.
+        assert_eq!(scan(""), None);
+        assert_eq!(scan("........."), None);
+        // Every phase: the middle of all of them (no wrap to merge).
+        assert_eq!(scan("#########"), Some((0, 9, 4)));
+        assert_eq!(scan("##########"), Some((0, 10, 5)));
+        // One phase of one, one phase working.
+        assert_eq!(scan("#"), Some((0, 1, 0)));
+        assert_eq!(scan("....#...."), Some((4, 1, 4)));
+        assert_eq!(scan("#........"), Some((0, 1, 0)));
+        assert_eq!(scan("........#"), Some((8, 1, 8)));
+        // Two phases, both ends: a wrapped run of two.
+        assert_eq!(scan("#.#"), Some((2, 2, 0)));
+        assert_eq!(scan("#.......#"), Some((8, 2, 0)));
+        // A stale run start after the last phase failed is not merged.
+        assert_eq!(scan("##...##.."), Some((0, 2, 1)));
+        Ok(())
+    }
+
+    #[cfg(feature = "sdio_irq")]
+    #[test]
+    fn dat1_bits_that_do_not_clear_are_dropped_only_while_dat1_is_high() -> TestResult {
+        const DAT1_IRQ: u32 = 1 << 10;
+        // Cleared: nothing to drop.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, 0, false), 0);
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, 1 << 11, false), 0);
+        // Still set with DAT1 high: dropped, each bit on its own.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, DAT1_IRQ, false), DAT1_IRQ);
+        assert_eq!(
+            dat1_stuck_bits(DAT1_IRQS, ADDI_DAT1_IRQ, false),
+            ADDI_DAT1_IRQ
+        );
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, ALL_IRQS, false), DAT1_IRQS);
+        // DAT1 low: the card may have latched it again, nothing is decided.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQS, DAT1_IRQS, true), 0);
+        // Only bits still in use: one dropped before stays dropped, no other bit counts.
+        assert_eq!(dat1_stuck_bits(DAT1_IRQ, DAT1_IRQS, false), DAT1_IRQ);
+        assert_eq!(dat1_stuck_bits(0, DAT1_IRQS, false), 0);
+        assert_eq!(dat1_stuck_bits(u32::MAX, u32::MAX, false), DAT1_IRQS);
+        Ok(())
+    }
 }

@@ -54,7 +54,8 @@
  *    inside the window; outside it the read ends with a data CRC error, as
  *    fault-kind=data-crc injects one (garbage in memory, ISTA.DATA_ERR_CRC),
  *    counted in rx_window_crc_errors.  "all" (default), "none" or "LO-HI",
- *    in percent of the SD clock period: phase * 100 / (divider + 1).
+ *    in percent of the SD clock period: phase * 100 / (divider + 1); LO > HI
+ *    wraps (LO-100 and 0-HI: the phase counts within one period).
  *
  * Timing model (QEMU_CLOCK_VIRTUAL; run with -icount so results do not
  * depend on the host): every command costs cmd-latency-ns plus its bits on
@@ -139,6 +140,7 @@
 #define CLKC_TX_CLK_EN          BIT(14)
 #define CLKC_MOD_CLK_EN         BIT(15)
 #define CLKC_SRC_SEL(v)         (((v) >> 16) & 0x3)
+#define CLKC_CLK_JIC            BIT(24)
 #define CLKC_MEM_PWR_OFF        (3u << 25)
 
 /* MISC */
@@ -174,6 +176,8 @@
 /* ENHC */
 #define ENHC_SDIO_IRQ_PERIOD(v) (((v) >> 8) & 0xff)
 #define ENHC_DMA_WR_RESP        (1u << 17) /* meson6/8/8b: no write resp check */
+/* meson8/meson8b only (meson8m2 has other fields there) */
+#define ENHC_RX_TIMEOUT(v)      ((v) & 0xff)
 
 /* SRST */
 #define SRST_MAIN_CTRL          BIT(0)
@@ -270,6 +274,11 @@ static bool meson_mx_sdhc_rx_sampled_ok(MesonMxSdhcState *s, uint64_t hz)
     if (s->rx_window_none) {
         return false;
     }
+    if (s->rx_window_lo > s->rx_window_hi) {
+        /* wrapped: the RX phase counts within one SD clock period */
+        return phase * 100 >= s->rx_window_lo * period ||
+               phase * 100 <= s->rx_window_hi * period;
+    }
     return phase * 100 >= s->rx_window_lo * period &&
            phase * 100 <= s->rx_window_hi * period;
 }
@@ -316,6 +325,23 @@ static int64_t meson_mx_sdhc_pick_stall(MesonMxSdhcState *s, uint32_t send)
     s->stats.busy_stalls++;
     s->stats.stall_ns += total;
     return total;
+}
+
+/*
+ * ENHC.RX_TIMEOUT ("Data Rx Timeout Setting", meson8/meson8b; both drivers
+ * program 255): how long the controller waits for a read's next block, in
+ * ns at bus clock hz; 0: for ever (meson8m2, a field of 0, or the property
+ * rx-data-timeout-unit-clks 0).
+ */
+static int64_t meson_mx_sdhc_rx_data_timeout_ns(MesonMxSdhcState *s,
+                                                uint64_t hz)
+{
+    uint64_t units = ENHC_RX_TIMEOUT(s->regs[R_ENHC]);
+
+    if (s->hw_flush || !units || !s->rx_data_timeout_unit_clks) {
+        return 0;
+    }
+    return meson_mx_sdhc_clocks_ns(units * s->rx_data_timeout_unit_clks, hz);
 }
 
 static bool meson_mx_sdhc_fault_eligible(int kind, uint32_t send)
@@ -451,6 +477,18 @@ static void meson_mx_sdhc_latch(MesonMxSdhcState *s, uint32_t ista)
  * began while they were off never latches.  Without SDIO_IRQ_MODE nothing
  * latches.
  */
+/*
+ * dat1-clock-gating: the controller gates its clock between commands unless
+ * CLKC.CLK_JIC ("1: will turn off clock gating", Amlogic's header, which
+ * says CTRL.SDIO_IRQ_MODE needs clock gating off); gated, it does not sample
+ * DAT1 while no command runs.
+ */
+static bool meson_mx_sdhc_dat1_gated(MesonMxSdhcState *s)
+{
+    return s->dat1_clock_gating && !s->busy &&
+           !(s->regs[R_CLKC] & CLKC_CLK_JIC);
+}
+
 static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -483,6 +521,10 @@ static void meson_mx_sdhc_dat1_check(MesonMxSdhcState *s)
         }
         bit = IRQ_ADDI_DAT1;
         when = s->cur_data_start + k * s->cur_block_ns;
+    } else if (meson_mx_sdhc_dat1_gated(s)) {
+        /* not sampled until the next command runs the clock */
+        timer_del(s->dat1_timer);
+        return;
     } else {
         bit = IRQ_DAT1;
         when = now + meson_mx_sdhc_clocks_ns(
@@ -543,6 +585,10 @@ static void meson_mx_sdhc_dat1_in(void *opaque, int n, int level)
                 s->dat1_lost = true;
                 s->stats.dat1_masked_unlatched++;
             }
+        }
+        if ((s->regs[R_CTRL] & CTRL_SDIO_IRQ_MODE) &&
+            meson_mx_sdhc_dat1_gated(s)) {
+            s->stats.dat1_asserted_gated++;
         }
         if (s->dat1_lose_edges) {
             s->dat1_lose_edges--;
@@ -886,7 +932,8 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             }
             sdbus_read_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
         }
-        if (!err && s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
+        if (!err && (s->cur_fault == MESON_FAULT_DATA_TIMEOUT ||
+                     s->cur_rx_data_timeout)) {
             /* the data never arrived; nothing reaches memory */
             err = IRQ_DATA_TIMEOUT;
         } else if (!err) {
@@ -1013,6 +1060,28 @@ static bool meson_mx_sdhc_error_is_late(MesonMxSdhcState *s, uint32_t ista,
            !(err & ~(IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT));
 }
 
+/*
+ * error-busy-ns: a transfer's error that latches with the completion (a
+ * response CRC error while the data moved, a data error that is not late)
+ * leaves the controller finishing it, busy (STAT.CMD_BUSY, ESTA[13:11], as
+ * under busy-hold) for error-busy-ns; an SRST meanwhile hangs it until the
+ * next SRST (meson_mx_sdhc_write).  Not for DMA errors (the emulator's
+ * own) nor a response timeout (no data moved).
+ */
+static void meson_mx_sdhc_error_busy(MesonMxSdhcState *s, uint32_t ista)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->error_busy_ns || !(s->cur_send & SEND_CMD_HAS_DATA) ||
+        !(ista & (IRQ_RESP_ERR_CRC | IRQ_DATA_ERR_CRC | IRQ_DATA_TIMEOUT)) ||
+        (ista & (IRQ_RESP_TIMEOUT | IRQ_RXFIFO_FULL | IRQ_TXFIFO_EMPTY))) {
+        return;
+    }
+    s->error_busy_until = now + s->error_busy_ns;
+    s->busy_hold_until = MAX(s->busy_hold_until, s->error_busy_until);
+    s->stats.error_busy_commands++;
+}
+
 static void meson_mx_sdhc_complete(void *opaque)
 {
     MesonMxSdhcState *s = opaque;
@@ -1067,6 +1136,7 @@ static void meson_mx_sdhc_complete(void *opaque)
                                  s->late_status_ns);
     } else {
         s->busy = false;
+        meson_mx_sdhc_error_busy(s, ista);
     }
     if (s->cur_fault == MESON_FAULT_LOST_IRQ) {
         /* done inside the controller; the interrupt logic is stuck */
@@ -1115,6 +1185,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     s->cur_ista = 0;
     s->cur_rx_crc = false;
     s->cur_stop_timeout = false;
+    s->cur_rx_data_timeout = false;
     s->busy = true;
     memset(s->resp, 0, sizeof(s->resp));
 
@@ -1263,6 +1334,9 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
         if (s->cur_fault == MESON_FAULT_DATA_TIMEOUT) {
             done += s->data_timeout_ns;
         } else {
+            int64_t stall = meson_mx_sdhc_pick_stall(s, send);
+            int64_t rx_limit = meson_mx_sdhc_rx_data_timeout_ns(s, hz);
+
             if (!(send & SEND_DATA_DIR)) {
                 done += s->read_access_ns;
             } else {
@@ -1271,8 +1345,20 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
             s->cur_data_start = done;
             s->cur_block_ns = meson_mx_sdhc_clocks_ns(per_block, hz);
             done += meson_mx_sdhc_clocks_ns(per_block * blocks, hz);
-            /* the card's stalls inside the transfer */
-            done += meson_mx_sdhc_pick_stall(s, send);
+            if (stall && !(send & SEND_DATA_DIR) && rx_limit &&
+                s->read_access_ns + s->stall_read_ns > rx_limit) {
+                /*
+                 * The card's first stall (its access time stretched)
+                 * outlasts ENHC.RX_TIMEOUT: the controller gives up with a
+                 * data timeout, nothing reaches memory.
+                 */
+                s->cur_rx_data_timeout = true;
+                s->stats.rx_data_timeouts++;
+                done = s->cur_data_start - s->read_access_ns + rx_limit;
+            } else {
+                /* the card's stalls inside the transfer */
+                done += stall;
+            }
         }
         if (blocks > 1 && (!(s->regs[R_MISC] & MISC_MANUAL_STOP) ||
                            s->ignore_manual_stop)) {
@@ -1433,6 +1519,11 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         meson_mx_sdhc_dat1_check(s);
         break;
     case R_ISTA:
+        if (v & s->regs[R_ISTA] & s->dat1_stuck) {
+            /* dat1-stuck: the fault keeps these latched */
+            s->stats.dat1_stuck_writes++;
+            v &= ~s->dat1_stuck;
+        }
         s->regs[R_ISTA] &= ~(v & IRQ_ALL);
         s->irq_edge_lost = false;
         meson_mx_sdhc_update_irq(s);
@@ -1440,6 +1531,7 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
         break;
     case R_CTRL:
     case R_ENHC:
+    case R_CLKC:    /* CLK_JIC: dat1-clock-gating */
         s->regs[idx] = v;
         meson_mx_sdhc_dat1_check(s);
         break;
@@ -1453,11 +1545,23 @@ static void meson_mx_sdhc_write(void *opaque, hwaddr offset, uint64_t value,
             meson_mx_sdhc_rx_tail_lose(s);
         }
         if (v & SRST_MAIN_CTRL) {
+            bool hang = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
+                        s->error_busy_until;
+
             s->stats.srst_resets++;
             if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->card_busy_until) {
                 s->stats.srst_while_programming++;
             }
             meson_mx_sdhc_reset_ctrl(s);
+            s->error_busy_until = 0;
+            if (hang) {
+                /* error-busy: the DMA interface hangs until the next SRST */
+                qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdhc: SRST while the"
+                              " controller finishes a failed transfer: busy"
+                              " until the next SRST\n");
+                s->busy_hold_until = INT64_MAX;
+                s->stats.srst_while_error_busy++;
+            }
         }
         if (v & (SRST_MAIN_CTRL | SRST_DMA_IF)) {
             meson_mx_sdhc_dma_reset(s);
@@ -1597,7 +1701,10 @@ static char *meson_mx_sdhc_get_rx_window(Object *obj, Error **errp)
     return g_strdup_printf("%u-%u", s->rx_window_lo, s->rx_window_hi);
 }
 
-/* "all", "none" or "LO-HI" (percent, 0 <= LO <= HI <= 100) */
+/*
+ * "all", "none" or "LO-HI" (percent, LO, HI <= 100; LO > HI wraps: LO-100
+ * and 0-HI)
+ */
 static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
                                         Error **errp)
 {
@@ -1616,9 +1723,9 @@ static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
         return;
     }
     if (sscanf(v, "%u-%u%n", &lo, &hi, &n) != 2 || n < 0 || v[n] ||
-        lo > hi || hi > 100) {
+        lo > 100 || hi > 100) {
         error_setg(errp, "meson-mx-sdhc: rx-window '%s' is not all, none or"
-                   " LO-HI (percent, LO <= HI <= 100)", v);
+                   " LO-HI (percent, LO, HI <= 100; LO > HI wraps)", v);
         return;
     }
     s->rx_window_none = false;
@@ -1632,6 +1739,17 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     GString *str = g_string_new("{");
     g_autofree char *window = meson_mx_sdhc_get_rx_window(obj, NULL);
     bool first = true;
+
+    g_string_append_printf(str, "\"rx_data_timeouts\": %" PRIu64
+                           ", \"error_busy_commands\": %" PRIu64
+                           ", \"srst_while_error_busy\": %" PRIu64
+                           ", \"dat1_asserted_gated\": %" PRIu64
+                           ", \"dat1_stuck_writes\": %" PRIu64 ", ",
+                           s->stats.rx_data_timeouts,
+                           s->stats.error_busy_commands,
+                           s->stats.srst_while_error_busy,
+                           s->stats.dat1_asserted_gated,
+                           s->stats.dat1_stuck_writes);
 
     g_string_append_printf(str,
         "\"commands\": %" PRIu64 ", \"data_commands\": %" PRIu64
@@ -1832,6 +1950,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->reset_drain_ns;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         val = s->dat1_lose_edges;
+    } else if (!strcmp(name, "dat1-stuck")) {
+        val = s->dat1_stuck;
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         val = s->rx_flush_ns;
     } else if (!strcmp(name, "dram-ack-ns-now")) {
@@ -1889,6 +2009,8 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->reset_drain_ns = val;
     } else if (!strcmp(name, "dat1-lose-edges")) {
         s->dat1_lose_edges = val;
+    } else if (!strcmp(name, "dat1-stuck")) {
+        s->dat1_stuck = val & (IRQ_DAT1 | IRQ_ADDI_DAT1);
     } else if (!strcmp(name, "rx-flush-ns-now")) {
         s->rx_flush_ns = val;
     } else if (!strcmp(name, "dram-ack-ns-now")) {
@@ -2060,6 +2182,12 @@ static const Property meson_mx_sdhc_properties[] = {
     /* the card's response and CRC status delays, against CTRL.RX_TIMEOUT */
     DEFINE_PROP_UINT32("ncr-clks", MesonMxSdhcState, ncr_clks, 16),
     DEFINE_PROP_UINT32("ncrc-clks", MesonMxSdhcState, ncrc_clks, 4),
+    DEFINE_PROP_UINT32("rx-data-timeout-unit-clks", MesonMxSdhcState,
+                       rx_data_timeout_unit_clks, 1024),
+    DEFINE_PROP_UINT32("error-busy-ns", MesonMxSdhcState, error_busy_ns,
+                       100000),
+    DEFINE_PROP_BOOL("dat1-clock-gating", MesonMxSdhcState,
+                     dat1_clock_gating, true),
     /*
      * What nothing on record says about the silicon; each default is the
      * reading less kind to a driver (Documentation/emulated-board.rst,
@@ -2111,6 +2239,7 @@ static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
     "dram-ack-ns-now", "r1b-busy-ns-now", "busy-while-programming-now",
+    "dat1-stuck",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -134,6 +134,13 @@ typedef struct MesonMxSdhcStats {
     uint64_t r1b_busy_commands; /* R1b commands busy for r1b-busy-ns */
     uint64_t cmds_while_card_busy; /* commands but CMD12/CMD13 sent while
                                       the card held DAT0 busy */
+    uint64_t rx_data_timeouts;  /* reads stalled past ENHC.RX_TIMEOUT */
+    uint64_t error_busy_commands; /* failed transfers busy error-busy-ns */
+    uint64_t srst_while_error_busy; /* SRST meanwhile: hung until the next */
+    uint64_t dat1_asserted_gated; /* DAT1 low periods that began while the
+                                     clock was gated (dat1-clock-gating) */
+    uint64_t dat1_stuck_writes; /* ISTA writes of 1 a stuck DAT1 bit
+                                   ignored (dat1-stuck) */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -160,6 +167,7 @@ struct MesonMxSdhcState {
     uint32_t lost_ista;         /* what ISTA would have latched meanwhile */
     bool irq_edge_lost;         /* lost-edge: output low until ISTA/ICTL write */
     int64_t busy_hold_until;    /* busy-hold: CMD_BUSY, ESTA[13:11] until */
+    int64_t error_busy_until;   /* a failed transfer's DMA finishes until */
     bool late_status;           /* the data error latches when CMD_BUSY clears */
     uint32_t late_status_ista;  /* that error */
 
@@ -195,6 +203,7 @@ struct MesonMxSdhcState {
     int cur_fault;
     bool cur_rx_crc;            /* read sampled outside the rx-window */
     bool cur_stop_timeout;      /* its auto CMD12 went unanswered (SDIO) */
+    bool cur_rx_data_timeout;   /* the card stalled past ENHC.RX_TIMEOUT */
     uint32_t cur_ista;          /* what completion will set in ISTA */
 
     MesonMxSdhcStats stats;
@@ -204,6 +213,8 @@ struct MesonMxSdhcState {
     bool dat1_latched;          /* this low period has latched (dat1-latch) */
     bool dat1_lost;             /* this low period latches nothing */
     uint32_t dat1_lose_edges;   /* QMP: the next N low periods latch nothing */
+    uint32_t dat1_stuck;        /* QMP: DAT1 bits of ISTA a write of 1 does
+                                   not clear (a fault) */
     uint32_t dat1_bit;          /* what dat1_timer will latch */
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */
@@ -282,6 +293,12 @@ struct MesonMxSdhcState {
     uint32_t data_timeout_ns;
     uint32_t ncr_clks;          /* the card's response delay (Ncr) */
     uint32_t ncrc_clks;         /* its CRC status delay after a write block */
+    /* bus clocks per unit of ENHC.RX_TIMEOUT (meson8/8b; 0: no timeout) */
+    uint32_t rx_data_timeout_unit_clks;
+    uint32_t error_busy_ns;     /* busy after an error latched with the
+                                   completion of a transfer */
+    bool dat1_clock_gating;     /* no DAT1 sampling between commands
+                                   unless CLKC.CLK_JIC */
 };
 
 #endif
