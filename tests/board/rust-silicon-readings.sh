@@ -25,8 +25,9 @@
 #              write, so the core's next command (CMD12, CMD13) finds the controller ready:
 #              no controller reset while the card programs (the model's
 #              srst_while_programming 0), the retried write and its read verify;
-#   stop       a multi-block write fails with a data timeout (no CRC status) and a multi-block
-#              read with a data CRC error, and the controller leaves the card in its
+#   stop       (last, after the r1b phase's new bind, while the MMC core sends whole
+#              requests) a multi-block write fails with a data timeout (no CRC status) and a
+#              multi-block read with a data CRC error, and the controller leaves the card in its
 #              receiving- or sending-data state (the model's default stop-after-error=false;
 #              the late and failprog phases fail multi-block writes too): the driver sends the
 #              request's stop (CMD12) itself after its reset (stats error_stops), so no command
@@ -119,7 +120,6 @@ phase late late 12
 phase busy busy 13
 phase program program 16
 phase failprog failprog 17
-phase stop stop 18
 phase lost-edge lost-edge 14
 # flushfail: the read's last words land 3 ms after the flush, past the driver's 1 ms poll
 echo 1 > "$D/stats"
@@ -163,6 +163,10 @@ host_sync r1b-off
 host_sync stats-r1b
 D=$(rs_debugfs)
 say "PHASE r1b card=$crc rc=$rrc not_ready=$(st error_not_ready)"
+# stop: last, on the host bound again, whose new block queue sends whole requests (once a
+# request has failed, the MMC core sends it one block at a time, and later requests on the
+# same tag too)
+phase stop stop 18
 say "@@READINGS done"
 G
 )
