@@ -236,6 +236,18 @@ impl Hw<'_> {
     /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`); fails if the controller
     /// cannot be made ready for it, with nothing sent.
     pub(crate) fn start_cmd(&self, cmd: &CmdInfo) -> Result {
+        self.start(cmd, true)
+    }
+
+    /// Programs and starts a command as [`Self::start_cmd`] does, but with none of its
+    /// interrupts enabled: a command sent while a request completes, whose end the caller
+    /// polls for in `ISTA` (no interrupt handler has a request to complete with it).
+    pub(crate) fn start_polled_cmd(&self, cmd: &CmdInfo) -> Result {
+        self.start(cmd, false)
+    }
+
+    /// Programs and starts `cmd`, with its interrupts enabled if `irqs`.
+    fn start(&self, cmd: &CmdInfo, irqs: bool) -> Result {
         let p = CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds);
         let regs = self.regs;
         // Ready (or reset) before anything of the command is written: a reset may return the
@@ -249,7 +261,8 @@ impl Hw<'_> {
         regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         // The SDIO card interrupt (DAT1) is neither cleared nor disabled: it belongs to no
         // command.
-        self.sdio.write_cmd_ictl(regs, p.ictl);
+        let ictl = if irqs { p.ictl } else { regs::ICTL::zeroed() };
+        self.sdio.write_cmd_ictl(regs, ictl);
 
         regs.write_reg(regs::ARGU::from_raw(cmd.arg));
 
@@ -442,7 +455,7 @@ impl Hw<'_> {
     }
 
     /// Resets the whole controller.
-    fn reset(&self) {
+    pub(crate) fn reset(&self) {
         reset(self.regs);
         // The reset may return DAT1 sampling and its enables to their reset values.
         self.sdio.restore(self.regs);

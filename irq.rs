@@ -304,7 +304,7 @@ impl Sdhc {
     /// How long the controller may stay busy after `mrq`'s completion interrupt: the C
     /// driver's 100 ms, or the card's own busy time after a write or an R1b command if that is
     /// longer (`CMD_BUSY` may cover it: [`logic::ready_wait_ms`]).
-    fn ready_wait(&self, mrq: &Request) -> Delta {
+    pub(crate) fn ready_wait(&self, mrq: &Request) -> Delta {
         let cmd = mrq.cmd();
         let write_block_ms = mrq.data().filter(|d| d.is_write()).map_or(0, |d| {
             let (ns, clks) = d.timeout();
@@ -348,7 +348,10 @@ impl Sdhc {
         }
         let result = self.finish_data(&mut mrq, bounced, quiesce, &mut errors);
         let idle = idle && !result.busy;
-        if !quiesce {
+        if quiesce {
+            // The card may be left in its data state: the request's stop ends it (`stop.rs`).
+            self.stop_after_error(&mrq, &errors);
+        } else {
             hw.read_response_into(mrq.cmd());
             if mrq.data().is_some() {
                 // Clear the FIFOs after completing data transfers to prevent corrupting data on

@@ -615,6 +615,27 @@ pub(crate) enum ErrorKind {
     Deadline,
 }
 
+/// `ISTA`: the bits that end a command without data: `RESP_OK`, `RESP_TIMEOUT`,
+/// `RESP_ERR_CRC`.
+pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
+
+/// Whether a request with a stop command (a multi-block transfer) whose command failed as `cmd`
+/// and whose data failed as `data` may have left the card in its sending-data or
+/// receiving-data state, which only that stop (CMD12) ends: the card took the command and its
+/// data phase ended early. After a successful transfer the controller sends CMD12 itself; after
+/// a failed one nothing says it does (FreeBSD's driver: only after a successful one). So: a
+/// data CRC error or timeout (a write's CRC status included), or a FIFO error of the DMA during
+/// the data phase. Not a response error or timeout alone, after which the card may never have
+/// taken the command; not a controller that only stayed busy afterwards ([`ErrorKind::NotReady`],
+/// its transfer reported complete) nor a read whose last words did not leave the FIFO
+/// ([`ErrorKind::Flush`]): the controller's own CMD12 ended those.
+pub(crate) fn stop_after_error(cmd: Option<ErrorKind>, data: Option<ErrorKind>) -> bool {
+    matches!(
+        data,
+        Some(ErrorKind::DataCrc | ErrorKind::DataTimeout)
+    ) || cmd == Some(ErrorKind::Fifo)
+}
+
 #[cfg(feature = "stats")]
 impl ErrorKind {
     /// Every kind, in the order of [`Stats::errors`].
@@ -765,6 +786,11 @@ pub(crate) struct Stats {
     pub(crate) held_back: u64,
     /// Times held buffers were freed after another reset without the controller showing idle.
     pub(crate) held_forced: u64,
+    /// Stop commands (CMD12) the driver sent after a failed multi-block transfer.
+    pub(crate) error_stops: u64,
+    /// Of those, the ones that failed (no response, a CRC error, a controller or card still
+    /// busy): the core's recovery has the card to bring back.
+    pub(crate) error_stops_failed: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -795,6 +821,8 @@ impl Stats {
             quiesce_busy: 0,
             held_back: 0,
             held_forced: 0,
+            error_stops: 0,
+            error_stops_failed: 0,
         }
     }
 
@@ -902,6 +930,14 @@ impl Stats {
     /// Counts held buffers freed without the controller showing idle.
     pub(crate) fn record_held_forced(&mut self) {
         self.held_forced = self.held_forced.wrapping_add(1);
+    }
+
+    /// Counts a stop command sent after a failed transfer, and whether it succeeded.
+    pub(crate) fn record_error_stop(&mut self, ok: bool) {
+        self.error_stops = self.error_stops.wrapping_add(1);
+        if !ok {
+            self.error_stops_failed = self.error_stops_failed.wrapping_add(1);
+        }
     }
 
     /// Counts a quiescing reset, the time waited after it for the DMA engine and whether the
@@ -1046,6 +1082,8 @@ impl fmt::Display for Stats {
         writeln!(f, "quiesce_busy: {}", Dec(self.quiesce_busy))?;
         writeln!(f, "held_back: {}", Dec(self.held_back))?;
         writeln!(f, "held_forced: {}", Dec(self.held_forced))?;
+        writeln!(f, "error_stops: {}", Dec(self.error_stops))?;
+        writeln!(f, "error_stops_failed: {}", Dec(self.error_stops_failed))?;
         for k in ErrorKind::ALL {
             writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
         }

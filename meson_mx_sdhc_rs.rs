@@ -57,6 +57,7 @@ mod soc;
 // The statistics, in debugfs.
 #[cfg(feature = "stats")]
 mod stats;
+mod stop;
 // The stubs of the features the driver is built without, each used below under the name of
 // the feature's module.
 #[cfg(not(all(

@@ -362,6 +362,8 @@ pub(crate) mod stats {
 
         pub(crate) fn record_held_forced(&mut self) {}
 
+        pub(crate) fn record_error_stop(&mut self, _ok: bool) {}
+
         #[cfg(feature = "double_buffer")]
         pub(crate) fn record_prepared(&mut self) {}
 

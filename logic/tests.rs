@@ -533,6 +533,24 @@ pub(crate) mod suite {
     }
 
     #[test]
+    fn stop_follows_a_failed_data_phase_only() -> TestResult {
+        use ErrorKind::*;
+        // The card took the command and its data phase ended early.
+        assert!(stop_after_error(None, Some(DataCrc)));
+        assert!(stop_after_error(None, Some(DataTimeout)));
+        assert!(stop_after_error(Some(Fifo), None));
+        assert!(stop_after_error(Some(CmdCrc), Some(DataCrc)));
+        // Nothing failed, or the card may never have taken the command.
+        assert!(!stop_after_error(None, None));
+        assert!(!stop_after_error(Some(CmdCrc), None));
+        assert!(!stop_after_error(Some(CmdTimeout), None));
+        // The transfer completed (the controller sent its own CMD12).
+        assert!(!stop_after_error(None, Some(NotReady)));
+        assert!(!stop_after_error(None, Some(Flush)));
+        Ok(())
+    }
+
+    #[test]
     fn held_buffers_are_freed_when_idle_or_after_the_last_try() -> TestResult {
         assert_eq!(held_release(true, 0), HeldRelease::Free);
         assert_eq!(held_release(true, HELD_MAX_TRIES - 1), HeldRelease::Free);

@@ -43,6 +43,9 @@
  *    the card is busy is counted (cmds_while_card_busy) and starts when the
  *    card is done; CMD12 and CMD13 are answered at once, CMD13 with the
  *    card's state PRG;
+ *  - stop-after-error: a failed multi-block transfer leaves the card in its
+ *    sending- or receiving-data state until CMD12 (default false), or the
+ *    controller stops it (true);
  *  - CLKC: divider [11:0], gates sd/rx/tx/mod [12..15], source mux [17:16],
  *    MEM_PWR_OFF [26:25]; CLK2 holds the RX/SD clock phases; MISC the
  *    manual-stop bit.  A command sent with the RX phase (CLK2[11:0]) beyond
@@ -704,6 +707,46 @@ static bool meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
 }
 
 /*
+ * stop-after-error: whether the controller sends CMD12 itself after a data
+ * transfer that failed.  After a successful multi-block transfer it does
+ * (MISC.MANUAL_STOP clear); FreeBSD's aml8726_sdxc-m8.c says so and sends
+ * the request's stop itself after any error, as Amlogic's aml_sdhc_m8.c
+ * does after a timeout or a FIFO error.  false (default): a failed
+ * multi-block transfer leaves the card in its sending-data or
+ * receiving-data state until it gets CMD12 (counted in data_state_left);
+ * true: the controller stops it.  A failed single-block transfer ends as
+ * the card ends it under either reading.  Returns whether to send CMD12.
+ */
+static bool meson_mx_sdhc_stop_card(MesonMxSdhcState *s, uint32_t blocks,
+                                    bool auto_stop, uint32_t err)
+{
+    bool in_data = sdbus_data_ready(&s->sdbus) ||
+                   sdbus_receive_ready(&s->sdbus);
+
+    if (!err) {
+        return auto_stop;
+    }
+    if (blocks > 1 && !s->stop_after_error) {
+        s->stats.data_state_left += in_data;
+        return false;
+    }
+    return auto_stop || in_data;
+}
+
+/*
+ * A command other than CMD12 that reaches a card left in its sending-data
+ * or receiving-data state (cmds_while_card_in_data_state): the card takes
+ * only CMD12 and CMD13 there, as QEMU's card model does.
+ */
+static void meson_mx_sdhc_count_data_state(MesonMxSdhcState *s, uint32_t send)
+{
+    if (SEND_CMD_INDEX(send) != 12 &&
+        (sdbus_data_ready(&s->sdbus) || sdbus_receive_ready(&s->sdbus))) {
+        s->stats.cmds_while_card_in_data_state++;
+    }
+}
+
+/*
  * The RX FIFO's tail.  On meson8 and meson8b the driver flushes the RX FIFO
  * by hand after a read (PDMA.RXFIFO_MANUAL_FLUSH: 1 before the command, bit
  * 1 set after it); what the flush moves is not documented.  The model takes
@@ -979,8 +1022,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             }
         }
     }
-    if (auto_stop || (err && (sdbus_data_ready(&s->sdbus) ||
-                              sdbus_receive_ready(&s->sdbus)))) {
+    if (meson_mx_sdhc_stop_card(s, blocks, auto_stop, err)) {
         if (!meson_mx_sdhc_auto_stop(s) && auto_stop && !err &&
             SEND_CMD_INDEX(send) == 53) {
             /*
@@ -1177,6 +1219,7 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     /* what the RX FIFO still held of the last read is gone */
     meson_mx_sdhc_rx_tail_lose(s);
     s->stats.commands++;
+    meson_mx_sdhc_count_data_state(s, send);
     if (s->draining) {
         s->cmd_since_srst = true;
     }
@@ -1733,6 +1776,15 @@ static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
     s->rx_window_hi = hi;
 }
 
+/* the counters of stop-after-error, after the size histogram */
+static void meson_mx_sdhc_data_state_stats(MesonMxSdhcState *s, GString *str)
+{
+    g_string_append_printf(str,
+        ", \"data_state_left\": %" PRIu64
+        ", \"cmds_while_card_in_data_state\": %" PRIu64,
+        s->stats.data_state_left, s->stats.cmds_while_card_in_data_state);
+}
+
 static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
 {
     MesonMxSdhcState *s = MESON_MX_SDHC(obj);
@@ -1837,7 +1889,9 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
             first = false;
         }
     }
-    g_string_append(str, "}}");
+    g_string_append(str, "}");
+    meson_mx_sdhc_data_state_stats(s, str);
+    g_string_append(str, "}");
     return g_string_free(str, false);
 }
 
@@ -1866,6 +1920,18 @@ static void meson_mx_sdhc_set_ignore_stop(Object *obj, bool value,
                                           Error **errp)
 {
     MESON_MX_SDHC(obj)->ignore_manual_stop = value;
+}
+
+/* stop-after-error-now (QMP): stop-after-error of a running board */
+static bool meson_mx_sdhc_get_stop_after_error(Object *obj, Error **errp)
+{
+    return MESON_MX_SDHC(obj)->stop_after_error;
+}
+
+static void meson_mx_sdhc_set_stop_after_error(Object *obj, bool value,
+                                               Error **errp)
+{
+    MESON_MX_SDHC(obj)->stop_after_error = value;
 }
 
 static int meson_mx_sdhc_lookup(const char *const *names, int n,
@@ -2225,6 +2291,9 @@ static const Property meson_mx_sdhc_properties[] = {
     DEFINE_PROP_UINT32("r1b-busy-ns", MesonMxSdhcState, r1b_busy_ns, 0),
     DEFINE_PROP_BOOL("r1b-done-at-dat0", MesonMxSdhcState, r1b_done_at_dat0,
                      false),
+    /* false: a failed multi-block transfer leaves the card in its data state */
+    DEFINE_PROP_BOOL("stop-after-error", MesonMxSdhcState, stop_after_error,
+                     false),
     /*
      * long-program faults: the write's programming this long; 150 ms is past
      * the C driver's 100 ms wait and within the 160 ms the MMC core allows
@@ -2261,6 +2330,9 @@ static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)
     object_class_property_add_bool(klass, "ignore-manual-stop",
                                    meson_mx_sdhc_get_ignore_stop,
                                    meson_mx_sdhc_set_ignore_stop);
+    object_class_property_add_bool(klass, "stop-after-error-now",
+                                   meson_mx_sdhc_get_stop_after_error,
+                                   meson_mx_sdhc_set_stop_after_error);
     object_class_property_add_str(klass, "rx-window",
                                   meson_mx_sdhc_get_rx_window,
                                   meson_mx_sdhc_set_rx_window);

@@ -141,6 +141,12 @@ typedef struct MesonMxSdhcStats {
                                      clock was gated (dat1-clock-gating) */
     uint64_t dat1_stuck_writes; /* ISTA writes of 1 a stuck DAT1 bit
                                    ignored (dat1-stuck) */
+    uint64_t data_state_left;   /* failed multi-block transfers after which
+                                   the controller left the card in its data
+                                   state (stop-after-error off) */
+    uint64_t cmds_while_card_in_data_state; /* commands but CMD12 sent while
+                                               the card was in its sending-
+                                               or receiving-data state */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
 } MesonMxSdhcStats;
 
@@ -276,6 +282,7 @@ struct MesonMxSdhcState {
     uint32_t long_program_ns;   /* long-program: how long */
     uint32_t r1b_busy_ns;       /* DAT0 busy after an R1b response */
     bool r1b_done_at_dat0;      /* R1b completes once DAT0 is released */
+    bool stop_after_error;      /* CMD12 after a failed multi-block transfer */
     bool rx_phase_freeze;       /* freeze on RX phase > divider (c82efcaad2a4) */
     /*
      * rx-window: the RX phases (CLK2[11:0] * 100 / (divider + 1), in percent

@@ -63,7 +63,7 @@ echo "== $drv driver"
 late=(); [ $drv = c ] && late=(--model late-status-ns=0)
 emu --card emmc --size 64 --driver $drv "${late[@]}" --host-script "$T/host.sh" "$g"
 grep '\[guest\]' "$T/serial.log"
-python3 - "$T/stats.json" <<'P'
+python3 - "$T/stats.json" $drv <<'P'
 import json, sys
 s = json.load(open(sys.argv[1]))
 print("faults injected:", s["faults"])
@@ -73,6 +73,16 @@ bad = [k for k in old if (f[k] < 3 if k == "data-crc" else f[k] != 2)]
 bad += [k for k, v in f.items() if k not in old and v != 0]
 if bad:
     print("FAILED: expected 2 of each kind (one read, one write) plus the persistent data-crc ones")
+    sys.exit(1)
+# The model's default stop-after-error=false: a failed multi-block transfer leaves the card in
+# its data state. The Rust driver stops it itself; the C driver leaves it to the MMC core,
+# whose recovery sends CMD13 to the card in that state, then CMD12.
+left, cmds = s["data_state_left"], s["cmds_while_card_in_data_state"]
+print("failed transfers that left the card in its data state: %d, commands that reached it"
+      " there: %d" % (left, cmds))
+if left == 0 or (sys.argv[2] == "rust" and cmds != 0):
+    print("FAILED: expected the card left in its data state, and no command to it there"
+          " from the Rust driver")
     sys.exit(1)
 P
 done

@@ -25,6 +25,15 @@
 #              write, so the core's next command (CMD12, CMD13) finds the controller ready:
 #              no controller reset while the card programs (the model's
 #              srst_while_programming 0), the retried write and its read verify;
+#   stop       (last, after the r1b phase's new bind, while the MMC core sends whole
+#              requests) a multi-block write fails with a data timeout (no CRC status) and a
+#              multi-block read with a data CRC error, and the controller leaves the card in its
+#              receiving- or sending-data state (the model's default stop-after-error=false;
+#              the late and failprog phases fail multi-block writes too): the driver sends the
+#              request's stop (CMD12) itself after its reset (stats error_stops), so no command
+#              but CMD12 reaches the card in that state (the model's
+#              cmds_while_card_in_data_state 0; without the driver's stop the core's recovery
+#              CMD13 does), and the retried write and the reads verify;
 #   lost-edge  a completion latched in ISTA whose interrupt never rose (lost-edge): the
 #              deadline completes it as its interrupt would have (deadline_completed), not
 #              with ETIMEDOUT (error_deadline 0);
@@ -63,6 +72,8 @@ late) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=3 limit=4 dir=write ;;
 busy) "$QMP" "\$EMU_QMP" faults busy-hold after=5 limit=1 dir=read ;;
 program) "$QMP" "\$EMU_QMP" faults long-program ppm=200000 seed=7 limit=2 dir=write ;;
 failprog) "$QMP" "\$EMU_QMP" faults partial-program ppm=200000 seed=17 limit=2 dir=write ;;
+stop) "$QMP" "\$EMU_QMP" faults data-timeout after=2 dir=write ;;
+stop-read) "$QMP" "\$EMU_QMP" faults data-crc after=2 dir=read ;;
 lost-edge) "$QMP" "\$EMU_QMP" faults lost-edge after=3 limit=1 dir=read ;;
 drain) "$QMP" "\$EMU_QMP" drain 5000000; "$QMP" "\$EMU_QMP" faults late-dma ppm=200000 seed=9 limit=6 dir=read ;;
 flushfail) "$QMP" "\$EMU_QMP" set rx-flush-ns-now 3000000 ;;
@@ -85,15 +96,15 @@ phase() { # NAME FAULT SEED [BS]: write, faults armed (FAULT, or - for none) for
   BS=${4:-128k}
   echo 1 > "$D/stats"
   host_sync stats-before-$1
-  case $2 in late|program|failprog) host_sync $2 ;; esac
+  case $2 in late|program|failprog|stop) host_sync $2 ;; esac
   set +e
   fio_verify write $3 8m $BS; wrc=$?
   host_sync clear
-  case $2 in -|late|program|failprog) ;; *) host_sync $2 ;; esac
+  case $2 in -|late|program|failprog) ;; stop) host_sync stop-read ;; *) host_sync $2 ;; esac
   for fb in 1 0; do
     echo $fb > "$D/force_bounce"
     fio_verify read $3 8m $BS; rrc=$?
-    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(fio_bad) late_status=$(st late_status) not_ready=$(st error_not_ready) deadline_completed=$(st deadline_completed) deadlines=$(st error_deadline) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy) flush_errors=$(st error_flush)"
+    say "PHASE $1 bounce=$fb write_rc=$wrc read_rc=$rrc verify_errors=$(fio_bad) late_status=$(st late_status) not_ready=$(st error_not_ready) deadline_completed=$(st deadline_completed) deadlines=$(st error_deadline) held_back=$(st held_back) quiesce_busy=$(st quiesce_busy) flush_errors=$(st error_flush) error_stops=$(st error_stops) error_stops_failed=$(st error_stops_failed)"
   done
   set -e
   host_sync clear
@@ -154,6 +165,10 @@ host_sync r1b-off
 host_sync stats-r1b
 D=$(rs_debugfs)
 say "PHASE r1b card=$crc rc=$rrc not_ready=$(st error_not_ready)"
+# stop: last, on the host bound again, whose new block queue sends whole requests (once a
+# request has failed, the MMC core sends it one block at a time, and later requests on the
+# same tag too)
+phase stop stop 18
 say "@@READINGS done"
 G
 )
@@ -164,7 +179,7 @@ fail=0
 check "the guest script finished" grep -q '@@READINGS done' "$log" || fail=1
 m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
 mf() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["faults"].get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
-for p in flush nowait late busy program failprog lost-edge drain; do
+for p in flush nowait late busy program failprog stop lost-edge drain; do
   for fb in 1 0; do
     line=$(grep -o "PHASE $p bounce=$fb .*" "$log" | tail -1)
     echo "  $line"
@@ -191,6 +206,13 @@ check "program: $(mf program long-program) writes programmed 150 ms, $(m program
   eval "[ $(mf program long-program) = 2 ] && [ $(m program programming_busy_reads) -gt 0 ] && [ $(last program not_ready) = 0 ]" || fail=1
 check "failprog: $(mf failprog partial-program) writes failed half way with the card programming 150 ms, $(m failprog srst_while_programming) controller resets while it programmed, $(last failprog not_ready) failed not ready" \
   eval "[ $(mf failprog partial-program) = 2 ] && [ $(m failprog srst_while_programming) = 0 ] && [ $(last failprog not_ready) = 0 ]" || fail=1
+check "stop: $(mf stop data-timeout) multi-block write and $(mf stop data-crc) read failed, $(m stop data_state_left) left the card in its data state; the driver sent $(last stop error_stops) stops ($(last stop error_stops_failed) failed); $(m stop cmds_while_card_in_data_state) commands reached the card in that state" \
+  eval "[ $(mf stop data-timeout) = 1 ] && [ $(mf stop data-crc) = 1 ] && [ $(m stop data_state_left) = 2 ] &&
+  [ $(last stop error_stops) = 2 ] && [ $(last stop error_stops_failed) = 0 ] && [ $(m stop cmds_while_card_in_data_state) = 0 ]" || fail=1
+for p in late failprog; do
+  check "$p: $(m $p data_state_left) failed writes left the card in its data state, the driver sent $(last $p error_stops) stops; $(m $p cmds_while_card_in_data_state) commands reached the card in that state" \
+    eval "[ $(last $p error_stops) -ge $(m $p data_state_left) ] && [ $(last $p error_stops_failed) = 0 ] && [ $(m $p cmds_while_card_in_data_state) = 0 ]" || fail=1
+done
 check "lost-edge: $(m lost-edge lost_edge_commands) edge lost, $(last lost-edge deadline_completed) completed at the deadline, $(last lost-edge deadlines) timed out" \
   eval "[ $(m lost-edge lost_edge_commands) = 1 ] && [ $(last lost-edge deadline_completed) = 1 ] && [ $(last lost-edge deadlines) = 0 ]" || fail=1
 # quiesce_busy: the bound ended with STAT still showing the drain; held_back: the bounced

@@ -69,7 +69,7 @@ mod tests {
         s.record(&ok(128 * KIB, false, true));
         let t = s.to_string();
         let lines: std::vec::Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 23 + ErrorKind::ALL.len() + HIST_BUCKETS);
+        assert_eq!(lines.len(), 25 + ErrorKind::ALL.len() + HIST_BUCKETS);
         assert!(t.contains("data_requests: 1\n"));
         assert!(t.contains("bounced: 1\n"));
         assert!(t.contains("bytes_read: 131072\n"));
@@ -83,6 +83,10 @@ mod tests {
         assert!(t.contains("pre_mapped: 1\n") && t.contains("pre_mapped_errors: 0\n"));
         assert!(t.contains("size_512: 0\n"));
         assert!(t.contains("size_4194304: 0\n"));
+        s.record_error_stop(true);
+        s.record_error_stop(false);
+        let t = s.to_string();
+        assert!(t.contains("error_stops: 2\n") && t.contains("error_stops_failed: 1\n"));
         // Every line is "name: number".
         for l in lines {
             let (k, v) = l.split_once(": ").unwrap();
