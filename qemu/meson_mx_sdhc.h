@@ -134,6 +134,10 @@ typedef struct MesonMxSdhcStats {
     uint64_t cmds_while_card_busy; /* commands but CMD12/CMD13 sent while
                                       the card held DAT0 busy */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
+    uint64_t dma_unaligned_transfers; /* start or length not a multiple
+                                         of dma-granule */
+    uint64_t dma_bytes_outside_request; /* read: memory written outside
+                                           the request (dma-granule) */
 } MesonMxSdhcStats;
 
 struct MesonMxSdhcState {
@@ -278,6 +282,7 @@ struct MesonMxSdhcState {
     uint32_t data_timeout_ns;
     uint32_t ncr_clks;          /* the card's response delay (Ncr) */
     uint32_t ncrc_clks;         /* its CRC status delay after a write block */
+    uint32_t dma_granule;       /* bytes the DMA engine moves as one unit */
 };
 
 #endif
