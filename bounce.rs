@@ -286,7 +286,8 @@ impl Bouncer {
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
-        match policy::data_path(segments, len, self.size(), self.max_direct, force) {
+        let offset = mrq.data().map_or(0, |d| d.sg_list().first_offset());
+        match policy::data_path(segments, offset, len, self.size(), self.max_direct, force) {
             Ok(DataPath::Direct) => {
                 if mrq.data().is_some_and(|d| d.host_cookie() > 0) {
                     // Prepared for the bounce buffer, then sent direct: drop what it held.
@@ -310,6 +311,22 @@ impl Bouncer {
                 self.set_up_bounce(dev, mrq, copy_in_fault)
             }
             Ok(DataPath::Bounce) | Err(PathError::NoSegments) => {
+                mrq.unmap();
+                Err(EINVAL)
+            }
+            Err(PathError::Unaligned {
+                offset,
+                len,
+                bounce,
+            }) => {
+                dev_err!(
+                    dev,
+                    "request of {} bytes at offset {:#x}: not a multiple of the {}-byte DMA unit, bounce buffer: {} bytes\n",
+                    len,
+                    offset,
+                    policy::DMA_GRANULE,
+                    bounce
+                );
                 mrq.unmap();
                 Err(EINVAL)
             }

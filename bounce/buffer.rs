@@ -34,6 +34,7 @@ use crate::{
 };
 
 use super::{
+    policy,
     Bouncer,
     MAX_BUFFERS, //
 };
@@ -116,8 +117,9 @@ impl BounceBuffer {
     }
 
     /// Hands the first `len` bytes to the controller for a transfer in `dir`: cached memory is
-    /// mapped (`sync`: whether a read may skip its invalidate) and returns its mapping;
-    /// coherent memory has its one address. `EINVAL` if the buffer is shorter.
+    /// mapped (`sync`: whether a read may skip its invalidate) and returns its mapping, which
+    /// covers the whole DMA units the controller may move ([`policy::device_len`]); coherent
+    /// memory has its one address. `EINVAL` if the buffer is shorter.
     pub(super) fn to_device(
         &self,
         len: u32,
@@ -127,7 +129,8 @@ impl BounceBuffer {
         #[allow(clippy::useless_conversion)]
         match &self.mem {
             Memory::Cached(n) => {
-                let m = n.map(0, usize::try_from(len)?, dir, sync)?;
+                let dev_len = policy::device_len(len, self.size());
+                let m = n.map(0, usize::try_from(dev_len)?, dir, sync)?;
                 Ok((u64::from(m.dma_address()), Some(m)))
             }
             Memory::Coherent(c) => Ok((u64::from(c.dma_address()), None)),
@@ -151,7 +154,18 @@ pub(crate) struct Buffers {
     params: Params,
     /// The buffers: none, one, or two with `double_buffer`.
     bufs: [Option<BounceBuffer>; MAX_BUFFERS],
+    /// Whether the only buffer is the one for unaligned segments ([`UNALIGNED_BUFFER`]): the
+    /// host keeps the single-segment limits of a host without a bounce buffer.
+    unaligned_only: bool,
 }
+
+/// The size of the buffer a host without a bounce buffer (`bounce_size=0`, or one that could
+/// not be allocated) keeps for the single segments it cannot send in place (short, or not
+/// aligned to [`policy::DMA_GRANULE`]: the SD card's 8-byte SCR, SDIO function drivers' odd
+/// buffers, `mmc_test`'s buffer, which Linux 7.3 puts 52 bytes into a page): its largest
+/// request, so that it refuses none the C driver takes. Without it such a segment is refused
+/// with an error.
+pub(crate) const UNALIGNED_BUFFER: u32 = logic::C_MAX_REQ_SIZE;
 
 impl Buffers {
     /// Allocates the buffers the module parameters ask for, as many as can be had.
@@ -159,14 +173,21 @@ impl Buffers {
         let params = crate::params();
         let first = first_buffer(dev, &params);
         let second = first.as_ref().and_then(|b| second_buffer(dev, b));
+        let unaligned_only = first.is_none();
+        let first = first.or_else(|| unaligned_buffer(dev));
         Self {
             params,
             bufs: [first, second],
+            unaligned_only,
         }
     }
 
-    /// Size of each buffer in bytes, 0 for none.
+    /// Size of each bounce buffer in bytes, 0 for none (the buffer for unaligned segments
+    /// only is not one).
     pub(crate) fn size(&self) -> u32 {
+        if self.unaligned_only {
+            return 0;
+        }
         self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
     }
 
@@ -179,6 +200,9 @@ impl Buffers {
     /// The number of buffers allocated.
     #[cfg(feature = "stats")]
     pub(crate) fn count(&self) -> usize {
+        if self.unaligned_only {
+            return 0;
+        }
         self.bufs.iter().filter(|b| b.is_some()).count()
     }
 
@@ -210,6 +234,21 @@ fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
                 dev,
                 "cannot allocate a {} byte bounce buffer (error {}), using single-segment requests\n",
                 params.bounce_size,
+                e.to_errno()
+            )
+        })
+        .ok()
+}
+
+/// The buffer for unaligned segments of a host without a bounce buffer ([`UNALIGNED_BUFFER`]),
+/// DMA-coherent; without it such a segment is refused.
+fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
+    BounceBuffer::new(dev, UNALIGNED_BUFFER, false)
+        .inspect_err(|e| {
+            dev_warn!(
+                dev,
+                "cannot allocate a {} byte buffer for unaligned segments (error {}): they will fail\n",
+                UNALIGNED_BUFFER,
                 e.to_errno()
             )
         })

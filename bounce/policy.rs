@@ -8,12 +8,45 @@
 //! Plain `core` Rust only (no allocation, no kernel types), so that the rules are also unit
 //! tested outside the kernel.
 
+/// The unit the driver assumes the controller's DMA engine moves memory in, in bytes: a single
+/// segment goes to the controller in place only if its address and its length are multiples of
+/// it; any other is bounced. What a read does outside the request when they are not is
+/// unknown: the FIFOs are a word wide (`STAT` counts them in words), every driver programs
+/// `PDMA.WR_BURST` to write memory in bursts of 8 words (32 bytes), Linux's `meson-mx-sdio.c`
+/// refuses a segment whose offset or length is not a multiple of 4 (the SoC's other
+/// controller), FreeBSD's driver gives its DMA tag a 4-byte alignment, and Amlogic's own driver
+/// always bounces; the emulated board's default writes the rest of each 32-byte unit. 64 bytes,
+/// the Cortex-A5's cache line (`ARCH_DMA_MINALIGN`), covers the word, the burst the drivers
+/// program and a burst twice as long, and costs nothing: block I/O is in 512-byte sectors at
+/// sector-aligned addresses (the queue's DMA alignment), and the core's small buffers are
+/// `kmalloc`'d at cache-line alignment; what is left is short reads (the SD card's 8-byte
+/// SCR) and unaligned buffers of SDIO function drivers and `mmc_test`.
+pub(crate) const DMA_GRANULE: u32 = 64;
+
+/// Whether a single DMA segment of `len` bytes that starts at `offset` bytes into its page (the
+/// low bits of its DMA address, with or without an IOMMU) may go to the controller in place:
+/// both are multiples of [`DMA_GRANULE`].
+pub(crate) fn granule_aligned(offset: u32, len: u32) -> bool {
+    offset % DMA_GRANULE == 0 && len % DMA_GRANULE == 0
+}
+
+/// The bytes at the start of a bounce buffer of `size` bytes that a transfer of `len` bytes
+/// hands to the controller: `len` rounded up to whole [`DMA_GRANULE`]s (a read may write them
+/// whole), at most the buffer. The buffer starts page-aligned, so the units stay inside it;
+/// only `len` bytes are ever copied back.
+pub(crate) fn device_len(len: u32, size: u32) -> u32 {
+    len.div_ceil(DMA_GRANULE)
+        .saturating_mul(DMA_GRANULE)
+        .min(size)
+}
+
 /// How a request's data reaches the controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataPath {
     /// The scatterlist mapped to a single DMA segment: the controller uses it directly.
     Direct,
-    /// More than one segment: the data goes through the bounce buffer.
+    /// More than one segment, a single one too long, or one whose address or length is not a
+    /// multiple of [`DMA_GRANULE`]: the data goes through the bounce buffer.
     Bounce,
 }
 
@@ -32,26 +65,45 @@ pub(crate) enum PathError {
         /// Size of the bounce buffer (0: none).
         bounce: u32,
     },
+    /// A single segment whose address or length is not a multiple of [`DMA_GRANULE`] (the
+    /// controller would write memory outside it) and no bounce buffer big enough for it.
+    Unaligned {
+        /// Offset of the segment in its page.
+        offset: u32,
+        /// Bytes of the transfer.
+        len: u32,
+        /// Size of the bounce buffer (0: none).
+        bounce: u32,
+    },
 }
 
 /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
-/// DMA segments, with a bounce buffer of `bounce` bytes (0: none). A single segment goes
-/// direct up to `max_direct` bytes, the longest transfer the controller is trusted with to
-/// one address; longer ones are bounced when they fit. With `force_bounce` (for tests and
-/// measurements) a single segment is bounced too when it fits.
+/// DMA segments, the first `offset` bytes into its page, with a bounce buffer of `bounce` bytes
+/// (0: none). A single segment goes direct when its address and length are multiples of
+/// [`DMA_GRANULE`], up to `max_direct` bytes, the longest transfer the controller is trusted
+/// with to one address; other ones are bounced when they fit, and an unaligned one that does
+/// not fit is refused rather than sent (the controller would write memory outside it). With
+/// `force_bounce` (for tests and measurements) a single segment is bounced too when it fits.
 pub(crate) fn data_path(
     segments: u32,
+    offset: u32,
     len: u32,
     bounce: u32,
     max_direct: u32,
     force_bounce: bool,
 ) -> Result<DataPath, PathError> {
     let fits = bounce != 0 && len <= bounce;
+    let aligned = granule_aligned(offset, len);
     match segments {
         0 => Err(PathError::NoSegments),
         1 if force_bounce && fits => Ok(DataPath::Bounce),
-        1 if len <= max_direct => Ok(DataPath::Direct),
+        1 if aligned && len <= max_direct => Ok(DataPath::Direct),
         _ if fits => Ok(DataPath::Bounce),
+        1 if !aligned => Err(PathError::Unaligned {
+            offset,
+            len,
+            bounce,
+        }),
         _ => Err(PathError::TooBig {
             segments,
             len,
@@ -76,8 +128,9 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
     }
 }
 
-/// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries
-/// (`bounce`, `max_direct` and `force_bounce` as in [`data_path`]): only a write, only a single
+/// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries,
+/// the first `offset` bytes into its page (`bounce`, `max_direct` and `force_bounce` as in
+/// [`data_path`]): only a write, only a single
 /// entry, which maps to a single DMA segment with or without an IOMMU, and only when
 /// [`data_path`] sends that segment direct, so that `request` decides the same from the same
 /// figures. A list of more entries is left to `request`: without an IOMMU it is bounced
@@ -90,6 +143,7 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
 #[cfg(feature = "double_buffer")]
 pub(crate) fn pre_map(
     sg_len: u32,
+    offset: u32,
     len: u32,
     bounce: u32,
     max_direct: u32,
@@ -98,7 +152,7 @@ pub(crate) fn pre_map(
 ) -> bool {
     write
         && sg_len == 1
-        && data_path(1, len, bounce, max_direct, force_bounce) == Ok(DataPath::Direct)
+        && data_path(1, offset, len, bounce, max_direct, force_bounce) == Ok(DataPath::Direct)
 }
 
 #[cfg(any(test, CONFIG_KUNIT))]

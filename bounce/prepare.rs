@@ -39,9 +39,18 @@ impl Bouncer {
         let Some(data) = mrq.data() else {
             return false;
         };
-        let (sg_len, len, write) = (data.sg_list().len(), data.len(), data.is_write());
-        policy::pre_map(sg_len, len, self.size(), self.max_direct, force, write)
-            && mmc::pre_map(mrq)
+        let sg = data.sg_list();
+        let (sg_len, offset) = (sg.len(), sg.first_offset());
+        let (len, write) = (data.len(), data.is_write());
+        policy::pre_map(
+            sg_len,
+            offset,
+            len,
+            self.size(),
+            self.max_direct,
+            force,
+            write,
+        ) && mmc::pre_map(mrq)
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
@@ -58,10 +67,11 @@ impl Bouncer {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
-        let len = data.len();
-        let bounced = policy::segments_without_mapping(data.sg_list().len(), self.merge_boundary)
-            .is_some_and(|n| {
-                policy::data_path(n, len, self.size(), self.max_direct, force)
+        let (len, sg) = (data.len(), data.sg_list());
+        let bounced =
+            policy::segments_without_mapping(sg.len(), self.merge_boundary).is_some_and(|n| {
+                let offset = sg.first_offset();
+                policy::data_path(n, offset, len, self.size(), self.max_direct, force)
                     == Ok(DataPath::Bounce)
             });
         if !bounced {

@@ -905,6 +905,48 @@ static void meson_mx_sdhc_rx_flush_gap(MesonMxSdhcState *s)
     s->stats.rx_flush_gaps++;
 }
 
+/*
+ * dma-granule: the DMA engine moves whole, naturally aligned units of this
+ * many bytes (1: byte exact; 4: words, the FIFOs' width; 32, the default:
+ * one write burst of PDMA.WR_BURST + 1 = 8 words, as every driver programs
+ * it).  A read writes every unit that holds a byte of the request whole:
+ * the unit's bytes outside the request get what the FIFO held, the pattern
+ * DMA_GRANULE_FILL here, which a guard check sees.  A write reads whole
+ * units, which changes nothing in memory.  The requested bytes land where
+ * they should in both directions (an engine that drops ADDR's low bits and
+ * shifts the data is not modelled).  Counted: dma_unaligned_transfers,
+ * dma_bytes_outside_request.
+ */
+#define DMA_GRANULE_FILL 0xe5
+#define DMA_GRANULE_MAX 64
+
+static void meson_mx_sdhc_dma_granule(MesonMxSdhcState *s, uint64_t len,
+                                      bool is_write)
+{
+    uint64_t g = s->dma_granule, start = s->cur_addr, end = start + len;
+    uint64_t lo = QEMU_ALIGN_DOWN(start, g), hi = QEMU_ALIGN_UP(end, g);
+    uint8_t fill[DMA_GRANULE_MAX];
+
+    if (lo == start && hi == end) {
+        return;
+    }
+    s->stats.dma_unaligned_transfers++;
+    if (is_write) {
+        return;
+    }
+    memset(fill, DMA_GRANULE_FILL, sizeof(fill));
+    if (lo < start &&
+        dma_memory_write(&address_space_memory, lo, fill, start - lo,
+                         MEMTXATTRS_UNSPECIFIED) == MEMTX_OK) {
+        s->stats.dma_bytes_outside_request += start - lo;
+    }
+    if (hi > end &&
+        dma_memory_write(&address_space_memory, end, fill, hi - end,
+                         MEMTXATTRS_UNSPECIFIED) == MEMTX_OK) {
+        s->stats.dma_bytes_outside_request += hi - end;
+    }
+}
+
 /* Move the data of the command in flight; returns the ISTA error bits. */
 static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
 {
@@ -922,6 +964,9 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
     if (is_write) {
         res = dma_memory_read(&address_space_memory, s->cur_addr, buf, total,
                               MEMTXATTRS_UNSPECIFIED);
+        if (res == MEMTX_OK) {
+            meson_mx_sdhc_dma_granule(s, total, true);
+        }
         if (res != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "meson-mx-sdhc: DMA read of %" PRIu64
@@ -1009,6 +1054,9 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                 s->rx_tail_len = tail;
                 s->rx_tail_addr = s->cur_addr + total - tail;
                 s->rx_flushing = false;
+            }
+            if (res == MEMTX_OK) {
+                meson_mx_sdhc_dma_granule(s, total, false);
             }
             if (res != MEMTX_OK) {
                 qemu_log_mask(LOG_GUEST_ERROR,
@@ -1891,7 +1939,10 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     }
     g_string_append(str, "}");
     meson_mx_sdhc_data_state_stats(s, str);
-    g_string_append(str, "}");
+    g_string_append_printf(str, ", \"dma_unaligned_transfers\": %" PRIu64
+                           ", \"dma_bytes_outside_request\": %" PRIu64 "}",
+                           s->stats.dma_unaligned_transfers,
+                           s->stats.dma_bytes_outside_request);
     return g_string_free(str, false);
 }
 
@@ -2174,6 +2225,12 @@ static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
                    MESON_MX_SDHC_RXFIFO_WORDS_MAX);
         return;
     }
+    if (!is_power_of_2(s->dma_granule) ||
+        s->dma_granule > DMA_GRANULE_MAX) {
+        error_setg(errp, "meson-mx-sdhc: dma-granule=%u: must be a power"
+                   " of two from 1 to %u", s->dma_granule, DMA_GRANULE_MAX);
+        return;
+    }
     for (int i = 0; i < 4; i++) {
         if (!s->clkin_hz[i]) {
             error_setg(errp, "meson-mx-sdhc: clkin%d-hz must not be 0", i);
@@ -2301,6 +2358,8 @@ static const Property meson_mx_sdhc_properties[] = {
      */
     DEFINE_PROP_UINT32("long-program-ns", MesonMxSdhcState, long_program_ns,
                        150000000),
+    /* bytes the DMA engine moves as one aligned unit: 1, 4, 32 (a burst) */
+    DEFINE_PROP_UINT32("dma-granule", MesonMxSdhcState, dma_granule, 32),
 };
 
 /* busy-stall, reset-drain, lost DAT1 edges: set at run time, like faults */

@@ -148,6 +148,10 @@ typedef struct MesonMxSdhcStats {
                                                the card was in its sending-
                                                or receiving-data state */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
+    uint64_t dma_unaligned_transfers; /* start or length not a multiple
+                                         of dma-granule */
+    uint64_t dma_bytes_outside_request; /* read: memory written outside
+                                           the request (dma-granule) */
 } MesonMxSdhcStats;
 
 struct MesonMxSdhcState {
@@ -306,6 +310,7 @@ struct MesonMxSdhcState {
                                    completion of a transfer */
     bool dat1_clock_gating;     /* no DAT1 sampling between commands
                                    unless CLKC.CLK_JIC */
+    uint32_t dma_granule;       /* bytes the DMA engine moves as one unit */
 };
 
 #endif

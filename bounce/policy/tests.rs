@@ -20,19 +20,28 @@ mod suite {
     #[test]
     fn pre_map_only_what_goes_direct() -> TestResult {
         // One entry of a write that goes direct: mapped in pre_req.
-        assert!(pre_map(1, 4 * KIB, 512 * KIB, DIRECT, false, true));
-        assert!(pre_map(1, 512 * KIB, 0, DIRECT, false, true));
+        assert!(pre_map(1, 0, 4 * KIB, 512 * KIB, DIRECT, false, true));
+        assert!(pre_map(1, 0, 512 * KIB, 0, DIRECT, false, true));
         // Never a read (two reads into the same memory would be mapped at once).
-        assert!(!pre_map(1, 4 * KIB, 512 * KIB, DIRECT, false, false));
+        assert!(!pre_map(1, 0, 4 * KIB, 512 * KIB, DIRECT, false, false));
         // The same decision as `request`: forced bounce, too long, more entries, no data.
-        assert!(!pre_map(1, 4 * KIB, 512 * KIB, DIRECT, true, true));
-        assert!(pre_map(1, 4 * KIB, 0, DIRECT, true, true));
-        assert!(!pre_map(1, 512 * KIB + 512, 4 * MIB, DIRECT, false, true));
-        assert!(!pre_map(2, 8 * KIB, 512 * KIB, DIRECT, false, true));
-        assert!(!pre_map(0, 0, 512 * KIB, DIRECT, false, true));
+        assert!(!pre_map(1, 0, 4 * KIB, 512 * KIB, DIRECT, true, true));
+        assert!(pre_map(1, 0, 4 * KIB, 0, DIRECT, true, true));
+        assert!(!pre_map(
+            1,
+            0,
+            512 * KIB + 512,
+            4 * MIB,
+            DIRECT,
+            false,
+            true
+        ));
+        assert!(!pre_map(2, 0, 8 * KIB, 512 * KIB, DIRECT, false, true));
+        assert!(!pre_map(0, 0, 0, 512 * KIB, DIRECT, false, true));
         // A host that trusts one address with 128 KiB maps no longer write ahead.
         assert!(!pre_map(
             1,
+            0,
             128 * KIB + 512,
             4 * MIB,
             128 * KIB,
@@ -46,8 +55,8 @@ mod suite {
             (1, 1024 * KIB, 128 * KIB, false),
         ] {
             assert_eq!(
-                pre_map(sg_len, len, bounce, DIRECT, force, true),
-                data_path(1, len, bounce, DIRECT, force) == Ok(DataPath::Direct)
+                pre_map(sg_len, 0, len, bounce, DIRECT, force, true),
+                data_path(1, 0, len, bounce, DIRECT, force) == Ok(DataPath::Direct)
             );
         }
         Ok(())
@@ -55,22 +64,22 @@ mod suite {
 
     #[test]
     fn path_decision() -> TestResult {
-        assert_eq!(data_path(1, 512, 0, DIRECT, false), Ok(DataPath::Direct));
+        assert_eq!(data_path(1, 0, 512, 0, DIRECT, false), Ok(DataPath::Direct));
         assert_eq!(
-            data_path(1, 512 * KIB, 128 * KIB, DIRECT, false),
+            data_path(1, 0, 512 * KIB, 128 * KIB, DIRECT, false),
             Ok(DataPath::Direct)
         );
         // Never more than 512 KiB to one address: longer single segments are bounced.
         assert_eq!(
-            data_path(1, 512 * KIB + 512, 4 * MIB, DIRECT, false),
+            data_path(1, 0, 512 * KIB + 512, 4 * MIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(1, 4 * MIB, 4 * MIB, DIRECT, false),
+            data_path(1, 0, 4 * MIB, 4 * MIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(1, 4 * MIB, 128 * KIB, DIRECT, false),
+            data_path(1, 0, 4 * MIB, 128 * KIB, DIRECT, false),
             Err(PathError::TooBig {
                 segments: 1,
                 len: 4 * MIB,
@@ -78,19 +87,19 @@ mod suite {
             })
         );
         assert_eq!(
-            data_path(2, 4 * KIB, 128 * KIB, DIRECT, false),
+            data_path(2, 0, 4 * KIB, 128 * KIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(64, 128 * KIB, 128 * KIB, DIRECT, false),
+            data_path(64, 0, 128 * KIB, 128 * KIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(64, 4 * KIB, 4 * KIB, DIRECT, false),
+            data_path(64, 0, 4 * KIB, 4 * KIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(64, 128 * KIB + 512, 128 * KIB, DIRECT, false),
+            data_path(64, 0, 128 * KIB + 512, 128 * KIB, DIRECT, false),
             Err(PathError::TooBig {
                 segments: 64,
                 len: 128 * KIB + 512,
@@ -98,7 +107,7 @@ mod suite {
             })
         );
         assert_eq!(
-            data_path(2, 1024, 0, DIRECT, false),
+            data_path(2, 0, 1024, 0, DIRECT, false),
             Err(PathError::TooBig {
                 segments: 2,
                 len: 1024,
@@ -106,29 +115,29 @@ mod suite {
             })
         );
         assert_eq!(
-            data_path(0, 512, 128 * KIB, DIRECT, false),
+            data_path(0, 0, 512, 128 * KIB, DIRECT, false),
             Err(PathError::NoSegments)
         );
         // force_bounce: one segment is bounced when it fits, left direct when it does not.
         assert_eq!(
-            data_path(1, 4 * KIB, 128 * KIB, DIRECT, true),
+            data_path(1, 0, 4 * KIB, 128 * KIB, DIRECT, true),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(1, 128 * KIB, 128 * KIB, DIRECT, true),
+            data_path(1, 0, 128 * KIB, 128 * KIB, DIRECT, true),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(1, 128 * KIB + 512, 128 * KIB, DIRECT, true),
+            data_path(1, 0, 128 * KIB + 512, 128 * KIB, DIRECT, true),
             Ok(DataPath::Direct)
         );
-        assert_eq!(data_path(1, 512, 0, DIRECT, true), Ok(DataPath::Direct));
+        assert_eq!(data_path(1, 0, 512, 0, DIRECT, true), Ok(DataPath::Direct));
         assert_eq!(
-            data_path(2, 4 * KIB, 128 * KIB, DIRECT, true),
+            data_path(2, 0, 4 * KIB, 128 * KIB, DIRECT, true),
             Ok(DataPath::Bounce)
         );
         assert_eq!(
-            data_path(0, 512, 128 * KIB, DIRECT, true),
+            data_path(0, 0, 512, 128 * KIB, DIRECT, true),
             Err(PathError::NoSegments)
         );
         Ok(())
@@ -150,11 +159,11 @@ mod suite {
         // The known counts lead to the bounce buffer, or to an error without one.
         let n = segments_without_mapping(16, 0).ok_or("segment count unknown")?;
         assert_eq!(
-            data_path(n, 64 * KIB, 128 * KIB, DIRECT, false),
+            data_path(n, 0, 64 * KIB, 128 * KIB, DIRECT, false),
             Ok(DataPath::Bounce)
         );
         assert!(matches!(
-            data_path(n, 64 * KIB, 0, DIRECT, false),
+            data_path(n, 0, 64 * KIB, 0, DIRECT, false),
             Err(PathError::TooBig { segments: 16, .. })
         ));
         Ok(())
@@ -164,22 +173,109 @@ mod suite {
     fn max_direct_is_the_hosts() -> TestResult {
         // A host that trusts one address with 128 KiB only bounces what is longer.
         assert_eq!(
-            data_path(1, 128 * KIB, 4 * MIB, 128 * KIB, false),
+            data_path(1, 0, 128 * KIB, 4 * MIB, 128 * KIB, false),
             Ok(DataPath::Direct)
         );
         assert_eq!(
-            data_path(1, 128 * KIB + 512, 4 * MIB, 128 * KIB, false),
+            data_path(1, 0, 128 * KIB + 512, 4 * MIB, 128 * KIB, false),
             Ok(DataPath::Bounce)
         );
         // Without a buffer, too long to go direct is an error naming the sizes.
         assert_eq!(
-            data_path(1, 128 * KIB + 512, 0, 128 * KIB, false),
+            data_path(1, 0, 128 * KIB + 512, 0, 128 * KIB, false),
             Err(PathError::TooBig {
                 segments: 1,
                 len: 128 * KIB + 512,
                 bounce: 0
             })
         );
+        Ok(())
+    }
+
+    #[test]
+    fn unaligned_or_short_segments_are_bounced() -> TestResult {
+        assert!(granule_aligned(0, 512));
+        assert!(granule_aligned(64, 64));
+        assert!(granule_aligned(512, 4 * KIB));
+        assert!(!granule_aligned(1, 512));
+        assert!(!granule_aligned(32, 512));
+        assert!(!granule_aligned(0, 8));
+        assert!(!granule_aligned(0, 3));
+        // mmc_test's badly aligned reads, a weird size, the SD card's SCR: bounced.
+        for (offset, len) in [(1, 512), (7, 8 * KIB), (0, 3), (0, 8), (0, 510), (4, 512)] {
+            assert_eq!(
+                data_path(1, offset, len, 128 * KIB, DIRECT, false),
+                Ok(DataPath::Bounce)
+            );
+        }
+        // Sector-aligned block I/O stays direct.
+        assert_eq!(
+            data_path(1, 512, 512, 0, DIRECT, false),
+            Ok(DataPath::Direct)
+        );
+        assert_eq!(
+            data_path(1, 64, 64, 128 * KIB, DIRECT, false),
+            Ok(DataPath::Direct)
+        );
+        // Unaligned and longer than a transfer to one address: bounced when it fits.
+        assert_eq!(
+            data_path(1, 3, 512 * KIB + 1, 4 * MIB, DIRECT, false),
+            Ok(DataPath::Bounce)
+        );
+        // No buffer that holds it: refused, never sent.
+        assert_eq!(
+            data_path(1, 0, 8, 0, DIRECT, false),
+            Err(PathError::Unaligned {
+                offset: 0,
+                len: 8,
+                bounce: 0
+            })
+        );
+        assert_eq!(
+            data_path(1, 4, 8 * KIB, 4 * KIB, DIRECT, false),
+            Err(PathError::Unaligned {
+                offset: 4,
+                len: 8 * KIB,
+                bounce: 4 * KIB
+            })
+        );
+        // More segments are bounced whatever the first one's offset.
+        assert_eq!(
+            data_path(2, 1, 1024, 4 * KIB, DIRECT, false),
+            Ok(DataPath::Bounce)
+        );
+        Ok(())
+    }
+
+    #[cfg(feature = "double_buffer")]
+    #[test]
+    fn pre_map_never_an_unaligned_segment() -> TestResult {
+        assert!(pre_map(1, 0, 4 * KIB, 512 * KIB, DIRECT, false, true));
+        assert!(!pre_map(1, 1, 4 * KIB, 512 * KIB, DIRECT, false, true));
+        assert!(!pre_map(1, 0, 8, 0, DIRECT, false, true));
+        assert!(!pre_map(1, 0, 100, 4 * KIB, DIRECT, false, true));
+        for offset in [0, 1, 4, 32, 64, 512] {
+            for len in [3, 8, 64, 100, 512, 4 * KIB + 4] {
+                for bounce in [0, 4 * KIB, 512 * KIB] {
+                    assert_eq!(
+                        pre_map(1, offset, len, bounce, DIRECT, false, true),
+                        data_path(1, offset, len, bounce, DIRECT, false) == Ok(DataPath::Direct)
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn device_len_whole_units_inside_the_buffer() -> TestResult {
+        assert_eq!(device_len(8, 4 * KIB), 64);
+        assert_eq!(device_len(64, 4 * KIB), 64);
+        assert_eq!(device_len(65, 4 * KIB), 128);
+        assert_eq!(device_len(0, 4 * KIB), 0);
+        assert_eq!(device_len(4 * KIB, 4 * KIB), 4 * KIB);
+        assert_eq!(device_len(4 * KIB - 1, 4 * KIB), 4 * KIB);
+        assert_eq!(device_len(u32::MAX, 4 * MIB), 4 * MIB);
         Ok(())
     }
 }

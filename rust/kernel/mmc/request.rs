@@ -434,6 +434,17 @@ impl SgList<'_> {
         self.nents == 0
     }
 
+    /// The offset into its page of the first entry's memory (`sg->offset`), 0 for an empty
+    /// list: the low bits of the DMA address the entry maps to, with or without an IOMMU
+    /// (which maps whole pages).
+    pub(crate) fn first_offset(&self) -> u32 {
+        if self.nents == 0 {
+            return 0;
+        }
+        // SAFETY: By the type invariant `sg` points to `nents` > 0 valid entries.
+        unsafe { (*self.sg).offset }
+    }
+
     /// The first entry, valid (by the type invariant) for as long as the list is borrowed; for
     /// the DMA mapping of [`super::dma`].
     pub(super) fn as_raw(&self) -> *mut bindings::scatterlist {

@@ -337,20 +337,33 @@ static void verify_block(struct sdio_test *t, const char *what, u32 addr,
 	}
 }
 
-/* the same in byte mode, at most 512 bytes a command */
+/*
+ * the same in byte mode, at most 512 bytes a command, into t->buf2 + off;
+ * the bytes before it and the 64 after it must keep their guard pattern
+ * (a controller that writes memory in whole words or bursts must not get
+ * an odd length or offset in place)
+ */
 static void verify_bytes(struct sdio_test *t, const char *what, u32 addr,
 			 u32 n, unsigned int off)
 {
 	u32 pos = addr;
+	u8 guard[64];
 	int err;
 
+	memset(guard, GUARD, sizeof(guard));
 	while (pos < addr + n) {
 		u32 len = min(addr + n - pos, 512u);
 
+		memset(t->buf2, GUARD, off + len + sizeof(guard));
 		err = cmd53(t, false, pos, true, 0, t->buf2 + off, len);
 		if (err)
 			return count_error(t, what, pos, len, err);
 		count_mismatch(t, what, pos, t->buf2 + off, t->shadow + pos, len);
+		if (off)
+			count_mismatch(t, "guard bytes before a byte-mode read",
+				       pos, t->buf2, guard, min(off, 64u));
+		count_mismatch(t, "guard bytes after a byte-mode read", pos,
+			       t->buf2 + off + len, guard, sizeof(guard));
 		pos += len;
 	}
 }
