@@ -504,10 +504,8 @@ pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
 /// its transfer reported complete) nor a read whose last words did not leave the FIFO
 /// ([`ErrorKind::Flush`]): the controller's own CMD12 ended those.
 pub(crate) fn stop_after_error(cmd: Option<ErrorKind>, data: Option<ErrorKind>) -> bool {
-    matches!(
-        data,
-        Some(ErrorKind::DataCrc | ErrorKind::DataTimeout)
-    ) || cmd == Some(ErrorKind::Fifo)
+    matches!(data, Some(ErrorKind::DataCrc | ErrorKind::DataTimeout))
+        || cmd == Some(ErrorKind::Fifo)
 }
 
 #[cfg(feature = "stats")]
