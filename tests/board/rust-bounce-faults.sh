@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults on bounced transfers (Rust driver, default 512 KiB bounce buffer,
+# Faults on bounced transfers (Rust driver, default 128 KiB bounce buffer,
 # debugfs force_bounce on so that every request is bounced): data CRC errors
 # and data timeouts injected by the model on reads and on writes of 128 KiB
 # requests.  For each: the driver counts the error of that
