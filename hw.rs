@@ -421,7 +421,8 @@ impl Hw<'_> {
 
     /// Sends the last words of a read from the RX FIFO to memory (Meson6/8/8b, which do not
     /// flush by themselves) and, if `wait`, waits until `STAT` counts no word in the RX FIFO, as
-    /// FreeBSD's and Amlogic's drivers do before they use the data. The FIFO reset that follows
+    /// FreeBSD's driver does before it uses the data (Amlogic's polls the DDR controller's
+    /// channel status instead). The FIFO reset that follows
     /// a data command would otherwise drop words still on their way: the read's last bytes
     /// would be what the buffer held before. `EIO` if they do not arrive in time.
     pub(crate) fn flush_rx_fifo(&self, opcode: u32, wait: bool) -> Result {

@@ -16,7 +16,8 @@
 /// refuses a segment whose offset or length is not a multiple of 4 (the SoC's other
 /// controller), FreeBSD's driver gives its DMA tag a 4-byte alignment, and Amlogic's own driver
 /// always bounces; the emulated board's default writes the rest of each 32-byte unit. 64 bytes,
-/// the Cortex-A5's cache line (`ARCH_DMA_MINALIGN`), covers the word, the burst the drivers
+/// `ARCH_DMA_MINALIGN` of a multi_v7 kernel (the Cortex-A5's own cache line is 32), covers the
+/// word, the burst the drivers
 /// program and a burst twice as long, and costs nothing: block I/O is in 512-byte sectors at
 /// sector-aligned addresses (the queue's DMA alignment), and the core's small buffers are
 /// `kmalloc`'d at cache-line alignment; what is left is short reads (the SD card's 8-byte
