@@ -28,7 +28,8 @@
 #   stop       (last, after the r1b phase's new bind, while the MMC core sends whole
 #              requests) a multi-block write fails with a data timeout (no CRC status) and a
 #              multi-block read with a data CRC error, and the controller leaves the card in its
-#              receiving- or sending-data state (the model's default stop-after-error=false;
+#              receiving- or sending-data state after each that failed as a multi-block transfer
+#              (the core may retry one a block at a time; the model's default stop-after-error=false;
 #              the late and failprog phases fail multi-block writes too): the driver sends the
 #              request's stop (CMD12) itself after its reset (stats error_stops), so no command
 #              but CMD12 reaches the card in that state (the model's
@@ -207,8 +208,9 @@ check "program: $(mf program long-program) writes programmed 150 ms, $(m program
 check "failprog: $(mf failprog partial-program) writes failed half way with the card programming 150 ms, $(m failprog srst_while_programming) controller resets while it programmed, $(last failprog not_ready) failed not ready" \
   eval "[ $(mf failprog partial-program) = 2 ] && [ $(m failprog srst_while_programming) = 0 ] && [ $(last failprog not_ready) = 0 ]" || fail=1
 check "stop: $(mf stop data-timeout) multi-block write and $(mf stop data-crc) read failed, $(m stop data_state_left) left the card in its data state; the driver sent $(last stop error_stops) stops ($(last stop error_stops_failed) failed); $(m stop cmds_while_card_in_data_state) commands reached the card in that state" \
-  eval "[ $(mf stop data-timeout) = 1 ] && [ $(mf stop data-crc) = 1 ] && [ $(m stop data_state_left) = 2 ] &&
-  [ $(last stop error_stops) = 2 ] && [ $(last stop error_stops_failed) = 0 ] && [ $(m stop cmds_while_card_in_data_state) = 0 ]" || fail=1
+  eval "[ $(mf stop data-timeout) = 1 ] && [ $(mf stop data-crc) = 1 ] && [ $(m stop data_state_left) -ge 1 ] &&
+  [ $(last stop error_stops) -ge $(m stop data_state_left) ] && [ $(last stop error_stops_failed) = 0 ] &&
+  [ $(m stop cmds_while_card_in_data_state) = 0 ]" || fail=1
 for p in late failprog; do
   check "$p: $(m $p data_state_left) failed writes left the card in its data state, the driver sent $(last $p error_stops) stops; $(m $p cmds_while_card_in_data_state) commands reached the card in that state" \
     eval "[ $(last $p error_stops) -ge $(m $p data_state_left) ] && [ $(last $p error_stops_failed) = 0 ] && [ $(m $p cmds_while_card_in_data_state) = 0 ]" || fail=1
