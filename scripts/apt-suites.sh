@@ -2,18 +2,24 @@
 # Sourced by scripts/setup.sh: the apt files it adds, compared whole.
 #
 # A file is rewritten whenever its content differs from what this release
-# wants, so that nothing of an earlier release's choice survives an upgrade:
-# a Debian 12 pin file pins trixie itself to 100, which on Debian 13 would
-# tie the release with trixie-backports and let apt upgrade every package
-# with a backports version to it (tests/host/setup-apt.sh).
+# wants, so that nothing of an earlier release's choice survives an upgrade.
+# A backports suite is pinned below its release (90, the release 100): a
+# Debian 12 pin file pins trixie itself too, and during the upgrade to
+# Debian 13 (before make setup runs again) trixie is then the system's own
+# release at 100, above trixie-backports, never tied with it; a tie would
+# let apt upgrade every package with a backports version to it
+# (tests/host/setup-files.sh).
 
-# apt_pin_text SUITE...: a preferences file pinning each suite to 100, so that
-# apt takes from them only what is asked for by version or is nowhere else
+# apt_pin_text SUITE...: a preferences file pinning each suite to 100, a
+# backports suite to 90, so that apt takes from them only what is asked for
+# by name or version and is nowhere else, and upgrades nothing installed to
+# a backports version
 apt_pin_text() {
-    local s
+    local s p
     echo "# meson_mx_sdhc_rs: take only what is asked for from these suites."
     for s in "$@"; do
-        printf 'Package: *\nPin: release n=%s\nPin-Priority: 100\n\n' "$s"
+        case "$s" in *-backports) p=90 ;; *) p=100 ;; esac
+        printf 'Package: *\nPin: release n=%s\nPin-Priority: %s\n\n' "$s" "$p"
     done
 }
 
@@ -46,8 +52,8 @@ write_if_changed() {
 # apt_suite_files RELEASE CODENAME URI SOURCES PIN: the sources file SOURCES
 # and the preferences file PIN for this Debian RELEASE (12, 13, ...) and
 # CODENAME, mirror URI.  Debian 12: trixie and trixie-backports (deb,
-# deb-src), pinned to 100, and deb-src of bookworm.  Debian 13 and later:
-# trixie-backports (deb, deb-src) at 100, deb-src of the release and of
+# deb-src), pinned to 100 and 90, and deb-src of bookworm.  Debian 13 and later:
+# trixie-backports (deb, deb-src) at 90, deb-src of the release and of
 # bookworm (whose fio source downloads where a newer one may not); the
 # release's own suites keep their priority.  Status 0 if SOURCES changed
 # (apt-get update is due).
@@ -62,7 +68,7 @@ apt_suite_files() {
     fi
     # shellcheck disable=SC2086 # a list of suites
     if write_if_changed "$pin" "$(apt_pin_text $added)"; then
-        log "pinned $added to priority 100: $pin"
+        log "pinned $added (backports 90, the others 100): $pin"
     fi
     return $changed
 }

@@ -14,9 +14,11 @@ export DEBIAN_FRONTEND=noninteractive
 
 # --- 1. apt suites --------------------------------------------------------------
 # Debian 12: trixie and trixie-backports (deb, deb-src), pinned to priority 100
-# so that nothing installed is upgraded from them (apt takes from them only
-# what is asked for by version or is not in bookworm), and deb-src for
-# bookworm.  Debian 13 and later: trixie-backports (deb, deb-src) at 100 and
+# and 90 so that nothing installed is upgraded from them (apt takes from them
+# only what is asked for by version or is not in bookworm: linux-source-7.3
+# is only in trixie-backports), and deb-src for bookworm; backports below
+# trixie, so that during an upgrade to Debian 13 the release is never tied
+# with its backports.  Debian 13 and later: trixie-backports (deb, deb-src) at 90 and
 # deb-src for the release itself and bookworm; its own suites keep their
 # priority.  Both files are compared whole on every run and rewritten when
 # they differ (scripts/apt-suites.sh), so that a release upgrade gets the new

@@ -28,6 +28,21 @@ TOOLCHAIN_ENV="$CACHE/toolchain.env"
 TOOLCHAIN_BIN="$CACHE/toolchain-bin"
 TOOLS_VENV="$CACHE/venv-tools"
 
+# toolchain_hook NAME: the value of the test hook NAME (TOOLCHAIN_MIN_RUSTC,
+# TOOLCHAIN_MIN_BINDGEN, TOOLCHAIN_OS_RELEASE), honoured only with
+# MESON_SDHC_TEST_HOOKS=1 in the environment, as make setup runs these
+# functions as root (an os-release file is sourced); else nothing, and a
+# note on stderr when it is set.
+toolchain_hook() {
+    local v=${!1:-}
+    [ -n "$v" ] || return 0
+    if [ "${MESON_SDHC_TEST_HOOKS:-}" = 1 ]; then
+        echo "$v"
+    else
+        echo "toolchain: ignoring $1: a test hook (honoured only with MESON_SDHC_TEST_HOOKS=1)" >&2
+    fi
+}
+
 # version_ge A B: A >= B as versions.
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; }
 
@@ -46,13 +61,14 @@ min_tool_version_script() {
 }
 
 # kernel_min_version TOOL: the kernel's minimum for rustc or bindgen, from
-# linux-source's scripts/min-tool-version.sh (TOOLCHAIN_MIN_RUSTC and
-# TOOLCHAIN_MIN_BINDGEN override; without the tarball, Linux 7.3's values).
+# linux-source's scripts/min-tool-version.sh (the test hooks
+# TOOLCHAIN_MIN_RUSTC and TOOLCHAIN_MIN_BINDGEN override, with
+# MESON_SDHC_TEST_HOOKS=1; without the tarball, Linux 7.3's values).
 kernel_min_version() {
     local tool=$1 t v=""
     case "$tool" in
-    rustc) v=${TOOLCHAIN_MIN_RUSTC:-} ;;
-    bindgen) v=${TOOLCHAIN_MIN_BINDGEN:-} ;;
+    rustc) v=$(toolchain_hook TOOLCHAIN_MIN_RUSTC) ;;
+    bindgen) v=$(toolchain_hook TOOLCHAIN_MIN_BINDGEN) ;;
     esac
     if [ -z "$v" ] && t=$(min_tool_version_script); then
         v=$(ARCH=arm SRCARCH=arm sh "$t" "$tool" 2>/dev/null || true)
@@ -64,9 +80,12 @@ kernel_min_version() {
 }
 
 # debian_release: the major version of Debian here (12, 13, ...), 0 if unknown.
-# TOOLCHAIN_OS_RELEASE: another os-release file (for tests).
+# TOOLCHAIN_OS_RELEASE: another os-release file (a test hook, with
+# MESON_SDHC_TEST_HOOKS=1).
 debian_release() {
-    local v f=${TOOLCHAIN_OS_RELEASE:-/etc/os-release}
+    local v f
+    f=$(toolchain_hook TOOLCHAIN_OS_RELEASE)
+    f=${f:-/etc/os-release}
     # shellcheck source=/dev/null # os-release
     v=$(. "$f" 2>/dev/null && echo "${VERSION_ID:-}")
     case "$v" in

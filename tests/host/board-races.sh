@@ -15,16 +15,19 @@
 #      switch-driver c refuses at the end (the card went into use mid-run),
 #      meson_mx_sdhc_rs stays loaded, and it says so;
 #   4. a second Ctrl-C (INT to the process group) during the cleanup does
-#      not cut it short: the start state (the Rust driver) comes back;
+#      not cut it short: the start state (the Rust driver) comes back; nor
+#      does a Ctrl-C with the output piped into a reader it ends (SIGPIPE);
 #   5. Ctrl-C during a bufreadfrag job: fragmem's holder is killed; and the
 #      real fragmem (built here) with -w PID leaves by itself once PID is gone;
 #   6. switch-driver c|rust and reload: a Ctrl-C between unbind and bind
 #      (a bind that blocks, a slow rmmod) does not stop it: the controller is
-#      bound at the end;
+#      bound at the end; nor does a pipe without a reader for its messages
+#      (reload ... 2>&1 | true, the new parameters refused);
 #   7. bench-board: sizes that overflow are refused; a --json name that is a
-#      link is refused; switch-driver, the module, fragmem and
-#      check-board-config are not taken from the current folder or PATH; the
-#      test hooks are ignored without MESON_SDHC_TEST_HOOKS=1 (both scripts).
+#      link is refused, also one made a link to a folder during the run;
+#      switch-driver, the module, fragmem and check-board-config are not
+#      taken from the current folder or PATH; the test hooks are ignored
+#      without MESON_SDHC_TEST_HOOKS=1 (both scripts).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/board-races.XXXXXX")
@@ -232,6 +235,22 @@ else
     bad "interrupted twice: holder '$(cat "$T/holder")', module $([ -d "$S/module/meson_mx_sdhc_rs" ] && echo loaded || echo 'not loaded'): $(tail -3 "$T/err")"
 fi
 
+# the same with the output piped into a reader that the Ctrl-C ends (a
+# tee): the cleanup's messages meet a closed pipe (SIGPIPE, EPIPE)
+start rust
+touch "$T/fio-block"
+as_fg sh -c 'sh "$0" "$@" 2>&1 | cat > "$T/piped"' "$BB" "${BBARGS[@]}" --jobs read-64k &
+BGPID=$!; echo "$BGPID" >> "$T/pids"
+waitfor "$T/fio-running" || bad "fio never ran: $(cat "$T/piped")"
+kill -INT -- -"$BGPID" 2>/dev/null || true
+wait_pid "$BGPID" || bad "bench-board did not end"
+sleep 0.5
+if [ "$(cat "$T/holder")" = rust ] && [ -d "$S/module/meson_mx_sdhc_rs" ]; then
+    ok "interrupted with its output piped into a reader that ends: the Rust driver holds the controller again"
+else
+    bad "interrupted, output piped: holder '$(cat "$T/holder")', module $([ -d "$S/module/meson_mx_sdhc_rs" ] && echo loaded || echo 'not loaded'), calls: $(tail -4 "$T/calls" | tr '\n' ';')"
+fi
+
 echo "5. fragmem's holder"
 start c
 { echo '#!/bin/sh'; echo "echo \"fragmem \$*\" >> '$T/calls'"
@@ -291,6 +310,21 @@ rc=0; wait "$p" || rc=$?
     ok "reload interrupted while the module unloads: loaded again, the controller bound" ||
     bad "reload interrupted: exit $rc, driver $(readlink "$PD/driver" || echo none): $(cat "$T/err")"
 
+# reload whose messages go to a pipe with no reader, the new parameters
+# refused (insmod fails with any): the module is loaded again without them
+start rust
+mkdir -p "$S/kernel/debug/mmc1"; echo "bounce_size: 0" > "$S/kernel/debug/mmc1/limits"
+cp "$T/bin/insmod" "$T/insmod.orig"
+sed -i '3i [ $# -le 1 ] || exit 1' "$T/bin/insmod"
+set +e
+sh "$SW" reload "$CT" --module "$T/fake.ko" bounce_size=3 2>&1 | (exec true)
+rc=${PIPESTATUS[0]}
+set -e
+cp "$T/insmod.orig" "$T/bin/insmod"
+[ "$rc" = 1 ] && [ "$(readlink "$PD/driver" | sed 's|.*/||')" = meson-mx-sdhc-rs ] &&
+    ok "reload with its messages into a closed pipe: exit 1, the controller bound again (not killed by SIGPIPE)" ||
+    bad "reload into a closed pipe: exit $rc, driver '$(readlink "$PD/driver" || echo none)', driver_override '$(cat "$PD/driver_override" 2>/dev/null)'"
+
 echo "7. bench-board's inputs"
 start c
 rc=0; sh "$BB" "${BBARGS[@]}" --offset 16777216t --dry-run > "$T/out" 2> "$T/err" || rc=$?
@@ -302,6 +336,22 @@ echo precious > "$T/victim"; ln -s "$T/victim" "$T/link.json"
 rc=0; sh "$BB" "${BBARGS[@]}" --json "$T/link.json" --dry-run > "$T/out" 2> "$T/err" || rc=$?
 [ "$rc" = 1 ] && grep -q 'is a symbolic link' "$T/err" && [ "$(cat "$T/victim")" = precious ] &&
     ok "--json naming a link: refused" || bad "--json link: exit $rc: $(cat "$T/err")"
+# the --json name made a link to a folder during the run (by whoever can
+# write to its folder): refused, nothing written into that folder
+start c
+mkdir -p "$T/victimdir"; rm -f "$T/race.json"
+cp "$T/bin/fio" "$T/fio.orig"
+sed -i '2a [ -e "$T/race.json" ] || ln -s "$T/victimdir" "$T/race.json"' "$T/bin/fio"
+rc=0; sh "$BB" "${BBARGS[@]}" --json "$T/race.json" --jobs read-64k > "$T/out" 2> "$T/err" || rc=$?
+cp "$T/fio.orig" "$T/bin/fio"
+[ "$rc" = 1 ] && grep -q 'became a symbolic link during the run' "$T/err" && [ -z "$(ls -A "$T/victimdir")" ] &&
+    [ -L "$T/race.json" ] && ok "--json made a link to a folder mid-run: refused, nothing written through it" ||
+    bad "--json link mid-run: exit $rc, in the folder: $(ls -A "$T/victimdir"): $(tail -2 "$T/err")"
+rm -f "$T/race.json"
+rc=0; sh "$BB" "${BBARGS[@]}" --json "$T/race.json" --jobs read-64k > "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 0 ] && [ -f "$T/race.json" ] && [ ! -L "$T/race.json" ] && [ "$(stat -c %a "$T/race.json")" = 644 ] &&
+    grep -q '"tool": "bench-board"' "$T/race.json" && [ -z "$(find "$T" -maxdepth 1 -name '.bench-board-json.*')" ] &&
+    ok "--json: written, mode 644, no temporary file left next to it" || bad "--json write: exit $rc: $(tail -2 "$T/err")"
 mkdir -p "$T/alone" "$T/cwd" "$T/path"
 cp "$BB" "$T/alone/bench-board"
 cp "$T/sw" "$T/cwd/switch-driver"; cp "$T/sw" "$T/path/switch-driver"; : > "$T/cwd/meson_mx_sdhc_rs.ko"

@@ -22,7 +22,11 @@
 #   crafted archives (the check runs as root): a member with an absolute
 #   name is unpacked inside the check's folder, not at that name; a member
 #   with ".." in its path and one under a member that is a symbolic link
-#   to a folder outside are refused; nothing is written outside the folder.
+#   to a folder outside are refused, also when the names hold a newline or
+#   " -> " (what cpio -tv prints between a link and its target); a member
+#   etc/modprobe.d/x.conf that is a link to /proc/kmsg, or to a FIFO
+#   outside, or that is a FIFO itself, is ignored, not read (the check does
+#   not hang); nothing is written outside the folder.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CBC="$TOP/scripts/check-board-config"
@@ -30,6 +34,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/initramfs-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 command -v cpio >/dev/null || { echo "initramfs-check: cpio missing (make setup)"; exit 1; }
 REL=7.3.0-board
+NL=$'\n'
 fail=0
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAILED: $*"; fail=1; }
@@ -87,7 +92,7 @@ expect() {
     local name=$1 want=$2 re=${3:-} rc=0
     local img="$T/$name.img"
     [ -f "$img" ] || img="$T/$name"
-    "$CBC" --initramfs "$img" > "$T/$name.out" 2>&1 || rc=$?
+    timeout 60 "$CBC" --initramfs "$img" > "$T/$name.out" 2>&1 < /dev/null || rc=$?
     if [ "$want" = accept ] && [ "$rc" = 0 ] && grep -q '^result: the initramfs loads meson_mx_sdhc_rs' "$T/$name.out" &&
        { [ -z "$re" ] || grep -qE -- "$re" "$T/$name.out"; }; then
         ok "$name: accepted"
@@ -200,8 +205,34 @@ export TMPDIR=$T/tmp
 expect crafted-absolute accept 'gzip-compressed cpio'
 expect crafted-dotdot refuse 'member \.\./\.\./\.\./\.\./out-dotdot/modprobe.d/y.conf: a \.\. in its path'
 expect crafted-link refuse 'member etc/modprobe.d/lnk/modprobe.d/z.conf: under etc/modprobe.d/lnk, a symbolic link in the archive'
+# newc members written here (NAME MODE TARGET-OR-DATA), before the good
+# tree's archive, gzip: names cpio -tv prints on two lines or with a " -> "
+newc() { # NAME MODE DATA ...: a newc archive with these members and its trailer
+    perl -e 'my $i = 100; my $o = "";
+        sub ent { my ($n, $m, $d) = @_; $n .= "\0";
+            my $h = "070701" . join("", map { sprintf "%08X", $_ } ($i++, $m, 0, 0, 1, 0, length $d, 0, 0, 0, 0, length $n, 0)) . $n;
+            $h .= "\0" x ((4 - length($h) % 4) % 4); $h .= $d; $h .= "\0" x ((4 - length($h) % 4) % 4); return $h; }
+        while (@ARGV) { my ($n, $m, $d) = splice @ARGV, 0, 3; $o .= ent($n, oct $m, $d); }
+        $o .= ent("TRAILER!!!", 0, ""); $o .= "\0" x ((512 - length($o) % 512) % 512); print $o;' "$@"
+}
+mkdir -p "$T/out-nl" "$T/out-arrow"; mkfifo "$T/fifo"
+linked() { # NAME NEWC-ARGS...: $T/NAME.img: those members, then the good tree
+    { newc "${@:2}"; cpio_of good; } | gzip > "$T/$1.img"
+}
+install='install mmc_block /bin/sh -c "echo run as root"'
+linked crafted-newline "A${NL}modprobe.d" 040755 '' "A${NL}modprobe.d/L" 0120777 "$T/out-nl" "A${NL}modprobe.d/L/evil.conf" 0100644 "$install"
+linked crafted-arrow 'E -> x' 040755 '' 'E -> x/modprobe.d' 040755 '' 'E -> x/modprobe.d/L' 0120777 "$T/out-arrow" \
+    'E -> x/modprobe.d/L/evil.conf' 0100644 "$install"
+linked link-kmsg etc 040755 '' etc/modprobe.d 040755 '' etc/modprobe.d/x.conf 0120777 /proc/kmsg
+linked link-fifo etc 040755 '' etc/modprobe.d 040755 '' etc/modprobe.d/x.conf 0120777 "$T/fifo"
+linked member-fifo etc 040755 '' etc/modprobe.d 040755 '' etc/modprobe.d/x.conf 010644 ''
+expect crafted-newline refuse 'member A\\x0amodprobe.d/L/evil.conf: under A\\x0amodprobe.d/L, a symbolic link in the archive'
+expect crafted-arrow refuse 'member E -> x/modprobe.d/L/evil.conf: under E -> x/modprobe.d/L, a symbolic link in the archive'
+expect link-kmsg accept 'result: the initramfs loads'
+expect link-fifo accept 'result: the initramfs loads'
+expect member-fifo accept 'result: the initramfs loads'
 unset TMPDIR
-left=$(find "$T/out-abs" "$T/out-dotdot" "$T/out-link" -type f)
+left=$(find "$T/out-abs" "$T/out-dotdot" "$T/out-link" -type f; find "$T/out-nl" "$T/out-arrow" -mindepth 1)
 [ -z "$left" ] && ok "the crafted archives wrote nothing outside the check's folder" ||
     bad "the crafted archives wrote outside the check's folder: $left"
 echo "($((SECONDS - start)) s)"

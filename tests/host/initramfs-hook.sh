@@ -9,7 +9,8 @@
 #   no modprobe.d file, or its blacklist line commented out: exit 0, nothing added;
 #   the C driver kept off the ways kmod reads (modprobe -c) and the module there: added,
 #     for "blacklist meson-mx-sdhc", a trailing comment, the line in another file, an
-#     install line running /bin/false, and the same read by the hook without modprobe;
+#     install line running /bin/false, ":" or another module, and the same read by the
+#     hook without modprobe or when modprobe -c fails;
 #   the test hooks without MESON_SDHC_TEST_HOOKS=1: not honoured (nothing added here).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,9 +30,14 @@ conf dash meson_mx_sdhc_rs.conf 'blacklist meson-mx-sdhc'
 conf comment meson_mx_sdhc_rs.conf 'blacklist meson_mx_sdhc # the C driver'
 conf otherfile local.conf 'options mmc_core use_spi_crc=0' 'blacklist   meson_mx_sdhc'
 conf install meson_mx_sdhc_rs.conf 'install meson_mx_sdhc /bin/false'
+conf install-rs meson_mx_sdhc_rs.conf 'install meson_mx_sdhc /sbin/modprobe meson_mx_sdhc_rs'
+conf install-colon meson_mx_sdhc_rs.conf 'install meson_mx_sdhc :'
 # a PATH with what the hook runs but modprobe
 mkdir -p "$T/nomodprobe"
 for t in sh sed awk cat head; do ln -s "$(command -v $t)" "$T/nomodprobe/$t"; done
+# a PATH whose modprobe fails (modprobe -c on a file it cannot parse)
+mkdir -p "$T/badmodprobe"
+printf '#!/bin/sh\necho "modprobe: ERROR: cannot parse" >&2\nexit 1\n' > "$T/badmodprobe/modprobe"; chmod +x "$T/badmodprobe/modprobe"
 
 # base NAME MODULES.DEP-LINE [FILE]: a root with lib/modules/7.3.4/ (and 7.3.0 with the module)
 base() {
@@ -77,6 +83,12 @@ run no-module-dashes "$T/dash.d" missing 1 "" "blacklist meson_mx_sdhc"
 run trailing-comment "$T/comment.d" present 0 meson_mx_sdhc_rs
 run another-file "$T/otherfile.d" present 0 meson_mx_sdhc_rs
 run install-false "$T/install.d" present 0 meson_mx_sdhc_rs
+run install-other-module "$T/install-rs.d" present 0 meson_mx_sdhc_rs
+run install-colon "$T/install-colon.d" present 0 meson_mx_sdhc_rs
+run install-colon-no-module "$T/install-colon.d" missing 1 "" "install meson_mx_sdhc :"
+env=(PATH="$T/badmodprobe:$PATH")
+run modprobe-fails "$T/dash.d" present 0 meson_mx_sdhc_rs
+run modprobe-fails-no-module "$T/blacklist.d" missing 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
 env=(PATH="$T/nomodprobe")
 run no-modprobe-dashes "$T/dash.d" present 0 meson_mx_sdhc_rs
 run no-modprobe-commented "$T/commented.d" present 0 ""

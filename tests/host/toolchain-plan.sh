@@ -7,7 +7,9 @@
 # ~/.cargo), and the Python tools in a virtual environment in the cache made
 # from the system's python3.  With the machine's own PATH it must take what is
 # already here, as setup did (the cache's toolchain.env).  The package sets
-# per Debian release are checked with made-up os-release files.
+# per Debian release are checked with made-up os-release files (test hooks,
+# taken only with MESON_SDHC_TEST_HOOKS=1: without it an os-release file
+# from the environment is not read, nor a minimum version).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/toolchain-plan.XXXXXX")
@@ -24,6 +26,8 @@ cp "$CACHE_DIR"/min-tool-version-*.sh "$T/cache/" 2>/dev/null || true
 bare() { # command...: run with the system's PATH only, an empty HOME and cache
     env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$T/home" MESON_SDHC_CACHE="$T/cache" \
         ${TOOLCHAIN_OS_RELEASE:+TOOLCHAIN_OS_RELEASE="$TOOLCHAIN_OS_RELEASE"} \
+        ${TOOLCHAIN_MIN_RUSTC:+TOOLCHAIN_MIN_RUSTC="$TOOLCHAIN_MIN_RUSTC"} \
+        ${MESON_SDHC_TEST_HOOKS:+MESON_SDHC_TEST_HOOKS="$MESON_SDHC_TEST_HOOKS"} \
         bash -c ". '$TOP/scripts/common.sh'; $*"
 }
 
@@ -58,13 +62,25 @@ got=$(bare debian_rust_packages)
 [ "$got" = "$want" ] && ok "Debian $rel: $got" || bad "Debian $rel: '$got', expected '$want'"
 for r in 12 13 14; do
     printf 'ID=debian\nVERSION_ID="%s"\n' "$r" > "$T/os-release-$r"
-    got=$(TOOLCHAIN_OS_RELEASE="$T/os-release-$r" bare debian_rust_packages)
+    got=$(MESON_SDHC_TEST_HOOKS=1 TOOLCHAIN_OS_RELEASE="$T/os-release-$r" bare debian_rust_packages)
     case "$r" in
     12) want="rustc-web cargo-web rustfmt-web rust-web-clippy rust-web-src" ;;
     *) want="rustc cargo rustfmt rust-clippy rust-src" ;;
     esac
     [ "$got" = "$want" ] && ok "os-release $r: $got" || bad "os-release $r: '$got', expected '$want'"
 done
+# the test hooks, without MESON_SDHC_TEST_HOOKS=1: ignored (setup runs
+# debian_release as root, and it sources the os-release file)
+printf 'ID=debian\nVERSION_ID="77"\ntouch %s/sourced\n' "$T" > "$T/os-release-hook"
+got=$(TOOLCHAIN_OS_RELEASE="$T/os-release-hook" bare debian_release 2> "$T/hook.err")
+[ ! -e "$T/sourced" ] && [ "$got" = "$rel" ] && grep -q 'ignoring TOOLCHAIN_OS_RELEASE' "$T/hook.err" &&
+    ok "TOOLCHAIN_OS_RELEASE ignored without MESON_SDHC_TEST_HOOKS=1 (not sourced)" ||
+    bad "TOOLCHAIN_OS_RELEASE without the flag: release '$got' (here $rel), sourced: $([ -e "$T/sourced" ] && echo yes || echo no)"
+got=$(TOOLCHAIN_MIN_RUSTC=99.0.0 bare 'kernel_min_version rustc' 2> /dev/null)
+[ "$got" = "$min" ] && ok "TOOLCHAIN_MIN_RUSTC ignored without MESON_SDHC_TEST_HOOKS=1" || bad "TOOLCHAIN_MIN_RUSTC without the flag: '$got'"
+got=$(MESON_SDHC_TEST_HOOKS=1 TOOLCHAIN_MIN_RUSTC=99.0.0 bare 'kernel_min_version rustc')
+[ "$got" = 99.0.0 ] && ok "TOOLCHAIN_MIN_RUSTC taken with MESON_SDHC_TEST_HOOKS=1" || bad "TOOLCHAIN_MIN_RUSTC with the flag: '$got'"
+
 # version_ge, by which the plan accepts or refuses a toolchain
 bare 'version_ge 1.96.0 1.85.0 && version_ge 1.85.0 1.85.0 && ! version_ge 1.84.1 1.85.0 &&
       version_ge 0.72.1 0.71.1 && ! version_ge 0.60.1 0.71.1' &&
