@@ -2,7 +2,8 @@
 # skip_clean_invalidate=1 (Documentation/driver.rst, "Skipping the invalidate of a clean
 # buffer"): a read into a cached bounce buffer skips the invalidate before its transfer only
 # when no CPU write left the buffer maybe dirty.  The SDHC non-coherent as on the SoC
-# (--model dma-noncoherent=on), every request bounced (force_bounce).  With one buffer
+# (--model dma-noncoherent=on), every request bounced (force_bounce), through 512 KiB buffers
+# (max_dma_size and bounce_size 524288, so that a 256 KiB read is one request).  With one buffer
 # (double_buffer=0), then two (the default):
 #  - writes of random data and reads of it interleaved: each write's copy-in is cleaned by its
 #    mapping, so the buffer is clean after it and the next read skips; the data read back is
@@ -64,7 +65,8 @@ chunk() { dd if=$1 of=/tmp/chunk bs=128k count=1 skip=$2 2>/dev/null; }
 all_clean() { ! grep -q '^buffer[0-9]: dirty' "$B"; }
 phase() { # phase "PARAMS" SKIP BUFFERS
   SKIP=$2 DONE_DIRTY=0 SKIPS=0
-  insmod $RS_MOD $1
+  # 512 KiB buffers: a 256 KiB read is one request, whose buffer the checks follow
+  insmod $RS_MOD max_dma_size=524288 bounce_size=524288 $1
   wait_card || fail "no card with $1"
   D=$(rs_debugfs)
   B=$D/bounce
