@@ -47,9 +47,8 @@ impl Sdhc {
     /// 0) before its response is read and it is reset, as Amlogic's driver does on each of its
     /// error paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`) and the C driver in
     /// its interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`): an error can latch
-    /// while the DMA engine still finishes the transfer, and a reset then may leave it hung
-    /// (Documentation/emulated-board.rst, `error-busy-ns`). A controller still busy after the
-    /// bound is reset anyway (the warning says so).
+    /// while the DMA engine still finishes the transfer, and a reset then may leave it hung. A
+    /// controller still busy after the bound is reset anyway (the warning says so).
     pub(crate) fn settle_before_reset(&self, opcode: u32) {
         let _ = self
             .hw()

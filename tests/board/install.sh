@@ -63,7 +63,7 @@ with=$(resolve "$T/conf.d")
 modprobe -d "$R" -S "$rel" -C "$T/conf.d" --show-depends meson_mx_sdhc 2>&1 | grep -q 'meson-mx-sdhc.ko' &&
     ok "modprobe meson_mx_sdhc by name still resolves with the example" || bad "meson_mx_sdhc by name does not resolve"
 line=$(modprobe -d "$R" -S "$rel" -C "$T/conf.d" --show-depends "$MOD" 2>&1 | tail -1)
-[[ "$line" == "insmod $ko "*"bounce_size=131072"* ]] && ok "options applied: $line" || bad "options: '$line'"
+[[ "$line" == "insmod $ko "*"bounce_size=65536"* ]] && ok "options applied: $line" || bad "options: '$line'"
 parms=$(modinfo -F parm "$ko" | cut -d: -f1 | tr '\n' ' ')
 for p in $(sed -n "s/^#\{0,1\}options $MOD //p" "$CONF" | tr ' ' '\n' | cut -d= -f1 | sort -u); do
     [[ " $parms" == *" $p "* ]] && ok "option $p is a parameter of the module" || bad "option $p: not a parameter ($parms)"
