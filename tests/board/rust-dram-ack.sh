@@ -78,26 +78,26 @@ log="$T/serial.log"
 fail=0
 check "the guest script finished" grep -q '@@DRAMACK done' "$log" || fail=1
 m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$T/$1.json" "$2"; }
+# line PHASE: the guest's last PHASE line starting so; v PHASE FIELD: a number of it
+line() { grep -o "PHASE $1 .*" "$log" | tail -1; }
+v() { line "$1" | sed -n "s/.*\b$2=\([0-9]*\).*/\1/p"; }
 for p in ack-2000 ack-50000 ack-500000; do
   for fb in 1 0; do
-    line=$(grep -o "PHASE $p bounce=$fb .*" "$log" | tail -1)
-    echo "  $line"
-    v() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$line"; }
-    check "$p bounce=$fb: write and read+verify passed" \
-      eval "[ '$(v write_rc)' = 0 ] && [ '$(v read_rc)' = 0 ] && [ '$(v verify_errors)' = 0 ]" || fail=1
+    l="$p bounce=$fb"
+    echo "  $(line "$l")"
+    check "$l: write and read+verify passed" \
+      eval "[ '$(v "$l" write_rc)' = 0 ] && [ '$(v "$l" read_rc)' = 0 ] && [ '$(v "$l" verify_errors)' = 0 ]" || fail=1
   done
   check "$p: $(m $p rx_tail_bytes_flushed) tail bytes flushed, never an empty FIFO before they were in memory ($(m $p rx_tail_early_empty))" \
     eval "[ $(m $p rx_tail_bytes_flushed) -gt 0 ] && [ $(m $p rx_tail_early_empty) = 0 ]" || fail=1
 done
 for fb in 1 0; do
-  al=$(grep -o "PHASE ack-late bounce=$fb .*" "$log" | tail -1)
-  echo "  $al"
-  av() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$al"; }
-  check "ack-late bounce=$fb: a tail acknowledged after the 1 ms poll fails the read (rc $(av rc), $(av flush_errors) flush errors), which reads right afterwards" \
-    eval "[ '$(av rc)' != 0 ] && [ '$(av flush_errors)' -ge 1 ] && [ '$(av differs_after)' = 0 ]" || fail=1
+  l="ack-late bounce=$fb"
+  echo "  $(line "$l")"
+  check "$l: a tail acknowledged after the 1 ms poll fails the read (rc $(v "$l" rc), $(v "$l" flush_errors) flush errors), which reads right afterwards" \
+    eval "[ '$(v "$l" rc)' != 0 ] && [ '$(v "$l" flush_errors)' -ge 1 ] && [ '$(v "$l" differs_after)' = 0 ]" || fail=1
 done
-nc=$(grep -o "PHASE nocheck bounce=1 .*" "$log" | tail -1)
-echo "  $nc"
-check "nocheck: without the check the model showed $(m nocheck rx_tail_early_empty) empty FIFOs before the tail was in memory, and fio found stale bounced tails ($(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$nc") verify errors)" \
-  eval "[ $(m nocheck rx_tail_early_empty) -gt 0 ] && [ '$(sed -n 's/.*verify_errors=\([0-9]*\).*/\1/p' <<<"$nc")' -gt 0 ]" || fail=1
+echo "  $(line "nocheck bounce=1")"
+check "nocheck: without the check the model showed $(m nocheck rx_tail_early_empty) empty FIFOs before the tail was in memory, and fio found stale bounced tails ($(v "nocheck bounce=1" verify_errors) verify errors)" \
+  eval "[ $(m nocheck rx_tail_early_empty) -gt 0 ] && [ '$(v "nocheck bounce=1" verify_errors)' -gt 0 ]" || fail=1
 exit $fail
