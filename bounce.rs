@@ -44,6 +44,8 @@ mod prepare;
 // completion.
 #[cfg(feature = "double_buffer")]
 mod slots;
+// A read's last words in memory before its data is used.
+mod tail;
 
 #[cfg(not(feature = "double_buffer"))]
 use crate::stubs::slots;
@@ -54,7 +56,13 @@ use kernel::{
     dma::DataDirection,
     new_mutex,
     prelude::*,
-    sync::Mutex, //
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Mutex, //
+    }, //
 };
 
 use crate::{
@@ -80,6 +88,11 @@ use policy::{
 };
 
 use slots::Slots;
+
+use tail::{
+    TailCounts,
+    TailState, //
+};
 
 pub(crate) use buffer::Buffers;
 pub(crate) use slots::Slot;
@@ -137,6 +150,16 @@ pub(crate) struct Bouncer {
     maps: Mutex<[Option<Mapping>; MAX_BUFFERS]>,
     /// Whether a read's mapping skips its invalidate when its buffer is clean.
     skip_clean: bool,
+    /// Whether every read is bounced and its last words are seen in memory before its data is
+    /// used (`dram_write_check`, [`tail`]).
+    check_tail: bool,
+    /// The number of the next read whose last burst is marked.
+    tail_seq: Atomic<u32>,
+    /// What the checks saw.
+    tail_counts: TailCounts,
+    /// The marks of each buffer.
+    #[pin]
+    tails: Mutex<[TailState; MAX_BUFFERS]>,
 }
 
 impl Bouncer {
@@ -145,12 +168,14 @@ impl Bouncer {
     /// boundary `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most
     /// `max_direct` bytes to one DMA address (longer single segments are bounced). With
     /// `skip_clean` a read into a cached buffer with no dirty cache line skips the invalidate
-    /// before the transfer ([`MapSync::SkipIfClean`]).
+    /// before the transfer ([`MapSync::SkipIfClean`]). With `check_tail` every read is bounced
+    /// and its data used only once its last words are in memory ([`tail`]).
     pub(crate) fn new(
         bufs: [Option<BounceBuffer>; MAX_BUFFERS],
         merge_boundary: usize,
         max_direct: u32,
         skip_clean: bool,
+        check_tail: bool,
     ) -> impl PinInit<Self> {
         let count = bufs.iter().take_while(|b| b.is_some()).count();
         pin_init!(Self {
@@ -160,6 +185,13 @@ impl Bouncer {
             max_direct,
             maps <- new_mutex!([None, None], "meson_mx_sdhc_rs::bounce::maps"),
             skip_clean,
+            check_tail,
+            tail_seq: Atomic::new(0),
+            tail_counts: TailCounts::new(),
+            tails <- new_mutex!(
+                [TailState::default(); MAX_BUFFERS],
+                "meson_mx_sdhc_rs::bounce::tails"
+            ),
         })
     }
 
@@ -202,8 +234,10 @@ impl Bouncer {
     ) -> Result<u64> {
         self.unmap_slot(slot);
         let sync = if dir == DataDirection::FromDevice {
+            self.arm_tail(buf, slot, len)?;
             self.read_sync()
         } else {
+            self.disarm_tail(slot);
             MapSync::Always
         };
         let (addr, mapping) = buf.to_device(len, dir, sync)?;
@@ -226,6 +260,13 @@ impl Bouncer {
                 .map(|m| u64::from(m.dma_address()))
                 .ok_or(EIO),
         }
+    }
+
+    /// Whether a request that fits a buffer is bounced even when its data could go to the
+    /// controller in place: `force` (the `force_bounce` test knob), or a read whose last words
+    /// are checked in memory ([`tail`]).
+    fn bounce_all(&self, force: bool, write: bool) -> bool {
+        force || (self.check_tail && !write)
     }
 
     /// Takes buffer `slot` back from the controller: unmaps it if it is mapped. Returns
@@ -287,6 +328,7 @@ impl Bouncer {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
         let offset = mrq.data().map_or(0, |d| d.sg_list().first_offset());
+        let force = self.bounce_all(force, mrq.data().is_some_and(|d| d.is_write()));
         match policy::data_path(segments, offset, len, self.size(), self.max_direct, force) {
             Ok(DataPath::Direct) => {
                 if mrq.data().is_some_and(|d| d.host_cookie() > 0) {
@@ -365,6 +407,10 @@ impl Bouncer {
             self.release(slot);
             return Err(EIO);
         };
+        if let Err(e) = self.settle_tail(dev, buf, slot) {
+            self.release(slot);
+            return Err(e);
+        }
         let len = mrq.data_len();
         let synced = if prepared {
             self.prepared_address(buf, slot)
@@ -409,6 +455,7 @@ impl Bouncer {
     /// Frees buffer `slot` of a request that failed or needs nothing copied (the controller is
     /// done with it): it is unmapped first. Process context (it takes the buffers' mutex).
     pub(crate) fn release(&self, slot: Slot) {
+        self.disarm_tail(slot);
         self.unmap_slot(slot);
         self.slots.lock().finish(slot, None);
     }
@@ -426,6 +473,17 @@ impl Bouncer {
         if len == 0 {
             self.release(slot);
             return Ok(());
+        }
+        if self.check_tail {
+            let unmapped = self.unmap_slot(slot);
+            let checked = match self.buf(slot) {
+                Some(buf) if unmapped => self.check_tail(dev, buf, slot),
+                _ => Err(EIO),
+            };
+            if let Err(e) = checked {
+                self.release(slot);
+                return Err(e);
+            }
         }
         {
             let mut slots = self.slots.lock();
@@ -456,13 +514,20 @@ impl Bouncer {
     }
 }
 
-/// The `bounce` file: `skip_clean_invalidate`, then per buffer `bufferN: coherent`, or
+/// The `bounce` file: `skip_clean_invalidate`; `dram_write_check` with the reads whose last
+/// words were looked for in memory (`tail_checks`), not there at the first look (`tail_waits`)
+/// and failed for it (`tail_late`); then per buffer `bufferN: coherent`, or
 /// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
 /// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
 impl Writer for Bouncer {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let st = self.cache_state();
         writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;
+        writeln!(f, "dram_write_check: {}", u8::from(self.check_tail))?;
+        let t = &self.tail_counts;
+        writeln!(f, "tail_checks: {}", t.checked.load(Relaxed))?;
+        writeln!(f, "tail_waits: {}", t.waited.load(Relaxed))?;
+        writeln!(f, "tail_late: {}", t.late.load(Relaxed))?;
         for (i, b) in st.bufs.iter().enumerate() {
             match b {
                 None => {}

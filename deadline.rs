@@ -266,16 +266,18 @@ impl Sdhc {
         if let Some(d) = mrq.data() {
             d.set_bytes_xfered(0);
         }
+        let errors = Errors {
+            cmd: Some(ErrorKind::Deadline),
+            data: None,
+        };
+        // The controller froze mid-transfer: the card may be left in its data state.
+        self.stop_after_error(&mrq, &errors);
         match slot {
             // Nothing is copied back: the buffer is free again.
             Some(slot) if idle => self.bounce.release(slot),
             Some(slot) => self.hold_back(slot),
             None => {}
         }
-        let errors = Errors {
-            cmd: Some(ErrorKind::Deadline),
-            data: None,
-        };
         self.record(&mrq, slot.is_some(), errors, DataResult::default(), true);
         // Unmapped, then completed.
         mrq.done();

@@ -128,10 +128,8 @@ pub(crate) fn reset(regs: &Regs) {
     fsleep(Delta::from_micros(10));
 }
 
-/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`); with
-/// `dram_write_check` a read's flush ends only once DRAM acknowledged its last words, where the
-/// SoC flushes by hand.
-pub(crate) fn init_hw(regs: &Regs, soc: &SocData, dram_write_check: bool) {
+/// Brings the controller into a known state (`meson_mx_sdhc_init_hw()`).
+pub(crate) fn init_hw(regs: &Regs, soc: &SocData) {
     reset(regs);
 
     regs.write_reg(
@@ -158,9 +156,6 @@ pub(crate) fn init_hw(regs: &Regs, soc: &SocData, dram_write_check: bool) {
 
     // Some initialization bits depend on the SoC.
     (soc.init_hw)(regs);
-    if let Some(set) = soc.set_dram_write_check {
-        set(regs, dram_write_check);
-    }
 
     // Disable and mask all interrupts (the SDIO card's are enabled later, by the MMC core).
     regs.write_reg(regs::ICTL::zeroed());

@@ -605,8 +605,9 @@ pub(crate) enum ErrorKind {
     NotReady,
     /// The last words of a read did not leave the RX FIFO after its flush (`EIO` on the data).
     Flush,
-    /// The request was failed before it reached the controller (mapping, bounce copy, a
-    /// failed `set_ios`).
+    /// The request's data could not be set up or handed over: a mapping, a bounce copy, a
+    /// read whose last words were not seen in memory in time (the `bounce` file's
+    /// `tail_late`), a failed `set_ios`.
     #[cfg(feature = "stats")]
     Setup,
     /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
@@ -624,14 +625,36 @@ pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
 /// receiving-data state, which only that stop (CMD12) ends: the card took the command and its
 /// data phase ended early. After a successful transfer the controller sends CMD12 itself; after
 /// a failed one nothing says it does (FreeBSD's driver: only after a successful one). So: a
-/// data CRC error or timeout (a write's CRC status included), or a FIFO error of the DMA during
-/// the data phase. Not a response error or timeout alone, after which the card may never have
-/// taken the command; not a controller that only stayed busy afterwards ([`ErrorKind::NotReady`],
-/// its transfer reported complete) nor a read whose last words did not leave the FIFO
-/// ([`ErrorKind::Flush`]): the controller's own CMD12 ended those.
+/// data CRC error or timeout (a write's CRC status included), a FIFO error of the DMA during
+/// the data phase, a response that failed its CRC check (the card answered, so it took the
+/// command), or no interrupt before the deadline (the controller froze mid-transfer). Not a
+/// response timeout alone, after which the card may never have taken the command; not a
+/// controller that only stayed busy afterwards ([`ErrorKind::NotReady`], its transfer reported
+/// complete) nor a read whose last words did not leave the FIFO ([`ErrorKind::Flush`]): the
+/// controller's own CMD12 ended those.
 pub(crate) fn stop_after_error(cmd: Option<ErrorKind>, data: Option<ErrorKind>) -> bool {
     matches!(data, Some(ErrorKind::DataCrc | ErrorKind::DataTimeout))
-        || cmd == Some(ErrorKind::Fifo)
+        || cmd.is_some_and(ErrorKind::card_took_command)
+}
+
+impl ErrorKind {
+    /// Whether a command that failed so reached the card, which may have started its data
+    /// phase: a FIFO error or a response CRC error (the card answered), or the deadline.
+    const fn card_took_command(self) -> bool {
+        matches!(self, Self::Fifo | Self::CmdCrc) || self.is_deadline()
+    }
+
+    /// Whether it is [`ErrorKind::Deadline`].
+    #[cfg(feature = "deadline")]
+    const fn is_deadline(self) -> bool {
+        matches!(self, Self::Deadline)
+    }
+
+    /// There is no deadline.
+    #[cfg(not(feature = "deadline"))]
+    const fn is_deadline(self) -> bool {
+        false
+    }
 }
 
 #[cfg(feature = "stats")]

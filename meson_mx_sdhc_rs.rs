@@ -165,7 +165,9 @@ fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
-/// Whether a read's RX FIFO flush waits for DRAM's write acknowledgements (`dram_write_check`).
+/// Whether every read is bounced and its data used only once its last words are seen in memory
+/// (`dram_write_check`, `bounce::tail`).
+#[cfg(feature = "bounce")]
 fn dram_write_check() -> bool {
     *module_parameters::dram_write_check.value_ref()
 }
@@ -256,7 +258,7 @@ module! {
         },
         dram_write_check: bool {
             default: true,
-            description: "Meson6/8/8b reads: the RX FIFO flush ends once DRAM acknowledged the last words (default true); false: the C driver's setting, which does not wait for them",
+            description: "Reads go through the bounce buffer, whose data is used only once the read's last words are seen in memory (default true); false: a read of one segment goes to the controller in place and is used once the RX FIFO is empty, as the C driver does",
         },
         sdio_irq: bool {
             default: true,

@@ -116,7 +116,7 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
     let dev: &Device<Bound> = pdev.as_ref();
     let regs = map_regs(pdev)?;
     let pclk = enable_pclk(dev)?;
-    hw::init_hw(&regs, &soc, crate::dram_write_check());
+    hw::init_hw(&regs, &soc);
 
     let clkc = Clkc::register(dev, regs.clone())
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;

@@ -35,9 +35,6 @@ pub(crate) struct SocData {
     pub(crate) wait_before_send: Option<fn(&Regs, &Device, &CmdInfo)>,
     /// Whether the hardware flushes the FIFO itself, also for reads.
     pub(crate) hardware_flush_all_cmds: bool,
-    /// Makes the end of a read's RX FIFO flush wait for DRAM's write acknowledgements (`true`)
-    /// or not (`false`, the C driver's setting), where the SoC flushes by hand.
-    pub(crate) set_dram_write_check: Option<fn(&Regs, bool)>,
 }
 
 /// Meson6, Meson8 and Meson8b.
@@ -46,7 +43,6 @@ pub(crate) const MESON8: SocData = SocData {
     set_pdma: set_pdma_meson8,
     wait_before_send: Some(wait_before_send_meson8),
     hardware_flush_all_cmds: false,
-    set_dram_write_check: Some(set_dram_write_check_meson8),
 };
 
 /// Meson8m2.
@@ -55,7 +51,6 @@ pub(crate) const MESON8M2: SocData = SocData {
     set_pdma: set_pdma_meson8m2,
     wait_before_send: None,
     hardware_flush_all_cmds: true,
-    set_dram_write_check: None,
 };
 
 fn init_hw_meson8(regs: &Regs) {
@@ -68,19 +63,12 @@ fn init_hw_meson8(regs: &Regs) {
     regs.write_reg(
         regs::ENHC_MESON6::zeroed()
             .with_const_rxfifo_th::<63>()
+            // "No Write DMA Response Check" in Amlogic's register header, as the C driver
+            // sets it: a read's data is checked in memory instead (`bounce::tail`).
             .with_dma_wr_resp(true)
             .with_const_rx_timeout::<255>()
             .with_const_sdio_irq_period::<12>(),
     );
-}
-
-/// `ENHC` bit 17 is "No Write DMA Response Check" in Amlogic's register header: set, as the C
-/// driver and Amlogic's driver program it, `STAT.RXFIFO_CNT` reaches 0 when the flushed words
-/// have left the FIFO, maybe before DRAM has them (Amlogic's driver then polls the DDR
-/// controller's channel status, which this driver cannot reach); clear, the controller waits
-/// for DRAM's write responses first, so that the flush wait sees the data in memory.
-fn set_dram_write_check_meson8(regs: &Regs, check: bool) {
-    regs.update(regs::ENHC_MESON6, |r| r.with_dma_wr_resp(!check));
 }
 
 fn set_pdma_meson8(regs: &Regs, write: bool) {

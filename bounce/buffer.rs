@@ -30,7 +30,10 @@ use crate::{
         Limits,
         Params, //
     },
-    mmc::CpuBuffer, //
+    mmc::{
+        self,
+        CpuBuffer, //
+    }, //
 };
 
 use super::{
@@ -137,6 +140,54 @@ impl BounceBuffer {
         }
     }
 
+    /// Writes the marks of read number `seq` of `len` bytes into its last words
+    /// ([`policy::tail_marks`]) and hands them to memory: cached memory is cleaned over them
+    /// (a read's mapping only invalidates). The buffer must not be mapped.
+    pub(super) fn arm_tail(&self, len: u32, seq: u32) -> Result {
+        let (first, count) = policy::tail_marks(len);
+        if count == 0 {
+            return Ok(());
+        }
+        let (first, bytes) = (usize::try_from(first)?, usize::try_from(count * 4)?);
+        if let Memory::Cached(n) = &self.mem {
+            n.cpu_write(first, bytes)?;
+        }
+        for (i, off) in (0..count).zip((first..).step_by(4)) {
+            mmc::write_buffer_word(self.cpu(), off, policy::tail_mark(seq, i))?;
+        }
+        if let Memory::Cached(n) = &self.mem {
+            n.unmap(n.map(first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the end of read number `seq` of `len` bytes is in memory: each of its marked
+    /// words changed ([`policy::tail_landed`]). Cached memory is invalidated over them
+    /// first, so that a look before they landed is not what the next look sees. The
+    /// buffer must not be mapped.
+    pub(super) fn tail_landed(&self, len: u32, seq: u32) -> Result<bool> {
+        let (first, count) = policy::tail_marks(len);
+        if count == 0 {
+            return Ok(true);
+        }
+        let (first, bytes) = (usize::try_from(first)?, usize::try_from(count * 4)?);
+        if let Memory::Cached(n) = &self.mem {
+            n.unmap(n.map(first, bytes, DataDirection::Bidirectional, MapSync::Always)?)?;
+        }
+        let mut words = [0u32; policy::TAIL_MARK_WORDS as usize];
+        for (w, off) in words
+            .iter_mut()
+            .zip((first..).step_by(4))
+            .take(count as usize)
+        {
+            *w = mmc::read_buffer_word(self.cpu(), off)?;
+        }
+        Ok(policy::tail_landed(
+            seq,
+            words.iter().copied().take(count as usize),
+        ))
+    }
+
     /// Takes the buffer back from the controller after a transfer: unmaps `mapping` (a read's
     /// range is invalidated). `EINVAL` if it is not this buffer's.
     pub(super) fn to_cpu(&self, mapping: Option<Mapping>) -> Result {
@@ -219,6 +270,7 @@ impl Buffers {
             merge_boundary,
             self.params.max_dma,
             crate::skip_clean_invalidate(),
+            crate::dram_write_check(),
         )
     }
 }

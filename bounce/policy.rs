@@ -41,6 +41,48 @@ pub(crate) fn device_len(len: u32, size: u32) -> u32 {
         .min(size)
 }
 
+/// The most words at the end of a read that are marked before it ([`tail_marks`]): the words
+/// of a write burst (`PDMA.WR_BURST` 7, 8 words), more than the RX FIFO keeps back below its
+/// threshold (`PDMA.RXFIFO_TH` 7).
+pub(crate) const TAIL_MARK_WORDS: u32 = 8;
+
+/// The words at the end of a read of `len` bytes into a bounce buffer that are marked before
+/// the transfer and looked at after it ([`tail_mark`]): its last whole words, at most
+/// [`TAIL_MARK_WORDS`]. Returns the offset of the first and their number, 0 for a read shorter
+/// than a word (not marked).
+pub(crate) fn tail_marks(len: u32) -> (u32, u32) {
+    let words = len / 4;
+    let count = words.min(TAIL_MARK_WORDS);
+    ((words - count) * 4, count)
+}
+
+/// The mark of word `index` of the end of read number `seq` ([`tail_marks`]): a scrambled
+/// value, never all zeroes or all ones (what erased or zeroed memory holds), and different for
+/// the next read, so that a read whose data happened to match a mark passes when the core
+/// retries it.
+pub(crate) fn tail_mark(seq: u32, index: u32) -> u32 {
+    let mut x = seq.wrapping_mul(0x9e37_79b9) ^ index.wrapping_mul(0x85eb_ca6b) ^ 0xa5c3_5a3c;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    if x == 0 || x == u32::MAX {
+        0x6d2b_79f5
+    } else {
+        x
+    }
+}
+
+/// Whether the end of a read is in memory: `words` are the marked words as memory now holds
+/// them, in order; every one must differ from its mark for read `seq`, so that how the last
+/// words are split between the DMA's bursts and the FIFO's flush does not matter. (A word of
+/// data equal to its mark is taken for missing: the read fails as late and its retry has other
+/// marks.)
+pub(crate) fn tail_landed(seq: u32, words: impl IntoIterator<Item = u32>) -> bool {
+    (0u32..).zip(words).all(|(i, w)| w != tail_mark(seq, i))
+}
+
 /// How a request's data reaches the controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataPath {

@@ -68,6 +68,7 @@ impl Bouncer {
             return false;
         };
         let (len, sg) = (data.len(), data.sg_list());
+        let force = self.bounce_all(force, data.is_write());
         let bounced =
             policy::segments_without_mapping(sg.len(), self.merge_boundary).is_some_and(|n| {
                 let offset = sg.first_offset();
@@ -85,6 +86,10 @@ impl Bouncer {
             self.slots.lock().free(slot);
             return false;
         };
+        if self.settle_tail(dev, buf, slot).is_err() {
+            self.slots.lock().free(slot);
+            return false;
+        }
         if data.is_write() {
             // A mapping left from an earlier user goes before the CPU writes.
             self.unmap_slot(slot);

@@ -532,6 +532,14 @@ pub(crate) mod suite {
         Ok(())
     }
 
+    #[cfg(feature = "deadline")]
+    #[test]
+    fn stop_follows_a_frozen_transfer() -> TestResult {
+        // The controller froze mid-transfer: the card may be in its data state.
+        assert!(stop_after_error(Some(ErrorKind::Deadline), None));
+        Ok(())
+    }
+
     #[test]
     fn stop_follows_a_failed_data_phase_only() -> TestResult {
         use ErrorKind::*;
@@ -540,9 +548,10 @@ pub(crate) mod suite {
         assert!(stop_after_error(None, Some(DataTimeout)));
         assert!(stop_after_error(Some(Fifo), None));
         assert!(stop_after_error(Some(CmdCrc), Some(DataCrc)));
+        // The card answered, with a CRC error: it took the command.
+        assert!(stop_after_error(Some(CmdCrc), None));
         // Nothing failed, or the card may never have taken the command.
         assert!(!stop_after_error(None, None));
-        assert!(!stop_after_error(Some(CmdCrc), None));
         assert!(!stop_after_error(Some(CmdTimeout), None));
         // The transfer completed (the controller sent its own CMD12).
         assert!(!stop_after_error(None, Some(NotReady)));

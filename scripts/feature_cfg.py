@@ -30,12 +30,13 @@ MODULE_PARAMS = {
     "max_segs": "bounce",
     "bounce_cached": "bounce",
     "skip_clean_invalidate": "bounce",
+    "dram_write_check": "bounce",
     "double_buffer": "double_buffer",
     "sdio_irq": "sdio_irq",
 }
 # The parameters of the port of the C driver: what it does differently from the C driver where
 # the silicon is unknown (the C driver has none).
-PORT_PARAMS = frozenset({"dram_write_check"})
+PORT_PARAMS = frozenset()
 
 ATTR = re.compile(r"^(\s*)#\[cfg\((.*)\)\]\s*$")
 MODULE_MACRO = re.compile(r"^module! \{\s*$")

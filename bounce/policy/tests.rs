@@ -278,4 +278,71 @@ mod suite {
         assert_eq!(device_len(u32::MAX, 4 * MIB), 4 * MIB);
         Ok(())
     }
+
+    #[test]
+    fn tail_marks_cover_the_last_words() -> TestResult {
+        assert_eq!(tail_marks(512), (480, 8));
+        assert_eq!(tail_marks(128 * KIB), (128 * KIB - 32, 8));
+        // Not a multiple of a word: its whole words.
+        assert_eq!(tail_marks(39), (4, 8));
+        // Short: every whole word.
+        assert_eq!(tail_marks(8), (0, 2));
+        assert_eq!(tail_marks(4), (0, 1));
+        assert_eq!(tail_marks(7), (0, 1));
+        // Shorter than a word: not marked.
+        assert_eq!(tail_marks(3).1, 0);
+        assert_eq!(tail_marks(0).1, 0);
+        // Always inside the read, at its end.
+        for len in 0..200u32 {
+            let (first, n) = tail_marks(len);
+            assert!(first + 4 * n <= len && len - (first + 4 * n) < 4);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn tail_mark_values_change_and_avoid_erased_memory() -> TestResult {
+        for seq in 0..2000u32 {
+            for i in 0..8 {
+                let m = tail_mark(seq, i);
+                assert!(m != 0 && m != u32::MAX);
+                // The next read's mark of the same word differs: a retry has other marks.
+                assert!(m != tail_mark(seq.wrapping_add(1), i));
+                if i > 0 {
+                    assert!(m != tail_mark(seq, i - 1));
+                }
+            }
+        }
+        assert!(tail_mark(u32::MAX, 7) != tail_mark(0, 7));
+        Ok(())
+    }
+
+    #[test]
+    fn tail_landed_when_every_word_changed() -> TestResult {
+        let marks = |seq: u32, n: u32| (0..n).map(move |i| tail_mark(seq, i));
+        // Untouched: not landed.
+        assert!(!tail_landed(5, marks(5, 8)));
+        assert!(!tail_landed(5, marks(5, 1)));
+        // The DMA wrote the first words, the flush's last ones are missing: not landed.
+        for written in 0..8u32 {
+            let words = (0..8u32).map(|i| {
+                if i < written {
+                    !tail_mark(5, i)
+                } else {
+                    tail_mark(5, i)
+                }
+            });
+            assert!(!tail_landed(5, words));
+        }
+        // All written.
+        assert!(tail_landed(5, marks(5, 8).map(|w| !w)));
+        // Data equal to another read's marks is data.
+        assert!(tail_landed(5, marks(4, 8)));
+        // Zeroes or ones: landed.
+        assert!(tail_landed(9, [0u32; 8]));
+        assert!(tail_landed(9, [u32::MAX; 8]));
+        // Nothing marked: nothing to wait for.
+        assert!(tail_landed(9, []));
+        Ok(())
+    }
 }

@@ -113,12 +113,16 @@ pub(crate) use caps::{
     Cap,
     Caps, //
 };
-#[cfg(feature = "bounce")]
-pub(crate) use cpu_copy::CpuBuffer;
 #[cfg(feature = "double_buffer")]
 pub(crate) use cpu_copy::{
     copy_buffer_to_idle,
     copy_idle_to_buffer, //
+};
+#[cfg(feature = "bounce")]
+pub(crate) use cpu_copy::{
+    read_buffer_word,
+    write_buffer_word,
+    CpuBuffer, //
 };
 pub(crate) use dma::{
     dma_merge_boundary,

@@ -11,7 +11,10 @@
 //!
 //! C header: [`include/linux/scatterlist.h`](srctree/include/linux/scatterlist.h)
 
-use kernel::dma::Coherent;
+use kernel::{
+    dma::Coherent,
+    prelude::*, //
+};
 
 use crate::kernel_ext::dma::noncoherent::NoncoherentPages;
 
@@ -145,4 +148,40 @@ unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
         )
     };
     u32::try_from(n).unwrap_or(0)
+}
+
+/// The address of the 32-bit word at byte `offset` of `buf`, if the word lies inside it and is
+/// aligned.
+fn buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<*mut u32> {
+    match offset.checked_add(4) {
+        Some(end) if end <= buf.size() => {}
+        _ => return Err(EINVAL),
+    }
+    let ptr = buf.cpu_ptr().wrapping_add(offset);
+    if !ptr.cast::<u32>().is_aligned() {
+        return Err(EINVAL);
+    }
+    Ok(ptr.cast())
+}
+
+/// Stores `val` in the 32-bit word at byte `offset` of `buf` (a volatile store, as
+/// `dma_write!`): a mark a device overwrites when it writes there. `EINVAL` if the word is not
+/// inside `buf` or not aligned. A cached buffer must be told of the write
+/// (`NoncoherentPages::cpu_write`) and cleaned before the device may see it.
+pub(crate) fn write_buffer_word(buf: &dyn CpuBuffer, offset: usize, val: u32) -> Result {
+    let ptr = buffer_word(buf, offset)?;
+    // SAFETY: `ptr` is an aligned word inside `buf`, valid for writes while `buf` lives
+    // (`CpuBuffer`'s contract), and never accessed through a Rust reference; a device writing it
+    // at the same time is not a Rust access.
+    unsafe { ptr.write_volatile(val) };
+    Ok(())
+}
+
+/// Loads the 32-bit word at byte `offset` of `buf` (a volatile load, as `dma_read!`), which a
+/// device may have written. `EINVAL` as for [`write_buffer_word`]. A cached buffer must have
+/// been invalidated over the word after the device wrote it.
+pub(crate) fn read_buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<u32> {
+    let ptr = buffer_word(buf, offset)?;
+    // SAFETY: As in `write_buffer_word`, for reads.
+    Ok(unsafe { ptr.read_volatile() })
 }
