@@ -5,9 +5,12 @@
 # node), the SDHC node's properties read back (100 MHz, 8-bit,
 # non-removable, no HS200 and a 3.3 V vqmmc by default (HS200 needs a 1.8 V
 # VCCQ that no OneCloud schematic here confirms: the lines for it are there,
-# commented out), the upstream compatibles), and
+# commented out), the upstream compatibles), the USB nodes read back (both
+# DWC2 controllers and both PHYs okay, each controller's phys the enabled
+# PHY, usb0 OTG with a role switch starting as host, usb1 host), and
 # validated with dt-validate against the tree's own bindings: 0 errors on the
-# SDHC node, and a broken copy (bus-width 3) has errors there (the check
+# SDHC node and on the USB controllers and PHYs, and broken copies (bus-width
+# 3; role-switch-default-mode "sideways") have errors there (the check
 # bites).  Errors on other nodes (meson8b.dtsi's own, and the board
 # compatible "xunlei,onecloud", which no binding lists) are counted and
 # printed, not failed on.
@@ -75,6 +78,36 @@ done
 ALIAS=$(fdtget "$T/onecloud.dtb" /aliases mmc1 2>/dev/null || true)
 [ "$ALIAS" = "$P" ] && ok "aliases: mmc1 = $P (the eMMC is mmcblk1)" || bad "mmc1 alias is '$ALIAS'"
 
+# --- USB: usb0/usb1 and their PHYs (meson.dtsi: /soc/usb@c9040000, /soc/usb@c90c0000,
+# the PHYs under the cbus at 0x8800 and 0x8820) --------------------------------------
+node() { # NAME: the path of the node named NAME, two levels under /soc at most
+    local b n
+    for b in $(fdtget -l "$T/onecloud.dtb" /soc); do
+        [ "$b" = "$1" ] && { echo "/soc/$b"; return 0; }
+        for n in $(fdtget -l "$T/onecloud.dtb" "/soc/$b" 2>/dev/null); do
+            [ "$n" = "$1" ] && { echo "/soc/$b/$n"; return 0; }
+        done
+    done
+    return 0
+}
+for pair in usb@c9040000:phy@8800 usb@c90c0000:phy@8820; do
+    u=$(node "${pair%%:*}"); ph=$(node "${pair##*:}")
+    [ -n "$u" ] && [ -n "$ph" ] || { bad "no node ${pair%%:*} or ${pair##*:}"; continue; }
+    st=$(fdtget "$T/onecloud.dtb" "$u" status 2>/dev/null || true)
+    pst=$(fdtget "$T/onecloud.dtb" "$ph" status 2>/dev/null || true)
+    [ "$st" = okay ] && [ "$pst" = okay ] && ok "$u and $ph: okay" || bad "$u status '$st', $ph status '$pst'"
+    [ "$(fdtget "$T/onecloud.dtb" "$u" phys 2>/dev/null)" = "$(fdtget "$T/onecloud.dtb" "$ph" phandle 2>/dev/null)" ] &&
+        ok "$u: phys = $ph" || bad "$u: phys is not $ph"
+done
+U0=$(node usb@c9040000); U1=$(node usb@c90c0000)
+if [ -n "$U0" ] && [ "$(fdtget "$T/onecloud.dtb" "$U0" dr_mode 2>/dev/null)" = otg ] &&
+    fdtget -p "$T/onecloud.dtb" "$U0" | grep -qx usb-role-switch &&
+    [ "$(fdtget "$T/onecloud.dtb" "$U0" role-switch-default-mode 2>/dev/null)" = host ]; then
+    ok "usb0: dr_mode otg, usb-role-switch, role-switch-default-mode host"
+else bad "usb0 is not OTG with a role switch starting as host"; fi
+[ -n "$U1" ] && [ "$(fdtget "$T/onecloud.dtb" "$U1" dr_mode 2>/dev/null)" = host ] && ok "usb1: dr_mode host" ||
+    bad "usb1 is not host"
+
 # --- the schema (scripts/dt-schema: made once, cached, shared with dt-validate) ---
 s=$SECONDS
 SCHEMA=$("$TOP/scripts/dt-schema") || die "scripts/dt-schema failed"
@@ -90,11 +123,16 @@ validate() {
     grep -F "$P: failed to match any schema" "$T/validate.out" && die "no schema matched the SDHC node"
     grep -F -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" > "$T/node.err" || true
     NERR=$(grep -c . "$T/node.err" || true)
-    NOTHER=$(grep -vF -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" | grep -c . || true)
+    grep -E '(usb@c9040000|usb@c90c0000|phy@8800|phy@8820)[:( ]' "$T/validate.out" > "$T/usb.err" || true
+    UERR=$(grep -c . "$T/usb.err" || true)
+    NOTHER=$(grep -vF -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" |
+        grep -vcE '(usb@c9040000|usb@c90c0000|phy@8800|phy@8820)[:( ]' || true)
 }
 validate "$T/onecloud.dtb"
 if [ "$NERR" = 0 ]; then ok "dt-validate: 0 errors on the SDHC node"
 else bad "dt-validate: $NERR errors on the SDHC node:"; cat "$T/node.err"; fi
+if [ "$UERR" = 0 ]; then ok "dt-validate: 0 errors on the USB controllers and PHYs"
+else bad "dt-validate: $UERR errors on the USB nodes:"; cat "$T/usb.err"; fi
 echo "  dt-validate on the other nodes (meson8b.dtsi's, the board compatible; not failed on): $NOTHER lines"
 sed 's/^/    | /' "$T/validate.out" | grep -vF "$P" | head -8 || true
 sed 's/bus-width = <8>;/bus-width = <3>;/' "$DTS" > "$T/broken.dts"
@@ -102,6 +140,13 @@ compile "$T/broken.dts" "$T/broken.dtb" || { cat "$T/dtc.err"; die "dtc failed o
 validate "$T/broken.dtb"
 [ "$NERR" -gt 0 ] && ok "a copy with bus-width 3: $NERR errors on the SDHC node ($(head -1 "$T/node.err" | sed 's/.*mmc@8e00[^:]*: //' | cut -c1-60))" ||
     bad "a copy with bus-width 3 passes dt-validate (the check does not bite)"
+
+sed 's/role-switch-default-mode = "host";/role-switch-default-mode = "sideways";/' "$DTS" > "$T/broken-usb.dts"
+grep -q sideways "$T/broken-usb.dts" || bad "no role-switch-default-mode line to break"
+compile "$T/broken-usb.dts" "$T/broken-usb.dtb" || { cat "$T/dtc.err"; die "dtc failed on the broken USB copy"; }
+validate "$T/broken-usb.dtb"
+[ "$UERR" -gt 0 ] && ok "a copy with role-switch-default-mode \"sideways\": $UERR errors on the USB nodes" ||
+    bad "a copy with role-switch-default-mode \"sideways\" passes dt-validate (the USB check does not bite)"
 
 echo "($((SECONDS - start)) s)"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
