@@ -14,7 +14,7 @@ set -e
 case "\$1" in
 arm-*) "$QMP" "\$EMU_QMP" faults "\${1#arm-}" ppm=20000 seed=11 limit=1 ;;
 clear) "$QMP" "\$EMU_QMP" faults none ;;
-stats) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; f=json.load(sys.stdin)["faults"]; print(" ".join("%s=%d" % kv for kv in sorted(f.items())))' > "$T/faults" ;;
+stats) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; s=json.load(sys.stdin); f=dict(s["faults"], data_state_left=s["data_state_left"], cmds_in_data_state=s["cmds_while_card_in_data_state"]); print(" ".join("%s=%d" % kv for kv in sorted(f.items())))' > "$T/faults" ;;
 esac
 HOST
 chmod +x "$T/host.sh"
@@ -56,9 +56,12 @@ for card in emmc sd; do
     fired=$(sed -n 's/.*DEADLINES \([0-9]*\).*/\1/p' <<<"$log")
     probe=$(sed -n 's/.*PROBE deadlines=\([0-9]*\).*/\1/p' <<<"$log")
     secs=$(sed -n 's/.*UNBIND+RMMOD \([0-9.]*\) s.*/\1/p' <<<"$log")
-    echo "  model injected $fault: $model; deadlines fired: $fired (during probe: $probe); unbind+rmmod: ${secs}s"
+    left=$(sed -n 's/.*\bdata_state_left=\([0-9]*\).*/\1/p' "$T/faults")
+    indata=$(sed -n 's/.*\bcmds_in_data_state=\([0-9]*\).*/\1/p' "$T/faults")
+    echo "  model injected $fault: $model; deadlines fired: $fired (during probe: $probe); unbind+rmmod: ${secs}s; card left in its data state $left times, $indata commands reached it there"
     check "$card $fault: faults during probe were recovered by deadlines" [ "${probe:-0}" -ge 1 ] || fail=1
     check "$card $fault: deadlines fired == faults injected" [ -n "$model" ] && [ "$model" = "$fired" ] || fail=1
+    check "$card $fault: no command reached a card left in its data state" [ "${indata:-1}" = 0 ] || fail=1
     check "$card $fault: unbind+rmmod within 5 s" awk -v s="${secs:-99}" 'BEGIN{exit !(s < 5)}' || fail=1
   done
 done
