@@ -23,6 +23,7 @@
 #   command line the running one's plus initcall_blacklist=, uImage,
 #   uInitrd and DTB in the FAT folder; a later update-initramfs that drops
 #   the module is refused by the hook, which keeps the uInitrd that works;
+#   without mkimage on PATH, apt-get install u-boot-tools first;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
 #   hooks and the kit's boot files gone;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
@@ -245,6 +246,22 @@ if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.i
 else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
 run undo-again "$T/kit" "$R" --undo
 [ "$rc" = 1 ] && grep -q 'nothing to undo' "$T/undo-again.out" && ok "a second --undo: nothing to undo" || bad "second --undo: status $rc"
+
+# --- boot.ini without mkimage: apt-get install u-boot-tools first ----------------------------
+N="$T/nomk"; mkdir -p "$N/stubs" "$N/bin" "$N/sbin"
+for f in "$S"/*; do [ "${f##*/}" = mkimage ] || cp "$f" "$N/stubs/"; done
+ln -s /usr/bin/* "$N/bin/"; ln -s /usr/sbin/* "$N/sbin/"; rm -f "$N/bin/mkimage" "$N/sbin/mkimage"
+cat > "$N/stubs/apt-get" <<EOF
+#!/bin/sh
+echo "apt-get \$*" >> "\$STUB_LOG"
+[ "\$*" = "install -y u-boot-tools" ] && cp "$S/mkimage" "$N/stubs/mkimage"
+EOF
+chmod +x "$N/stubs/apt-get"
+R="$T/r-nomk"; root "$R" boot.ini
+: > "$STUB_LOG"
+PATH="$N/stubs:$N/bin:$N/sbin" run nomk "$T/kit" "$R"
+[ "$rc" = 0 ] && grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && [ -f "$R/media/boot/uInitrd-$REL" ] &&
+    ok "without mkimage: apt-get install -y u-boot-tools, then the switch" || { bad "without mkimage: status $rc"; sed 's/^/    | /' "$T/nomk.out" "$STUB_LOG"; }
 
 # --- extlinux.conf ---------------------------------------------------------------------------
 R="$T/r-ext"; root "$R" extlinux
