@@ -16,7 +16,8 @@
 #   extlinux.conf, Armbian's armbianEnv.txt alone, a boot.ini whose kernel
 #   is missing, an extlinux.conf without a LABEL, a module built for another
 #   release, a module whose vermagic differs from the kernel's modules', a
-#   kernel without the C driver, an initramfs without the module (and
+#   kernel without the C driver, a previous entry that boots the kit's own
+#   release, an initramfs without the module (boot.ini and extlinux; and
 #   --undo then removes what was installed); a second install;
 #   boot.ini: the kit's entry in front, the previous lines unchanged after
 #   it, the DTB's and uInitrd's load addresses past the uImage's end, the
@@ -180,6 +181,8 @@ run preempt "$T/kit-preempt" "$T/r-preempt"; refused preempt "module vermagic no
     "$T/r-preempt/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-noc" boot.ini
 run noc "$T/kit-noc" "$T/r-noc"; refused noc "kernel without the C driver" 'has no C driver' "$T/r-noc/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-same" boot.ini; sed -i "s/ uImage\$/ uImage-$REL/" "$T/r-same/media/boot/boot.ini"; mv "$T/r-same/media/boot/uImage" "$T/r-same/media/boot/uImage-$REL"
+run same "$T/kit" "$T/r-same"; refused same "the fallback boots the kit's own release" "boots uImage-$REL, the kit's own release" "" ""
 if grep -q '^dpkg' "$T/stub.log" 2>/dev/null; then bad "a refusal above installed the kernel package"; else ok "none of these ran dpkg"; fi
 
 # --- the module missing from the initramfs -----------------------------------------------
@@ -194,6 +197,10 @@ if [ "$rc" = 0 ] && [ "$(cat "$T/r-drop/media/boot/boot.ini")" = "$BOOTINI" ] &&
    [ "$(cat "$T/r-drop/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ]; then
     ok "--undo after the refusal: the hooks and the modules line gone, boot.ini as it was"
 else bad "--undo after the refusal (status $rc)"; sed 's/^/    | /' "$T/drop-undo.out"; fi
+
+root "$T/r-extdrop" extlinux
+STUB_DROP_MODULE=1 run extdrop "$T/kit-onecloud" "$T/r-extdrop"
+refused extdrop "extlinux: initramfs without the module" 'REFUSED' "$T/r-extdrop/boot/extlinux/extlinux.conf" "$EXTLINUX"
 
 # --- boot.ini: the switch ------------------------------------------------------------------
 R="$T/r-ini"; root "$R" boot.ini
