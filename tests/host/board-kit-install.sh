@@ -17,11 +17,13 @@
 #   is missing, an extlinux.conf without a LABEL, a module built for another
 #   release, a module whose vermagic differs from the kernel's modules', a
 #   kernel without the C driver, a previous entry that boots the kit's own
-#   release, an initramfs without the module (boot.ini and extlinux; and
+#   release, a running command line that names the root by device
+#   (/dev/mmcblk0p2), an initramfs without the module (boot.ini and extlinux; and
 #   --undo then removes what was installed); a second install;
 #   boot.ini: the kit's entry in front, the previous lines unchanged after
 #   it, the DTB's and uInitrd's load addresses past the uImage's end, the
-#   command line the running one's plus initcall_blacklist=, uImage,
+#   command line the running one's (its console=ttyS0 as ttyAML0) plus
+#   initcall_blacklist=, uImage,
 #   uInitrd and DTB in the FAT folder; a later update-initramfs that drops
 #   the module is refused by the hook, which keeps the uInitrd that works;
 #   without mkimage on PATH, apt-get install u-boot-tools first;
@@ -134,7 +136,7 @@ LABEL debian
 root() { # DIR boot.ini|extlinux|armbian|none
     local r=$1
     mkdir -p "$r/proc" "$r/boot" "$r/etc/initramfs-tools" "$r/media/boot"
-    echo 'console=ttyAML0,115200 root=UUID=1234 rootwait ro BOOT_IMAGE=/boot/x' > "$r/proc/cmdline"
+    echo 'console=ttyS0,115200 root=UUID=1234 rootwait ro BOOT_IMAGE=/boot/x' > "$r/proc/cmdline"
     printf '# modules for the initramfs\nloop\n' > "$r/etc/initramfs-tools/modules"
     case "$2" in
     boot.ini) echo "$BOOTINI" > "$r/media/boot/boot.ini"; echo k > "$r/media/boot/uImage"; echo d > "$r/media/boot/meson8b_odroidc.dtb" ;;
@@ -198,6 +200,9 @@ if [ "$rc" = 0 ] && [ "$(cat "$T/r-drop/media/boot/boot.ini")" = "$BOOTINI" ] &&
     ok "--undo after the refusal: the hooks and the modules line gone, boot.ini as it was"
 else bad "--undo after the refusal (status $rc)"; sed 's/^/    | /' "$T/drop-undo.out"; fi
 
+root "$T/r-devroot" boot.ini; echo 'console=ttyS0,115200n8 root=/dev/mmcblk0p2 rootwait' > "$T/r-devroot/proc/cmdline"
+run devroot "$T/kit" "$T/r-devroot"; refused devroot "the running root named by device" 'root=/dev/mmcblk0p2.*root=UUID' \
+    "$T/r-devroot/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-extdrop" extlinux
 STUB_DROP_MODULE=1 run extdrop "$T/kit-onecloud" "$T/r-extdrop"
 refused extdrop "extlinux: initramfs without the module" 'REFUSED' "$T/r-extdrop/boot/extlinux/extlinux.conf" "$EXTLINUX"
@@ -221,7 +226,7 @@ if [ -n "$bm" ] && [ $((ka + usz)) -le $((da)) ] && [ $((da + 30000)) -le $((ia)
     ok "load addresses: uImage $ka ($usz bytes, over 8 MiB), DTB $da, uInitrd $ia ($isz bytes): none overlaps"
 else bad "load addresses: bootm '$bm', uImage $usz bytes, uInitrd $isz"; echo "$new" | sed 's/^/    | /'; fi
 echo "$new" | grep -qF 'setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; fi' &&
-    ok "bootargs: the running command line (BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
+    ok "bootargs: the running command line (ttyS0 as ttyAML0, BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
 [ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] &&
     ok "uImage-$REL, uInitrd-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
 "$TOP/scripts/check-board-config" --initramfs "$B/uInitrd-$REL" --release "$REL" > "$T/uinitrd.chk" 2>&1 &&
