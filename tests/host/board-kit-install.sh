@@ -24,7 +24,8 @@
 #   it, the DTB's and uInitrd's load addresses past the uImage's end, the
 #   command line the running one's (its console=ttyS0 as ttyAML0) plus
 #   initcall_blacklist=, uImage,
-#   uInitrd and DTB in the FAT folder; a later update-initramfs that drops
+#   uInitrd and DTB in the FAT folder; a boot.ini that loads with ext4load
+#   from /boot/ gets its lines the same way; a later update-initramfs that drops
 #   the module is refused by the hook, which keeps the uInitrd that works;
 #   without mkimage on PATH, apt-get install u-boot-tools first;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
@@ -259,7 +260,8 @@ else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
 run undo-again "$T/kit" "$R" --undo
 [ "$rc" = 1 ] && grep -q 'nothing to undo' "$T/undo-again.out" && ok "a second --undo: nothing to undo" || bad "second --undo: status $rc"
 
-# --- boot.ini without mkimage: apt-get install u-boot-tools first ----------------------------
+# --- a boot.ini that loads from the root file system (ext4load /boot/...), no mkimage ------
+# mkimage missing: apt-get install u-boot-tools first (PATH without it)
 N="$T/nomk"; mkdir -p "$N/stubs" "$N/bin" "$N/sbin"
 for f in "$S"/*; do [ "${f##*/}" = mkimage ] || cp "$f" "$N/stubs/"; done
 ln -s /usr/bin/* "$N/bin/"; ln -s /usr/sbin/* "$N/sbin/"; rm -f "$N/bin/mkimage" "$N/sbin/mkimage"
@@ -269,11 +271,17 @@ echo "apt-get \$*" >> "\$STUB_LOG"
 [ "\$*" = "install -y u-boot-tools" ] && cp "$S/mkimage" "$N/stubs/mkimage"
 EOF
 chmod +x "$N/stubs/apt-get"
-R="$T/r-nomk"; root "$R" boot.ini
+R="$T/r-ext4"; root "$R" none
+printf 'ODROIDC-UBOOT-CONFIG\nsetenv bootargs "root=UUID=1234"\next4load mmc 0:2 0x21000000 /boot/uImage\nbootm 0x21000000\n' > "$R/boot/boot.ini"
+echo k > "$R/boot/uImage"
 : > "$STUB_LOG"
-PATH="$N/stubs:$N/bin:$N/sbin" run nomk "$T/kit" "$R"
-[ "$rc" = 0 ] && grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && [ -f "$R/media/boot/uInitrd-$REL" ] &&
-    ok "without mkimage: apt-get install -y u-boot-tools, then the switch" || { bad "without mkimage: status $rc"; sed 's/^/    | /' "$T/nomk.out" "$STUB_LOG"; }
+PATH="$N/stubs:$N/bin:$N/sbin" run ext4 "$T/kit" "$R"
+if [ "$rc" = 0 ] && grep -q "then ext4load mmc 0:2 0x21000000 /boot/uImage-$REL; fi" "$R/boot/boot.ini" &&
+   grep -q "ext4load mmc 0:2 0x[0-9a-f]* /boot/meson8b-odroidc1-$REL.dtb" "$R/boot/boot.ini" && [ -f "$R/boot/uInitrd-$REL" ]; then
+    ok "boot.ini with ext4load /boot/...: the kit's lines load the same way (ext4load mmc 0:2 /boot/uImage-$REL)"
+else bad "ext4load boot.ini: status $rc"; sed 's/^/    | /' "$T/ext4.out" "$R/boot/boot.ini"; fi
+grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: apt-get install -y u-boot-tools first" ||
+    { bad "without mkimage: no apt-get install u-boot-tools"; sed 's/^/    | /' "$STUB_LOG"; }
 
 # --- extlinux.conf ---------------------------------------------------------------------------
 R="$T/r-ext"; root "$R" extlinux
