@@ -13,6 +13,8 @@
 #   make series SERIES_BASE=<v7.3 commit>  the upstream RFC series against
 #                 Linux 7.3: build/series/1-core (kernel::mmc and the port) and
 #                 build/series/2-followup (the driver's features); author: your git identity
+#   make board-kit BOARD=odroidc1|onecloud  the kit for a real board: kernel
+#                 package, this module, scripts, on-board installer (board.rst)
 #   make series-test  the series applied with git am, checked and built patch by
 #                 patch, the in-tree module tested on the emulated board
 
@@ -124,3 +126,14 @@ guest-board:
 test-board: setup kernel-board qemu
 	@$(MAKE) --no-print-directory guest-board
 	@tests/board-kernel/run
+
+# The board kit (Documentation/board.rst, "The board kit"): the board kernel
+# (multi_v7_defconfig with Rust, packaged by the kernel's bindeb-pkg; a cold
+# kernel build the first time, then cached), this module built for it, the
+# scripts and the on-board installer, in build/board-kit-$(BOARD)-<release>.tar.xz.
+# Not in make test (Documentation/make-targets.rst has its time).
+.PHONY: board-kit
+board-kit:
+	@case "$(BOARD)" in odroidc1|onecloud) ;; *) echo "make board-kit BOARD=odroidc1|onecloud"; exit 2 ;; esac
+	@SETUP_BOARD_KIT=1 scripts/setup.sh
+	@scripts/board-kit $(BOARD)

@@ -266,6 +266,13 @@ fi
 # system made from a directory (mkfs.ext4 -d, e2fsprogs), on the host.
 install_pkgs fdisk e2fsprogs
 
+# --- 7e. make board-kit (SETUP_BOARD_KIT=1): the kernel's bindeb-pkg -----------
+# (debhelper; rsync for its headers_install), mkimage (u-boot-tools) for the
+# kit's uImage; not needed by make test.
+if [ "${SETUP_BOARD_KIT:-0}" = 1 ]; then
+    install_pkgs debhelper rsync u-boot-tools
+fi
+
 # --- 7d. bindgen ready; the choice recorded -----------------------------------
 if [ -n "$BINDGEN_PID" ]; then
     log "waiting for the bindgen build"

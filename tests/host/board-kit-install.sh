@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# The board kit's installer (scripts/board-kit-install, the kit's `install`)
+# and its uInitrd hook (contrib/kernel/zz-meson-sdhc-uinitrd) against fake
+# roots (run-all: host-board-kit-install; no board, no kernel build): a kit
+# folder laid out as `make board-kit` lays it out, with a kernel package
+# made here with dpkg-deb (a 9 MiB "zImage", larger than the 8 MiB the old
+# boot.ini left before the DTB), fake modules carrying a vermagic, and
+# stubs first on PATH for dpkg (-i: dpkg-deb -x into the root), depmod
+# (modules.dep), update-initramfs (a gzip cpio from the root's modules,
+# /etc/initramfs-tools/modules and modprobe.d, then the post-update.d hooks,
+# as initramfs-tools does; STUB_DROP_MODULE=1 leaves the Rust module out),
+# mkimage (the 64-byte legacy header, type kernel or ramdisk) and apt-get.
+# The real check-board-config --initramfs judges the initramfs.
+#
+#   refused, the boot configuration byte for byte as it was: no boot.ini or
+#   extlinux.conf, Armbian's armbianEnv.txt alone, a boot.ini whose kernel
+#   is missing, an extlinux.conf without a LABEL, a module built for another
+#   release, a module whose vermagic differs from the kernel's modules', a
+#   kernel without the C driver, a previous entry that boots the kit's own
+#   release, a running command line that names the root by device
+#   (/dev/mmcblk0p2), an initramfs without the module (boot.ini and extlinux; and
+#   --undo then removes what was installed); a second install;
+#   boot.ini: the kit's entry in front, the previous lines unchanged after
+#   it, the DTB's and uInitrd's load addresses past the uImage's end, the
+#   command line the running one's (its console=ttyS0 as ttyAML0) plus
+#   initcall_blacklist=, uImage,
+#   uInitrd and DTB in the FAT folder; a boot.ini that loads with ext4load
+#   from /boot/ gets its lines the same way; a later update-initramfs that drops
+#   the module is refused by the hook, which keeps the uInitrd that works;
+#   without mkimage on PATH, apt-get install u-boot-tools first;
+#   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
+#   hooks and the kit's boot files gone;
+#   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
+#   DTB, the previous LABEL kept, TIMEOUT at least 3 s; --undo restores it.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/board-kit-install.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+for t in dpkg-deb cpio gzip perl; do command -v "$t" > /dev/null || { echo "board-kit-install: $t missing"; exit 1; }; done
+REL=7.3.4-sdhc-kit
+VM="$REL SMP mod_unload ARMv7 p2v8 "
+fail=0
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAILED: $*"; fail=1; }
+start=$SECONDS
+
+# --- stubs ----------------------------------------------------------------------------
+S="$T/bin"; mkdir -p "$S"
+cat > "$S/dpkg" <<'EOF'
+#!/bin/sh
+echo "dpkg $*" >> "$STUB_LOG"
+[ "$1" = -i ] && exec dpkg-deb -x "$2" "$ROOT/"
+exit 0
+EOF
+cat > "$S/depmod" <<'EOF'
+#!/bin/sh
+echo "depmod $*" >> "$STUB_LOG"
+for rel; do :; done
+d="$ROOT/lib/modules/$rel"
+(cd "$d" && find kernel updates -name '*.ko' 2>/dev/null | sort | sed 's/$/:/') > "$d/modules.dep"
+EOF
+cat > "$S/update-initramfs" <<'EOF'
+#!/bin/sh
+set -e
+echo "update-initramfs $*" >> "$STUB_LOG"
+rel=$3
+w=$(mktemp -d)
+m="$w/usr/lib/modules/$rel"
+mkdir -p "$m" "$w/conf" "$w/etc"
+cp -r "$ROOT/lib/modules/$rel/kernel" "$m/"
+[ "${STUB_DROP_MODULE:-0}" = 1 ] || cp -r "$ROOT/lib/modules/$rel/updates" "$m/"
+cp "$ROOT/lib/modules/$rel/modules.dep" "$m/"
+grep -v '^#' "$ROOT/etc/initramfs-tools/modules" > "$w/conf/modules" || true
+cp -r "$ROOT/etc/modprobe.d" "$w/etc/" 2>/dev/null || true
+ln -s usr/lib "$w/lib"
+(cd "$w" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip > "$ROOT/boot/initrd.img-$rel"
+rm -rf "$w"
+for h in "$ROOT"/etc/initramfs/post-update.d/*; do
+    [ -x "$h" ] && "$h" "$rel" "/boot/initrd.img-$rel"
+done
+exit 0
+EOF
+cat > "$S/mkimage" <<'EOF'
+#!/bin/sh
+echo "mkimage $*" >> "$STUB_LOG"
+type="" in=""
+while [ $# -gt 1 ]; do
+    case "$1" in -T) type=$2; shift ;; -d) in=$2; shift ;; -A|-O|-C|-a|-e|-n) shift ;; esac
+    shift
+done
+case "$type" in kernel) t='\002' ;; ramdisk) t='\003' ;; *) exit 1 ;; esac
+{ printf '\047\005\031\126'; head -c 24 /dev/zero; printf '\005\002'; printf "$t"; printf '\000'
+  head -c 32 /dev/zero; cat "$in"; } > "$1"
+EOF
+cat > "$S/apt-get" <<'EOF'
+#!/bin/sh
+echo "apt-get $*" >> "$STUB_LOG"
+EOF
+chmod +x "$S"/*
+export PATH="$S:$PATH" STUB_LOG="$T/stub.log"
+
+# --- the kit (as make board-kit lays it out) ------------------------------------------
+ko() { printf 'ELF-module %s\0vermagic=%s\0' "$1" "$2"; }
+kit() { # DIR BOARD DTB [module-vermagic] [config line]
+    local k=$1 p="$T/pkg-$RANDOM"
+    mkdir -p "$k/boot" "$k/sbin" "$k/etc/modprobe.d" "$k/etc/initramfs-tools/hooks" "$k/etc/kernel/postinst.d" \
+        "$k/lib/modules/$REL/kernel/drivers/mmc/core" "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
+    printf 'BOARD=%s\nRELEASE=%s\nDTB=%s\n' "$2" "$REL" "$3" > "$k/KIT"
+    cp "$TOP/scripts/board-kit-install" "$k/install"
+    cp "$TOP/scripts/check-board-config" "$TOP/scripts/switch-driver" "$k/sbin/"
+    cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$k/etc/modprobe.d/"
+    cp "$TOP/contrib/initramfs-tools/hooks/meson_mx_sdhc_rs" "$k/etc/initramfs-tools/hooks/"
+    cp "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd" "$k/etc/kernel/postinst.d/"
+    ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
+    ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
+    cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
+    head -c 30000 /dev/zero > "$k/boot/$3"
+    printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
+    cp "$k/boot/config-$REL" "$p/boot/"
+    head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
+    printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
+    dpkg-deb -Znone --build "$p" "$k/linux-image-${REL}_7.3.4-1_armhf.deb" > /dev/null
+    rm -rf "$p"
+}
+BOOTINI='ODROIDC-UBOOT-CONFIG
+setenv bootargs "console=ttyS0,115200n8 root=UUID=1234 rootwait ro"
+fatload mmc 0:1 0x00208000 uImage
+fatload mmc 0:1 0x21800000 meson8b_odroidc.dtb
+bootm 0x00208000 - 0x21800000'
+EXTLINUX='MENU TITLE boot
+TIMEOUT 10
+DEFAULT debian
+LABEL debian
+    LINUX /boot/vmlinuz-6.1.0-armmp
+    INITRD /boot/initrd.img-6.1.0-armmp
+    APPEND console=ttyAML0,115200 root=UUID=1234 rootwait ro'
+root() { # DIR boot.ini|extlinux|armbian|none
+    local r=$1
+    mkdir -p "$r/proc" "$r/boot" "$r/etc/initramfs-tools" "$r/media/boot"
+    echo 'console=ttyS0,115200 root=UUID=1234 rootwait ro BOOT_IMAGE=/boot/x' > "$r/proc/cmdline"
+    printf '# modules for the initramfs\nloop\n' > "$r/etc/initramfs-tools/modules"
+    case "$2" in
+    boot.ini) echo "$BOOTINI" > "$r/media/boot/boot.ini"; echo k > "$r/media/boot/uImage"; echo d > "$r/media/boot/meson8b_odroidc.dtb" ;;
+    extlinux) mkdir -p "$r/boot/extlinux"; echo "$EXTLINUX" > "$r/boot/extlinux/extlinux.conf"; echo k > "$r/boot/vmlinuz-6.1.0-armmp" ;;
+    armbian) echo 'extraargs=' > "$r/boot/armbianEnv.txt" ;;
+    esac
+}
+# run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc
+run() {
+    local n=$1 k=$2 r=$3; shift 3
+    rc=0
+    ROOT=$r timeout 120 "$k/install" "$@" > "$T/$n.out" 2>&1 < /dev/null || rc=$?
+}
+refused() { # NAME WHAT REGEX CONF ORIGINAL
+    if [ "$rc" = 1 ] && grep -q 'REFUSED' "$T/$1.out" && grep -qE -- "$3" "$T/$1.out" &&
+       { [ -z "$4" ] || [ "$(cat "$4")" = "$5" ]; }; then
+        ok "$2: refused: $(grep -m1 REFUSED "$T/$1.out" | sed 's/^install: REFUSED: //' | cut -c1-120)"
+    else
+        bad "$2: expected a refusal matching /$3/, status $rc:"; sed 's/^/    | /' "$T/$1.out"
+    fi
+}
+
+kit "$T/kit" odroidc1 meson8b-odroidc1.dtb
+kit "$T/kit-onecloud" onecloud meson8b-onecloud.dtb
+kit "$T/kit-otherrel" odroidc1 meson8b-odroidc1.dtb "7.3.0-other SMP mod_unload ARMv7 p2v8 "
+kit "$T/kit-preempt" odroidc1 meson8b-odroidc1.dtb "$REL SMP preempt mod_unload ARMv7 p2v8 "
+kit "$T/kit-noc" odroidc1 meson8b-odroidc1.dtb "" "# CONFIG_MMC_MESON_MX_SDHC is not set"
+
+# --- refusals before anything is installed ---------------------------------------------
+root "$T/r-none" none
+run none "$T/kit" "$T/r-none"; refused none "no boot configuration" 'no fallback entry possible' "" ""
+root "$T/r-armbian" armbian
+run armbian "$T/kit" "$T/r-armbian"; refused armbian "armbianEnv.txt alone" 'no fallback entry' "" ""
+root "$T/r-nokernel" boot.ini; rm "$T/r-nokernel/media/boot/uImage"
+run nokernel "$T/kit" "$T/r-nokernel"; refused nokernel "boot.ini's kernel missing" 'loads uImage, which is not in' \
+    "$T/r-nokernel/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-nolabel" extlinux; sed -i '/LABEL/d' "$T/r-nolabel/boot/extlinux/extlinux.conf"
+run nolabel "$T/kit" "$T/r-nolabel"; refused nolabel "extlinux.conf without a LABEL" 'has no LABEL' "" ""
+root "$T/r-otherrel" boot.ini
+run otherrel "$T/kit-otherrel" "$T/r-otherrel"; refused otherrel "module built for another release" 'built for 7\.3\.0-other' \
+    "$T/r-otherrel/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-preempt" boot.ini
+run preempt "$T/kit-preempt" "$T/r-preempt"; refused preempt "module vermagic not the kernel's" "vermagic .*preempt.* is not the kit kernel's" \
+    "$T/r-preempt/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-noc" boot.ini
+run noc "$T/kit-noc" "$T/r-noc"; refused noc "kernel without the C driver" 'has no C driver' "$T/r-noc/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-same" boot.ini; sed -i "s/ uImage\$/ uImage-$REL/" "$T/r-same/media/boot/boot.ini"; mv "$T/r-same/media/boot/uImage" "$T/r-same/media/boot/uImage-$REL"
+run same "$T/kit" "$T/r-same"; refused same "the fallback boots the kit's own release" "boots uImage-$REL, the kit's own release" "" ""
+if grep -q '^dpkg' "$T/stub.log" 2>/dev/null; then bad "a refusal above installed the kernel package"; else ok "none of these ran dpkg"; fi
+
+# --- the module missing from the initramfs -----------------------------------------------
+root "$T/r-drop" boot.ini
+STUB_DROP_MODULE=1 run drop "$T/kit" "$T/r-drop"
+refused drop "initramfs without the module" 'update-initramfs -c .* failed|would not load' "$T/r-drop/media/boot/boot.ini" "$BOOTINI"
+grep -q 'no lib/modules/<release>/.../meson_mx_sdhc_rs.ko in the initramfs' "$T/drop.out" &&
+    ok "  the refusal shows check-board-config's finding" || bad "  check-board-config's finding not shown"
+run drop-undo "$T/kit" "$T/r-drop" --undo
+if [ "$rc" = 0 ] && [ "$(cat "$T/r-drop/media/boot/boot.ini")" = "$BOOTINI" ] &&
+   [ ! -e "$T/r-drop/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" ] &&
+   [ "$(cat "$T/r-drop/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ]; then
+    ok "--undo after the refusal: the hooks and the modules line gone, boot.ini as it was"
+else bad "--undo after the refusal (status $rc)"; sed 's/^/    | /' "$T/drop-undo.out"; fi
+
+root "$T/r-devroot" boot.ini; echo 'console=ttyS0,115200n8 root=/dev/mmcblk0p2 rootwait' > "$T/r-devroot/proc/cmdline"
+run devroot "$T/kit" "$T/r-devroot"; refused devroot "the running root named by device" 'root=/dev/mmcblk0p2.*root=UUID' \
+    "$T/r-devroot/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-extdrop" extlinux
+STUB_DROP_MODULE=1 run extdrop "$T/kit-onecloud" "$T/r-extdrop"
+refused extdrop "extlinux: initramfs without the module" 'REFUSED' "$T/r-extdrop/boot/extlinux/extlinux.conf" "$EXTLINUX"
+
+# --- boot.ini: the switch ------------------------------------------------------------------
+R="$T/r-ini"; root "$R" boot.ini
+: > "$STUB_LOG"
+run ini "$T/kit" "$R"
+B="$R/media/boot"
+if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
+new=$(cat "$B/boot.ini")
+[ "$(echo "$new" | head -n 1)" = ODROIDC-UBOOT-CONFIG ] && ok "boot.ini starts with ODROIDC-UBOOT-CONFIG" || bad "boot.ini header: $(echo "$new" | head -n 1)"
+[ "$(echo "$new" | sed -n '/^# <<< the kit/,$p' | tail -n +2)" = "$(echo "$BOOTINI" | tail -n +2)" ] &&
+    ok "the previous commands follow the kit's entry unchanged (the fallback)" || { bad "the previous commands changed:"; echo "$new" | sed 's/^/    | /'; }
+[ "$(cat "$B/boot.ini.before-kit")" = "$BOOTINI" ] && ok "boot.ini.before-kit is the previous boot.ini" || bad "boot.ini.before-kit"
+bm=$(echo "$new" | sed -n 's/.*then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
+read -r ka ia da <<< "$bm"
+usz=$(wc -c < "$B/uImage-$REL"); isz=$(wc -c < "$B/uInitrd-$REL" 2>/dev/null || echo 0)
+if [ -n "$bm" ] && [ $((ka + usz)) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ] && [ $((ia + isz)) -le $((0x30000000)) ] &&
+   echo "$new" | grep -q "fatload mmc 0:1 $da meson8b-odroidc1-$REL.dtb" && echo "$new" | grep -q "fatload mmc 0:1 $ia uInitrd-$REL"; then
+    ok "load addresses: uImage $ka ($usz bytes, over 8 MiB), DTB $da, uInitrd $ia ($isz bytes): none overlaps"
+else bad "load addresses: bootm '$bm', uImage $usz bytes, uInitrd $isz"; echo "$new" | sed 's/^/    | /'; fi
+echo "$new" | grep -qF 'setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; fi' &&
+    ok "bootargs: the running command line (ttyS0 as ttyAML0, BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
+[ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] &&
+    ok "uImage-$REL, uInitrd-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
+"$TOP/scripts/check-board-config" --initramfs "$B/uInitrd-$REL" --release "$REL" > "$T/uinitrd.chk" 2>&1 &&
+    ok "check-board-config --initramfs on uInitrd-$REL: accepted" || { bad "uInitrd-$REL refused:"; sed 's/^/    | /' "$T/uinitrd.chk"; }
+grep -q -- '-T kernel .*vmlinuz' "$STUB_LOG" && grep -q -- '-T ramdisk .*initrd.img' "$STUB_LOG" &&
+    ok "mkimage made the uImage and the uInitrd" || bad "mkimage calls: $(grep mkimage "$STUB_LOG")"
+grep -q '^apt-get' "$STUB_LOG" && bad "apt-get ran although mkimage is there" || ok "apt-get not run (mkimage there)"
+grep -qx meson_mx_sdhc_rs "$R/etc/initramfs-tools/modules" && [ -x "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
+    [ -x "$R/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" ] && [ -x "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] &&
+    [ -x "$R/usr/local/sbin/check-board-config" ] && ok "modules line, initramfs hook, uInitrd hooks, scripts installed" ||
+    bad "installed files: $(cd "$R" && find etc usr -type f | tr '\n' ' ')"
+[ ! -e "$R/etc/modprobe.d/meson_mx_sdhc_rs.conf" ] && ok "no modprobe.d file (the C driver is built in: the command line keeps it off)" ||
+    bad "modprobe.d file installed for a built-in C driver"
+run again "$T/kit" "$R"; refused again "a second install" 'installed already' "$B/boot.ini" "$new"
+
+# a later initramfs without the module: the hook refuses it and keeps the uInitrd that works
+cp "$B/uInitrd-$REL" "$T/uinitrd.good"
+rc=0; ROOT=$R STUB_DROP_MODULE=1 update-initramfs -u -k "$REL" > "$T/upd.out" 2>&1 || rc=$?
+if [ "$rc" != 0 ] && grep -q 'REFUSED: the new uInitrd' "$T/upd.out" && cmp -s "$B/uInitrd-$REL" "$T/uinitrd.good"; then
+    ok "update-initramfs without the module: the hook refuses (status $rc), uInitrd-$REL kept"
+else bad "the hook on an initramfs without the module: status $rc"; sed 's/^/    | /' "$T/upd.out"; fi
+
+run ini-undo "$T/kit" "$R" --undo
+if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.ini.before-kit" ] &&
+   [ "$(cat "$R/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ] &&
+   [ ! -e "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] && [ ! -e "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
+   [ ! -e "$B/uInitrd-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ]; then
+    ok "--undo: boot.ini and the modules file as before, the hooks and the kit's boot files gone"
+else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
+run undo-again "$T/kit" "$R" --undo
+[ "$rc" = 1 ] && grep -q 'nothing to undo' "$T/undo-again.out" && ok "a second --undo: nothing to undo" || bad "second --undo: status $rc"
+
+# --- a boot.ini that loads from the root file system (ext4load /boot/...), no mkimage ------
+# mkimage missing: apt-get install u-boot-tools first (PATH without it)
+N="$T/nomk"; mkdir -p "$N/stubs" "$N/bin" "$N/sbin"
+for f in "$S"/*; do [ "${f##*/}" = mkimage ] || cp "$f" "$N/stubs/"; done
+ln -s /usr/bin/* "$N/bin/"; ln -s /usr/sbin/* "$N/sbin/"; rm -f "$N/bin/mkimage" "$N/sbin/mkimage"
+cat > "$N/stubs/apt-get" <<EOF
+#!/bin/sh
+echo "apt-get \$*" >> "\$STUB_LOG"
+[ "\$*" = "install -y u-boot-tools" ] && cp "$S/mkimage" "$N/stubs/mkimage"
+EOF
+chmod +x "$N/stubs/apt-get"
+R="$T/r-ext4"; root "$R" none
+printf 'ODROIDC-UBOOT-CONFIG\nsetenv bootargs "root=UUID=1234"\next4load mmc 0:2 0x21000000 /boot/uImage\nbootm 0x21000000\n' > "$R/boot/boot.ini"
+echo k > "$R/boot/uImage"
+: > "$STUB_LOG"
+PATH="$N/stubs:$N/bin:$N/sbin" run ext4 "$T/kit" "$R"
+if [ "$rc" = 0 ] && grep -q "then ext4load mmc 0:2 0x21000000 /boot/uImage-$REL; fi" "$R/boot/boot.ini" &&
+   grep -q "ext4load mmc 0:2 0x[0-9a-f]* /boot/meson8b-odroidc1-$REL.dtb" "$R/boot/boot.ini" && [ -f "$R/boot/uInitrd-$REL" ]; then
+    ok "boot.ini with ext4load /boot/...: the kit's lines load the same way (ext4load mmc 0:2 /boot/uImage-$REL)"
+else bad "ext4load boot.ini: status $rc"; sed 's/^/    | /' "$T/ext4.out" "$R/boot/boot.ini"; fi
+grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: apt-get install -y u-boot-tools first" ||
+    { bad "without mkimage: no apt-get install u-boot-tools"; sed 's/^/    | /' "$STUB_LOG"; }
+
+# --- extlinux.conf ---------------------------------------------------------------------------
+R="$T/r-ext"; root "$R" extlinux
+run ext "$T/kit-onecloud" "$R"
+E="$R/boot/extlinux/extlinux.conf"
+if [ "$rc" = 0 ] && grep -qx 'DEFAULT kit-rust' "$E" && ! grep -qx 'DEFAULT debian' "$E" && grep -qx 'TIMEOUT 30' "$E" &&
+   grep -qx "    INITRD /boot/initrd.img-$REL" "$E" && grep -qx "    FDT /boot/dtb-$REL/meson8b-onecloud.dtb" "$E" &&
+   [ -f "$R/boot/dtb-$REL/meson8b-onecloud.dtb" ] &&
+   grep -qx '    APPEND console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init' "$E" &&
+   [ "$(sed -n '/^LABEL debian/,$p' "$E")" = "$(echo "$EXTLINUX" | sed -n '/^LABEL debian/,$p')" ]; then
+    ok "extlinux.conf: DEFAULT kit-rust with initramfs and DTB, TIMEOUT 30, LABEL debian kept (the fallback)"
+else bad "extlinux install: status $rc"; sed 's/^/    | /' "$T/ext.out" "$E"; fi
+run ext-undo "$T/kit-onecloud" "$R" --undo
+[ "$rc" = 0 ] && [ "$(cat "$E")" = "$EXTLINUX" ] && [ ! -e "$R/boot/dtb-$REL/meson8b-onecloud.dtb" ] &&
+    ok "extlinux --undo: extlinux.conf as before" || { bad "extlinux --undo: status $rc"; sed 's/^/    | /' "$T/ext-undo.out"; }
+
+echo "board-kit-install: $((SECONDS - start))s"
+[ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
+echo "ok: the board kit's installer: refusals, boot.ini and extlinux switches, --undo"
