@@ -20,7 +20,7 @@ cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
 case "\$1" in
-corrupt) "$QMP" "\$EMU_QMP" set corrupt-read-byte-now 5000 ;;
+corrupt) "$QMP" "\$EMU_QMP" set corrupt-read-byte-now 40000 ;;
 stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
 esac
 HOST
@@ -122,13 +122,13 @@ bad() { # LABEL PHASE ARGS...: first-contact with the fault armed before PHASE
     drivers_unchanged "corrupted before $arm"
 }
 bad raw-bad rust-verify --offset 12m --size 2m --destroy-partitions ${N}p2 --read-size 0 --save /tmp/fc.save
-grep -q "MISMATCH: the Rust driver's read-back: the 32256-byte block at card byte [0-9]*: byte [0-9]* (byte 5000 of the block): written 0x\(..\), read 0x" /tmp/e ||
+grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at card byte [0-9]*: byte [0-9]* (byte 40000 of the block): written 0x\(..\), read 0x" /tmp/e ||
     fail "raw mode, corrupted: the mismatch is not named with its byte"
 grep -q "read back: Rust driver bad, C driver ok" /tmp/o || fail "raw mode, corrupted: the C driver's read-back did not pass"
 expect 0 "restored" "--restore after the corrupted run" --restore /tmp/fc.save
 [ "$(p2sum)" = "$P2" ] || fail "--restore after the corrupted run: p2 is not as it was"
 bad file-bad rust-verify --fs ${N}p1 --file-size 2m --read-size 0
-grep -q "MISMATCH: the Rust driver's read-back: the 32256-byte block at file offset [0-9]*: byte [0-9]* (byte 5000 of the block)" /tmp/e ||
+grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at file offset [0-9]*: byte [0-9]* (byte 40000 of the block)" /tmp/e ||
     fail "file mode, corrupted: the mismatch is not named with its byte"
 bad read-bad rust-read --read-offset 4m --read-size 2m
 grep -q "MISMATCH: the read comparison (the Rust driver's read against the C driver's): the chunk at byte 4194304 differs" /tmp/e ||
