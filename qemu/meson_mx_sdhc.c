@@ -947,6 +947,23 @@ static void meson_mx_sdhc_dma_granule(MesonMxSdhcState *s, uint64_t len,
     }
 }
 
+/*
+ * corrupt-read-byte-now (QMP): the next successful read longer than
+ * corrupt_read_at bytes delivers that byte of its data XOR 0xff, with no
+ * error: the silent corruption a wrong cache maintenance or bounce copy
+ * would cause, for tests of tools that verify data (scripts/first-contact).
+ */
+static void meson_mx_sdhc_corrupt_read(MesonMxSdhcState *s, uint8_t *buf,
+                                       uint64_t total)
+{
+    if (!s->corrupt_read_armed || total <= s->corrupt_read_at) {
+        return;
+    }
+    buf[s->corrupt_read_at] ^= 0xff;
+    s->corrupt_read_armed = false;
+    s->stats.corrupted_reads++;
+}
+
 /* Move the data of the command in flight; returns the ISTA error bits. */
 static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
 {
@@ -1034,6 +1051,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                 }
                 err = IRQ_DATA_ERR_CRC;
             } else {
+                meson_mx_sdhc_corrupt_read(s, buf, total);
                 /* the last words stay in the RX FIFO until the flush */
                 tail = meson_mx_sdhc_rx_tail_len(s, total);
             }
@@ -1940,9 +1958,11 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     g_string_append(str, "}");
     meson_mx_sdhc_data_state_stats(s, str);
     g_string_append_printf(str, ", \"dma_unaligned_transfers\": %" PRIu64
-                           ", \"dma_bytes_outside_request\": %" PRIu64 "}",
+                           ", \"dma_bytes_outside_request\": %" PRIu64
+                           ", \"corrupted_reads\": %" PRIu64 "}",
                            s->stats.dma_unaligned_transfers,
-                           s->stats.dma_bytes_outside_request);
+                           s->stats.dma_bytes_outside_request,
+                           s->stats.corrupted_reads);
     return g_string_free(str, false);
 }
 
@@ -2077,6 +2097,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->r1b_busy_ns;
     } else if (!strcmp(name, "busy-while-programming-now")) {
         val = s->busy_while_programming;
+    } else if (!strcmp(name, "corrupt-read-byte-now")) {
+        val = s->corrupt_read_armed;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -2136,6 +2158,9 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->r1b_busy_ns = val;
     } else if (!strcmp(name, "busy-while-programming-now")) {
         s->busy_while_programming = val != 0;
+    } else if (!strcmp(name, "corrupt-read-byte-now")) {
+        s->corrupt_read_at = val;
+        s->corrupt_read_armed = true;
     }
 }
 
@@ -2367,7 +2392,7 @@ static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
     "dram-ack-ns-now", "r1b-busy-ns-now", "busy-while-programming-now",
-    "dat1-stuck",
+    "dat1-stuck", "corrupt-read-byte-now",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -148,6 +148,8 @@ typedef struct MesonMxSdhcStats {
                                                the card was in its sending-
                                                or receiving-data state */
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
+    uint64_t corrupted_reads;   /* reads corrupt-read-byte-now flipped a
+                                   byte of */
     uint64_t dma_unaligned_transfers; /* start or length not a multiple
                                          of dma-granule */
     uint64_t dma_bytes_outside_request; /* read: memory written outside
@@ -225,6 +227,10 @@ struct MesonMxSdhcState {
     uint32_t dat1_lose_edges;   /* QMP: the next N low periods latch nothing */
     uint32_t dat1_stuck;        /* QMP: DAT1 bits of ISTA a write of 1 does
                                    not clear (a fault) */
+    bool corrupt_read_armed;    /* QMP corrupt-read-byte-now: the next read
+                                   longer than corrupt_read_at bytes gets
+                                   that byte flipped (silent corruption) */
+    uint32_t corrupt_read_at;
     uint32_t dat1_bit;          /* what dat1_timer will latch */
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */

@@ -110,7 +110,8 @@ for kb in "$TOP"/tests/guest/*/Kbuild; do
     cp "$mdir"/*.ko "$ROOT/lib/modules/"
 done
 for h in ${HELPERS[@]+"${HELPERS[@]}"}; do cp "${h#*:}" "$ROOT/bin/${h%%:*}"; done
-cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$TOP/scripts/sdhc-pack-probe" "$TOP/scripts/board-report" "$ROOT/bin/"
+cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$TOP/scripts/board-region.sh" \
+    "$TOP/scripts/first-contact" "$TOP/scripts/sdhc-pack-probe" "$TOP/scripts/board-report" "$ROOT/bin/"
 # busybox init runs our rc (no need for binfmt_script in the kernel)
 mv "$ROOT/bin/init" "$ROOT/etc/rc.emu"
 ln -s bin/busybox "$ROOT/init"

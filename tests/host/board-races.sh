@@ -353,7 +353,7 @@ rc=0; sh "$BB" "${BBARGS[@]}" --json "$T/race.json" --jobs read-64k > "$T/out" 2
     grep -q '"tool": "bench-board"' "$T/race.json" && [ -z "$(find "$T" -maxdepth 1 -name '.bench-board-json.*')" ] &&
     ok "--json: written, mode 644, no temporary file left next to it" || bad "--json write: exit $rc: $(tail -2 "$T/err")"
 mkdir -p "$T/alone" "$T/cwd" "$T/path"
-cp "$BB" "$T/alone/bench-board"
+cp "$BB" "$T/alone/bench-board"; cp "$TOP/scripts/board-region.sh" "$T/alone/"
 cp "$T/sw" "$T/cwd/switch-driver"; cp "$T/sw" "$T/path/switch-driver"; : > "$T/cwd/meson_mx_sdhc_rs.ko"
 cp "$T/fragmem" "$T/path/fragmem"; cp "$T/fragmem" "$T/cwd/fragmem"
 printf '#!/bin/sh\necho "cbc $*" >> %s/calls\n' "$T" > "$T/path/check-board-config"; chmod +x "$T/path"/*
