@@ -227,7 +227,9 @@ static bool meson_mx_sdhc_fault_is_kind(int k)
            k != MESON_FAULT_MIXED;
 }
 
-static const char *const fault_dir_names[] = { "any", "read", "write", "data" };
+static const char *const fault_dir_names[] = {
+    "any", "read", "write", "data", "read-multi"
+};
 
 /*
  * The interrupt output: high while ICTL & ISTA, except after a lost-edge
@@ -392,7 +394,12 @@ static int meson_mx_sdhc_pick_fault(MesonMxSdhcState *s, uint32_t send)
         if (!(send & SEND_CMD_HAS_DATA)) {
             return MESON_FAULT_NONE;
         }
+        if (s->fault_dir == MESON_FAULT_DIR_READ_MULTI &&
+            (is_write || SEND_TOTAL_PACK(send) < 1)) {
+            return MESON_FAULT_NONE;
+        }
         if (s->fault_dir != MESON_FAULT_DIR_DATA &&
+            s->fault_dir != MESON_FAULT_DIR_READ_MULTI &&
             is_write != (s->fault_dir == MESON_FAULT_DIR_WRITE)) {
             return MESON_FAULT_NONE;
         }
@@ -1030,13 +1037,24 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                                   muldiv64(total, s->prog_ns_per_kib, 1024));
         }
     } else {
-        for (uint32_t i = 0; i < blocks; i++) {
+        /*
+         * A block that fails its CRC check ends the controller's data
+         * phase there: what the controller does with the rest is not
+         * documented.  The model takes the less kind reading: it reads
+         * no further, so a multi-block read whose count the card has not
+         * reached leaves the card sending data (stop-after-error).
+         */
+        uint32_t taken = s->cur_fault == MESON_FAULT_DATA_CRC && blocks > 1 ?
+                         blocks / 2 + 1 : blocks;
+
+        for (uint32_t i = 0; i < taken; i++) {
             if (!sdbus_data_ready(&s->sdbus)) {
                 err = IRQ_DATA_TIMEOUT;
                 break;
             }
             sdbus_read_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
         }
+        memset(buf + (uint64_t)taken * blksz, 0, (uint64_t)(blocks - taken) * blksz);
         if (!err && (s->cur_fault == MESON_FAULT_DATA_TIMEOUT ||
                      s->cur_rx_data_timeout)) {
             /* the data never arrived; nothing reaches memory */

@@ -85,6 +85,7 @@ enum {
     MESON_FAULT_DIR_READ,
     MESON_FAULT_DIR_WRITE,
     MESON_FAULT_DIR_DATA,       /* data commands, both directions */
+    MESON_FAULT_DIR_READ_MULTI, /* multi-block reads */
 };
 
 typedef struct MesonMxSdhcStats {

@@ -21,18 +21,21 @@
 #    next SRST.  Response CRC errors on 4 reads (the data moves): the driver
 #    waits for the controller before its reset (the model's
 #    srst_while_error_busy stays 0, no quiesce reported busy), the reads
-#    are retried and 4 MiB verify.  A response CRC error on a multi-block
-#    read leaves the card sending data (the model's default
-#    stop-after-error=false): the driver sends the request's stop after its
-#    reset (error_stops), so no command reaches the card in that state
-#    (cmds_while_card_in_data_state 0);
-#  - kindstop: the other reading of the stop after a failed transfer
-#    (stop-after-error-now 1: the controller stops the card itself), data
-#    CRC errors on 4 multi-block reads: the driver's stop then finds the
-#    card stopped already (the card ignores CMD12 in its transfer state:
-#    error_stops_failed counts them, each followed by a reset); the reads
-#    are retried and 4 MiB verify, no command reaches a card in its data
-#    state.
+#    are retried and 4 MiB verify;
+#  - datastop: data CRC errors on 4 multi-block reads (fault-dir
+#    read-multi), under the model's default reading of the stop after a
+#    failed transfer (stop-after-error=false: the controller does not stop
+#    the card, and takes no block past the failing one, so the card bounded
+#    by CMD23 is left sending data): the driver sends the request's stop
+#    after its reset (error_stops, none failed), so the model counts cards
+#    left in their data state (data_state_left) and no command but CMD12
+#    reaching one there (cmds_while_card_in_data_state 0; without the
+#    driver's stop the core's CMD13 would be the first); 4 MiB verify;
+#  - kindstop: the other reading (stop-after-error-now 1: the controller
+#    stops the card itself), the same faults: the driver's stop then finds
+#    the card stopped already (the card ignores CMD12 in its transfer
+#    state: error_stops_failed counts them, each followed by a reset); the
+#    reads are retried and 4 MiB verify, no card left in its data state.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
@@ -41,7 +44,7 @@ case "\$1" in
 stall) "$QMP" "\$EMU_QMP" stall ppm=50000 count=1 read-ns=5000000 seed=7 ;;
 nostall) "$QMP" "\$EMU_QMP" stall ;;
 respcrc) "$QMP" "\$EMU_QMP" faults resp-crc ppm=200000 seed=3 limit=4 dir=read ;;
-datacrc) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=5 limit=4 dir=read ;;
+datacrc) "$QMP" "\$EMU_QMP" faults data-crc ppm=200000 seed=5 limit=4 dir=read-multi ;;
 kindstop) "$QMP" "\$EMU_QMP" set stop-after-error-now 1 ;;
 unkindstop) "$QMP" "\$EMU_QMP" set stop-after-error-now 0 ;;
 nofaults) "$QMP" "\$EMU_QMP" faults none ;;
@@ -95,6 +98,18 @@ say "errorbusy: 4 MiB verify, error_cmd_crc=$crc quiesce_busy=$qb held_back=$hb 
 [ "${crc:-0}" -gt 0 ] || fail "errorbusy: no response CRC error reached the driver"
 [ "$qb" = 0 ] && [ "$hb" = 0 ] || fail "errorbusy: the controller stayed busy after a reset"
 
+stops() { # PHASE: the data CRC phase's line
+    say "$1: 4 MiB verify, error_data_crc=$(st error_data_crc) error_stops=$(st error_stops) error_stops_failed=$(st error_stops_failed)"
+    [ "$(st error_data_crc)" -gt 0 ] || fail "$1: no data CRC error reached the driver"
+    echo "@@STOPS $1 $(st error_data_crc) $(st error_stops) $(st error_stops_failed)"
+}
+echo 1 > "$D/stats"
+host_sync datacrc
+readback datastop
+host_sync nofaults
+host_sync stats-datastop
+stops datastop
+
 echo 1 > "$D/stats"
 host_sync kindstop
 host_sync datacrc
@@ -102,8 +117,7 @@ readback kindstop
 host_sync nofaults
 host_sync unkindstop
 host_sync stats-kindstop
-say "kindstop: 4 MiB verify, error_data_crc=$(st error_data_crc) error_stops=$(st error_stops) error_stops_failed=$(st error_stops_failed)"
-[ "$(st error_data_crc)" -gt 0 ] || fail "kindstop: no data CRC error reached the driver"
+stops kindstop
 G
 )
 
@@ -113,14 +127,18 @@ grep '\[guest\]' "$T/serial.log" | tr -d '\r' | sed 's/^/  /'
 m() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(*[s.get(k, s["faults"].get(k)) for k in sys.argv[2:]])' "$@" 2>/dev/null || echo 0 0 0; }
 read -r n _ < <(m "$T/rxtimeout.json" rx_data_timeouts rx_data_timeouts)
 read -r eb hung < <(m "$T/errorbusy.json" error_busy_commands srst_while_error_busy)
-read -r left indata < <(m "$T/errorbusy.json" data_state_left cmds_while_card_in_data_state)
+read -r _ indata < <(m "$T/errorbusy.json" data_state_left cmds_while_card_in_data_state)
+read -r dleft dindata < <(m "$T/datastop.json" data_state_left cmds_while_card_in_data_state)
 read -r kleft kindata < <(m "$T/kindstop.json" data_state_left cmds_while_card_in_data_state)
+read -r _ dcrc dstops dfailed < <(grep -a '^@@STOPS datastop ' "$T/serial.log" | tr -d '\r' | cut -d' ' -f2-)
+read -r _ kcrc kstops kfailed < <(grep -a '^@@STOPS kindstop ' "$T/serial.log" | tr -d '\r' | cut -d' ' -f2-)
 echo "  model: $n reads timed out by ENHC.RX_TIMEOUT; $eb failed transfers busy after their error, $hung SRSTs while busy"
 check "rxtimeout: the model timed reads out" [ "${n:-0}" -gt 0 ] || rc=1
 check "errorbusy: failed transfers left the controller busy" [ "${eb:-0}" -gt 0 ] || rc=1
 check "errorbusy: no SRST while the controller finished a failed transfer" [ "${hung:-1}" = 0 ] || rc=1
-check "errorbusy: $left failed reads left the card in its data state, $indata commands reached it there" \
-  [ "${indata:-1}" = 0 ] || rc=1
-check "kindstop: the controller stopped the card itself ($kleft left in its data state), $kindata commands reached a card in that state" \
-  eval "[ '${kleft:-1}' = 0 ] && [ '${kindata:-1}' = 0 ]" || rc=1
+check "errorbusy: $indata commands reached a card in its data state" [ "${indata:-1}" = 0 ] || rc=1
+check "datastop: $dcrc data CRC errors left the card in its data state $dleft times; the driver's stop $dstops times, $dfailed failed; $dindata commands but CMD12 reached the card there" \
+  eval "[ '${dleft:-0}' -gt 0 ] && [ '${dstops:-0}' -ge '${dleft:-1}' ] && [ '${dfailed:-1}' = 0 ] && [ '${dindata:-1}' = 0 ]" || rc=1
+check "kindstop: $kcrc data CRC errors, the controller stopped the card itself ($kleft left in its data state); the driver's stop $kstops times, $kfailed of them to a stopped card; $kindata commands reached a card in its data state" \
+  eval "[ '${kleft:-1}' = 0 ] && [ '${kstops:-0}' -gt 0 ] && [ '${kfailed:-0}' = '${kstops:-1}' ] && [ '${kindata:-1}' = 0 ]" || rc=1
 exit $rc
