@@ -971,6 +971,17 @@ static void meson_mx_sdhc_corrupt_read(MesonMxSdhcState *s, uint8_t *buf,
     s->stats.corrupted_reads++;
 }
 
+/* A data command that freezes the controller reaches the card first. */
+static void meson_mx_sdhc_freeze_after_cmd(MesonMxSdhcState *s, uint32_t send)
+{
+    SDRequest req = { .cmd = SEND_CMD_INDEX(send), .arg = s->regs[R_ARGU] };
+    uint8_t rsp[16];
+
+    sdbus_do_command(&s->sdbus, &req, rsp);
+    s->stats.data_state_left += sdbus_data_ready(&s->sdbus) ||
+                                sdbus_receive_ready(&s->sdbus);
+}
+
 /* Move the data of the command in flight; returns the ISTA error bits. */
 static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
 {
@@ -1385,7 +1396,15 @@ static void meson_mx_sdhc_send(MesonMxSdhcState *s, uint32_t send)
     }
 
     if (s->cur_fault == MESON_FAULT_FREEZE) {
-        /* busy (STAT.CMD_BUSY), no interrupt, no data until SRST */
+        /*
+         * busy (STAT.CMD_BUSY), no interrupt, no data until SRST.  A data
+         * command freezes once it went out (the less kind reading of a
+         * controller that hangs mid-transfer): the card took it and waits
+         * in its sending-data or receiving-data state for CMD12.
+         */
+        if (send & SEND_CMD_HAS_DATA) {
+            meson_mx_sdhc_freeze_after_cmd(s, send);
+        }
         s->frozen = true;
         return;
     }

@@ -10,7 +10,9 @@
 #    ARGU, data in memory, STAT not busy) but ISTA stays clear, also for the
 #    next command, until SRST; then commands interrupt again;
 #  - freeze: STAT.CMD_BUSY stays set, no ISTA bit, no data, a second SEND is
-#    refused, until SRST; the card never saw the command;
+#    refused, until SRST; the card never saw a command without data; a read
+#    that froze reached the card, which waits sending data (CMD13 says so)
+#    until CMD12, after which reads work again;
 #  - the RX phase beyond the clock divider (Linux c82efcaad2a4) freezes the
 #    controller by itself; a phase equal to the divider does not;
 #  - late-dma: the response CRC error is in ISTA at the response while the
@@ -123,7 +125,9 @@ want "ISTA after the read" $(rd 18 0 2 60) 0
 want "STAT.CMD_BUSY" $(busy) 1
 want "no data in memory" $(card_blocks 2 0) 0
 srst
-want "read after SRST: ISTA" $(rd 18 0 2) $((0x899))
+want "the card took the frozen read (sending-data state)" $(($(cmd 13 $RCA $R1) & 1)):$(($(resp) >> 9 & 15)) 1:5
+want "CMD12 after SRST" $(($(cmd 12 0 $R1B) & 1)) 1
+want "read after SRST and CMD12: ISTA" $(rd 18 0 2) $((0x899))
 
 say "== RX phase beyond the divider (c82efcaad2a4)"
 w 0x38 60

@@ -7,6 +7,10 @@
 # (stats error_deadline) equals the faults the model injected, and unbind and rmmod still
 # complete within seconds afterwards.  The write+verify uses 4 KiB requests and at most one
 # fault: each fault costs its deadline (here the 10 s floor), which the board waits out.
+# Then, for freeze, one multi-block read freezes the controller after it reached the card
+# (the model's freeze of a data command: the card waits sending data): the driver's deadline
+# resets the controller and sends the request's stop, so the model counts the card left in its
+# data state once and no command but CMD12 reaching it there; the read is retried through.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
@@ -14,6 +18,8 @@ set -e
 case "\$1" in
 arm-*) "$QMP" "\$EMU_QMP" faults "\${1#arm-}" ppm=20000 seed=11 limit=1 ;;
 clear) "$QMP" "\$EMU_QMP" faults none ;;
+arm1-*) "$QMP" "\$EMU_QMP" reset-stats; "$QMP" "\$EMU_QMP" faults "\${1#arm1-}" after=1 dir=read-multi ;;
+frozen) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; s=json.load(sys.stdin); print("data_state_left=%d cmds_in_data_state=%d" % (s["data_state_left"], s["cmds_while_card_in_data_state"]))' > "$T/frozen" ;;
 stats) "$QMP" "\$EMU_QMP" stats | python3 -c 'import json,sys; s=json.load(sys.stdin); f=dict(s["faults"], data_state_left=s["data_state_left"], cmds_in_data_state=s["cmds_while_card_in_data_state"]); print(" ".join("%s=%d" % kv for kv in sorted(f.items())))' > "$T/faults" ;;
 esac
 HOST
@@ -35,6 +41,14 @@ keep_data write || fail "write after the faults"
 keep_data verify || fail "verify after the faults"
 say "DEADLINES $(stat error_deadline) LATE $(stat late_interrupts)"
 host_sync stats
+if [ @FAULT@ = freeze ]; then
+    host_sync arm1-freeze
+    dd if=$DEV of=/dev/null bs=64k count=1 skip=3 iflag=direct 2>/dev/null ||
+        fail "a multi-block read that froze the controller was not retried through"
+    host_sync clear
+    host_sync frozen
+    say "FROZEN-READ stops=$(stat error_stops) failed=$(stat error_stops_failed)"
+fi
 PDEV=$(sdhc_dev)
 t0=$(cut -d' ' -f1 /proc/uptime)
 echo "$PDEV" > /sys/bus/platform/drivers/meson-mx-sdhc-rs/unbind
@@ -62,6 +76,12 @@ for card in emmc sd; do
     check "$card $fault: faults during probe were recovered by deadlines" [ "${probe:-0}" -ge 1 ] || fail=1
     check "$card $fault: deadlines fired == faults injected" [ -n "$model" ] && [ "$model" = "$fired" ] || fail=1
     check "$card $fault: no command reached a card left in its data state" [ "${indata:-1}" = 0 ] || fail=1
+    if [ $fault = freeze ]; then
+        read -r fl fin < <(sed -n 's/data_state_left=\([0-9]*\) cmds_in_data_state=\([0-9]*\)/\1 \2/p' "$T/frozen" 2>/dev/null)
+        fs=$(sed -n 's/.*FROZEN-READ \(.*\)/\1/p' <<<"$log")
+        check "$card freeze of a multi-block read: the card left in its data state ${fl:-x} time(s), ${fin:-x} commands but CMD12 reached it there; the driver's $fs" \
+            eval "[ '${fl:-0}' = 1 ] && [ '${fin:-1}' = 0 ]" || fail=1
+    fi
     check "$card $fault: unbind+rmmod within 5 s" awk -v s="${secs:-99}" 'BEGIN{exit !(s < 5)}' || fail=1
   done
 done
