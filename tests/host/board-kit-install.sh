@@ -298,6 +298,21 @@ run ext-undo "$T/kit-onecloud" "$R" --undo
 [ "$rc" = 0 ] && [ "$(cat "$E")" = "$EXTLINUX" ] && [ ! -e "$R/boot/dtb-$REL/meson8b-onecloud.dtb" ] &&
     ok "extlinux --undo: extlinux.conf as before" || { bad "extlinux --undo: status $rc"; sed 's/^/    | /' "$T/ext-undo.out"; }
 
+# --- --rescue: the kit's kernel with the C driver, for the system first-contact runs from ----
+kit "$T/kit-cmod" odroidc1 meson8b-odroidc1.dtb "" "CONFIG_MMC_MESON_MX_SDHC=m"
+R="$T/r-rescue"; root "$R" extlinux
+run rescue "$T/kit-cmod" "$R" --rescue
+E="$R/boot/extlinux/extlinux.conf"
+if [ "$rc" = 0 ] && grep -qx 'DEFAULT kit-rust' "$E" &&
+   grep -qx '    APPEND console=ttyAML0,115200 root=UUID=1234 rootwait ro' "$E" &&
+   grep -q 'MENU LABEL .*C SDHC driver, Rust module for first-contact' "$E" &&
+   [ ! -e "$R/etc/modprobe.d/meson_mx_sdhc_rs.conf" ] && [ -f "$R/lib/modules/$REL/updates/meson_mx_sdhc_rs.ko" ]; then
+    ok "--rescue: the kit's entry without initcall_blacklist=, no modprobe.d blacklist (C driver a module), the Rust module installed"
+else bad "--rescue: status $rc"; sed 's/^/    | /' "$T/rescue.out" "$E"; ls -R "$R/etc/modprobe.d" 2>&1 | sed 's/^/    | /'; fi
+root "$T/r-devroot" extlinux
+run devroot "$T/kit" "$T/r-devroot" --cmdline "console=ttyAML0,115200 root=/dev/mmcblk1p2 rootwait"
+refused devroot "--cmdline naming the root by device" 'names the root by device' "$T/r-devroot/boot/extlinux/extlinux.conf" "$EXTLINUX"
+
 echo "board-kit-install: $((SECONDS - start))s"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
 echo "ok: the board kit's installer: refusals, boot.ini and extlinux switches, --undo"
