@@ -477,7 +477,9 @@ impl Bouncer {
         if self.check_tail {
             let unmapped = self.unmap_slot(slot);
             let checked = match self.buf(slot) {
-                Some(buf) if unmapped => self.check_tail(dev, buf, slot),
+                Some(buf) if unmapped => self
+                    .check_tail(dev, buf, slot)
+                    .and_then(|()| buf.invalidate_landed(len)),
                 _ => Err(EIO),
             };
             if let Err(e) = checked {

@@ -188,6 +188,23 @@ impl BounceBuffer {
         ))
     }
 
+    /// Invalidates the CPU caches over the first `len` bytes once a read's marks showed its
+    /// last words in memory ([`Self::tail_landed`]): the unmap after the transfer invalidated
+    /// them before all of the data may have been there, and a line the CPU fetched since
+    /// (a prefetch while the marks were polled) may hold what the buffer held before. Nothing
+    /// to do for coherent memory. The buffer must not be mapped.
+    pub(super) fn invalidate_landed(&self, len: u32) -> Result {
+        if let Memory::Cached(n) = &self.mem {
+            let len = usize::try_from(len)?;
+            if len != 0 {
+                // Clean since the unmap: the map skips its own sync, the unmap invalidates
+                // (both ways, as for the marks: not counted as a read's invalidate).
+                n.unmap(n.map(0, len, DataDirection::Bidirectional, MapSync::SkipIfClean)?)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Takes the buffer back from the controller after a transfer: unmaps `mapping` (a read's
     /// range is invalidated). `EINVAL` if it is not this buffer's.
     pub(super) fn to_cpu(&self, mapping: Option<Mapping>) -> Result {
