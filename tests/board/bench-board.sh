@@ -30,15 +30,7 @@ while [ $i -lt 32 ]; do
     i=$((i + 1))
 done
 # an MBR: partition 1 (Linux) = [28 MiB, 32 MiB), with an ext2 on it
-dd if=/dev/zero of=/tmp/mbr bs=512 count=1 2>/dev/null
-printf '\000\376\377\377\203\376\377\377\000\340\000\000\000\040\000\000' |
-    dd of=/tmp/mbr bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of=/tmp/mbr bs=1 seek=510 conv=notrunc 2>/dev/null
-dd if=/tmp/mbr of=$D bs=512 count=1 oflag=direct 2>/dev/null || fail "MBR write"
-blockdev --rereadpt $D || fail "re-reading the partition table"
-w=0
-while [ ! -b ${D}p1 ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
-[ -b ${D}p1 ] || fail "no ${D}p1 after writing the MBR"
+write_mbr $D '\000\376\377\377\203\376\377\377\000\340\000\000\000\040\000\000' 1
 [ "$(cat /sys/block/${DEV#/dev/}/${DEV#/dev/}p1/start)" = 57344 ] || fail "p1 does not start at 28 MiB"
 mke2fs -q ${D}p1 > /dev/null 2>&1 || mke2fs ${D}p1 > /dev/null || fail "mke2fs"
 mkdir -p /mnt/p1

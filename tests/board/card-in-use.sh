@@ -32,15 +32,7 @@ D=$DEV
 N=${D#/dev/}
 say "the card: $D"
 # an MBR: p1 = [1 MiB, 9 MiB), p2 = [9 MiB, 17 MiB), both type 83
-dd if=/dev/zero of=/tmp/mbr bs=512 count=1 2>/dev/null
-printf '\000\376\377\377\203\376\377\377\000\010\000\000\000\100\000\000\000\376\377\377\203\376\377\377\000\110\000\000\000\100\000\000' |
-    dd of=/tmp/mbr bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of=/tmp/mbr bs=1 seek=510 conv=notrunc 2>/dev/null
-dd if=/tmp/mbr of=$D bs=512 count=1 oflag=direct 2>/dev/null || fail "MBR write"
-blockdev --rereadpt $D || fail "re-reading the partition table"
-w=0
-while { [ ! -b ${D}p1 ] || [ ! -b ${D}p2 ]; } && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
-[ -b ${D}p2 ] || fail "no ${D}p1/p2 after writing the MBR"
+write_mbr $D '\000\376\377\377\203\376\377\377\000\010\000\000\000\100\000\000\000\376\377\377\203\376\377\377\000\110\000\000\000\100\000\000' 2
 
 # refused WHAT PATTERN [ENV=VALUE...]: switch-driver rust must exit 3 with a
 # line matching PATTERN and leave the controller to the C driver

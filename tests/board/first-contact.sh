@@ -38,15 +38,7 @@ while [ $i -lt 32 ]; do
     dd if=/tmp/pat of=$D bs=1M count=1 seek=$i oflag=direct 2>/dev/null || fail "pattern write at MiB $i"
     i=$((i + 1))
 done
-dd if=/dev/zero of=/tmp/mbr bs=512 count=1 2>/dev/null
-printf '\000\376\377\377\203\376\377\377\000\010\000\000\000\130\000\000\000\376\377\377\203\376\377\377\000\140\000\000\000\240\000\000' |
-    dd of=/tmp/mbr bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of=/tmp/mbr bs=1 seek=510 conv=notrunc 2>/dev/null
-dd if=/tmp/mbr of=$D bs=512 count=1 oflag=direct 2>/dev/null || fail "MBR write"
-blockdev --rereadpt $D || fail "re-reading the partition table"
-w=0
-while [ ! -b ${D}p2 ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
-[ -b ${D}p2 ] || fail "no ${D}p2 after writing the MBR"
+write_mbr $D '\000\376\377\377\203\376\377\377\000\010\000\000\000\130\000\000\000\376\377\377\203\376\377\377\000\140\000\000\000\240\000\000' 2
 mke2fs -q ${D}p1 > /dev/null 2>&1 || mke2fs ${D}p1 > /dev/null || fail "mke2fs"
 mkdir -p /mnt/p1
 p2sum() { dd if=$D bs=1M skip=12 count=20 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }

@@ -204,3 +204,17 @@ fio_verify() {
     fi
 }
 fio_bad() { grep -ci 'verify: bad\|verify failed\|bad magic\|bad header\|crc32c' /tmp/fio.out || true; }
+
+# write_mbr DEV ENTRIES N: an MBR on DEV whose partition table is ENTRIES (printf
+# escapes, 16 bytes per partition), the partition table re-read, then waits up to 5 s for
+# partition N; fails the run if any of it goes wrong.
+write_mbr() {
+    local w=0
+    dd if=/dev/zero of=/tmp/mbr bs=512 count=1 2>/dev/null
+    printf "$2" | dd of=/tmp/mbr bs=1 seek=446 conv=notrunc 2>/dev/null
+    printf '\125\252' | dd of=/tmp/mbr bs=1 seek=510 conv=notrunc 2>/dev/null
+    dd if=/tmp/mbr of="$1" bs=512 count=1 oflag=direct 2>/dev/null || fail "MBR write"
+    blockdev --rereadpt "$1" || fail "re-reading the partition table"
+    while [ ! -b "${1}p$3" ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
+    [ -b "${1}p$3" ] || fail "no ${1}p$3 after writing the MBR"
+}
