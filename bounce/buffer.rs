@@ -140,20 +140,21 @@ impl BounceBuffer {
         }
     }
 
-    /// Writes the marks of read number `seq` of `len` bytes into its last words
-    /// ([`policy::tail_marks`]) and hands them to memory: cached memory is cleaned over them
-    /// (a read's mapping only invalidates). The buffer must not be mapped.
+    /// Writes the marks of read number `seq` of `len` bytes ([`policy::TailMarks`]) and hands
+    /// them to memory: cached memory is cleaned over them (a read's mapping only invalidates).
+    /// The buffer must not be mapped.
     pub(super) fn arm_tail(&self, len: u32, seq: u32) -> Result {
-        let (first, count) = policy::tail_marks(len);
-        if count == 0 {
+        let marks = policy::TailMarks::of(len);
+        let (first, bytes) = marks.span();
+        if bytes == 0 {
             return Ok(());
         }
-        let (first, bytes) = (usize::try_from(first)?, usize::try_from(count * 4)?);
+        let (first, bytes) = (usize::try_from(first)?, usize::try_from(bytes)?);
         if let Memory::Cached(n) = &self.mem {
             n.cpu_write(first, bytes)?;
         }
-        for (i, off) in (0..count).zip((first..).step_by(4)) {
-            mmc::write_buffer_word(self.cpu(), off, policy::tail_mark(seq, i))?;
+        for (i, off) in marks.iter() {
+            mmc::write_buffer_word(self.cpu(), usize::try_from(off)?, policy::tail_mark(seq, i))?;
         }
         if let Memory::Cached(n) = &self.mem {
             n.unmap(n.map(first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
@@ -166,25 +167,22 @@ impl BounceBuffer {
     /// first, so that a look before they landed is not what the next look sees. The
     /// buffer must not be mapped.
     pub(super) fn tail_landed(&self, len: u32, seq: u32) -> Result<bool> {
-        let (first, count) = policy::tail_marks(len);
-        if count == 0 {
+        let marks = policy::TailMarks::of(len);
+        let (first, bytes) = marks.span();
+        if bytes == 0 {
             return Ok(true);
         }
-        let (first, bytes) = (usize::try_from(first)?, usize::try_from(count * 4)?);
+        let (first, bytes) = (usize::try_from(first)?, usize::try_from(bytes)?);
         if let Memory::Cached(n) = &self.mem {
             n.unmap(n.map(first, bytes, DataDirection::Bidirectional, MapSync::Always)?)?;
         }
-        let mut words = [0u32; policy::TAIL_MARK_WORDS as usize];
-        for (w, off) in words
-            .iter_mut()
-            .zip((first..).step_by(4))
-            .take(count as usize)
-        {
-            *w = mmc::read_buffer_word(self.cpu(), off)?;
+        let mut words = [0u32; policy::TAIL_MARKS_MAX as usize];
+        for (w, (_, off)) in words.iter_mut().zip(marks.iter()) {
+            *w = mmc::read_buffer_word(self.cpu(), usize::try_from(off)?)?;
         }
         Ok(policy::tail_landed(
             seq,
-            words.iter().copied().take(count as usize),
+            words.iter().copied().take(marks.count() as usize),
         ))
     }
 

@@ -41,22 +41,81 @@ pub(crate) fn device_len(len: u32, size: u32) -> u32 {
         .min(size)
 }
 
-/// The most words at the end of a read that are marked before it ([`tail_marks`]): the words
+/// The words at the very end of a read that are all marked before it ([`TailMarks`]): the words
 /// of a write burst (`PDMA.WR_BURST` 7, 8 words), more than the RX FIFO keeps back below its
 /// threshold (`PDMA.RXFIFO_TH` 7).
 pub(crate) const TAIL_MARK_WORDS: u32 = 8;
+/// Before those, one word in every this many bytes is marked: a write burst, so that each burst
+/// of the span holds a mark whatever its alignment.
+pub(crate) const TAIL_MARK_STRIDE: u32 = 32;
+/// How far back from a read's end its marks reach: 64 bursts. Nothing the controller signals
+/// orders a read's writes into DRAM (Amlogic's driver waits for the DDR controller's whole
+/// channel to go idle), so the bursts before the last words may reach memory after them; this
+/// span is what the check covers.
+pub(crate) const TAIL_MARK_SPAN: u32 = 2048;
+/// The most marks of one read: [`TAIL_MARK_WORDS`] and one per [`TAIL_MARK_STRIDE`] before them.
+pub(crate) const TAIL_MARKS_MAX: u32 =
+    TAIL_MARK_WORDS + (TAIL_MARK_SPAN - TAIL_MARK_WORDS * 4) / TAIL_MARK_STRIDE;
 
-/// The words at the end of a read of `len` bytes into a bounce buffer that are marked before
-/// the transfer and looked at after it ([`tail_mark`]): its last whole words, at most
-/// [`TAIL_MARK_WORDS`]. Returns the offset of the first and their number, 0 for a read shorter
-/// than a word (not marked).
-pub(crate) fn tail_marks(len: u32) -> (u32, u32) {
-    let words = len / 4;
-    let count = words.min(TAIL_MARK_WORDS);
-    ((words - count) * 4, count)
+/// The words of a read into a bounce buffer that are marked before the transfer and looked at
+/// after it ([`tail_mark`]): its last whole words, at most [`TAIL_MARK_WORDS`], and one word in
+/// every [`TAIL_MARK_STRIDE`] bytes before them, up to [`TAIL_MARK_SPAN`] bytes from the end. A
+/// read shorter than a word has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TailMarks {
+    /// The end of the read's last whole word.
+    end: u32,
+    /// How many words are marked.
+    count: u32,
 }
 
-/// The mark of word `index` of the end of read number `seq` ([`tail_marks`]): a scrambled
+impl TailMarks {
+    /// The marks of a read of `len` bytes.
+    pub(crate) fn of(len: u32) -> Self {
+        let end = len / 4 * 4;
+        let last = (end / 4).min(TAIL_MARK_WORDS);
+        let lowest = end.saturating_sub(TAIL_MARK_SPAN);
+        // Strided mark k (from 1) is at end - 4 - k * stride, not below `lowest`.
+        let strided = end.saturating_sub(4).saturating_sub(lowest) / TAIL_MARK_STRIDE;
+        Self {
+            end,
+            count: last + if last == TAIL_MARK_WORDS { strided } else { 0 },
+        }
+    }
+
+    /// How many words are marked.
+    pub(crate) fn count(self) -> u32 {
+        self.count
+    }
+
+    /// The offset of mark `index` (0: the read's last word), for `index` below [`Self::count`].
+    pub(crate) fn offset(self, index: u32) -> u32 {
+        if index < TAIL_MARK_WORDS {
+            self.end - 4 - 4 * index
+        } else {
+            self.end - 4 - TAIL_MARK_STRIDE * (index - TAIL_MARK_WORDS + 1)
+        }
+    }
+
+    /// The marks in order: their index and offset.
+    pub(crate) fn iter(self) -> impl Iterator<Item = (u32, u32)> {
+        (0..self.count).map(move |i| (i, self.offset(i)))
+    }
+
+    /// The bytes the marks lie in: the offset of the lowest and the length to the read's last
+    /// whole word's end. `(end, 0)` without marks.
+    pub(crate) fn span(self) -> (u32, u32) {
+        match self.count {
+            0 => (self.end, 0),
+            n => {
+                let first = self.offset(n - 1);
+                (first, self.end - first)
+            }
+        }
+    }
+}
+
+/// The mark of word `index` of the end of read number `seq` ([`TailMarks`]): a scrambled
 /// value, never all zeroes or all ones (what erased or zeroed memory holds), and different for
 /// the next read, so that a read whose data happened to match a mark passes when the core
 /// retries it.
@@ -76,7 +135,8 @@ pub(crate) fn tail_mark(seq: u32, index: u32) -> u32 {
 
 /// Whether the end of a read is in memory: `words` are the marked words as memory now holds
 /// them, in order; every one must differ from its mark for read `seq`, so that how the last
-/// words are split between the DMA's bursts and the FIFO's flush does not matter. (A word of
+/// words are split between the DMA's bursts and the FIFO's flush, and in which order the bursts
+/// reach memory, do not matter. (A word of
 /// data equal to its mark is taken for missing: the read fails as late and its retry has other
 /// marks.)
 pub(crate) fn tail_landed(seq: u32, words: impl IntoIterator<Item = u32>) -> bool {

@@ -7,8 +7,9 @@
 //! they are in memory (`ENHC` bit 17, "No Write DMA Response Check", set as the C driver and
 //! Amlogic's driver program it; Amlogic's driver polls the DDR controller's channel status
 //! afterwards, which this driver cannot reach). So the driver looks at memory itself: before a
-//! read into a bounce buffer it writes marks into the read's last words
-//! ([`tail_marks`](super::policy::tail_marks)), after it waits until each of them changed
+//! read into a bounce buffer it writes marks into the read's last words and into one word of
+//! every burst before them, 2 KiB back ([`TailMarks`](super::policy::TailMarks): the bursts may
+//! reach memory in any order), after it waits until each of them changed
 //! ([`tail_landed`](super::policy::tail_landed)), polling for at most [`TAIL_WAIT`], and fails
 //! the read with `EIO` if they did not (the core retries it). A buffer whose read failed so is not used again until
 //! its last words landed, for at most [`LATE_TAIL_WAIT`], so that a write arriving late cannot

@@ -202,6 +202,19 @@
  * polls RXFIFO_CNT and copies the data at once takes.
  */
 #define DRAM_ACK_NS_DEFAULT     2000
+/*
+ * dram-late-bursts: how many of a read's last bursts before the RX FIFO's
+ * tail reach memory dram-late-ns after the tail does (see
+ * meson_mx_sdhc_rx_late_hold()).  8 bursts, 256 bytes: the less kind
+ * reading, more than one burst and so more than any mark on the last words
+ * alone can show.
+ */
+#define DRAM_LATE_BURSTS_DEFAULT 8
+/*
+ * dram-late-ns: from the tail in memory to those bursts in memory.  2 us,
+ * as dram-ack-ns: a reading the C driver survives.
+ */
+#define DRAM_LATE_NS_DEFAULT    2000
 #define MAX_XFER                (65536u * 512u)
 
 static const char *const fault_names[MESON_FAULT__MAX] = {
@@ -809,8 +822,12 @@ static uint32_t meson_mx_sdhc_rx_tail_count(MesonMxSdhcState *s, int64_t now)
     return DIV_ROUND_UP(s->rx_tail_len, 4);
 }
 
+static void meson_mx_sdhc_rx_late_schedule(MesonMxSdhcState *s,
+                                           int64_t after);
+
 static void meson_mx_sdhc_rx_tail_lose(MesonMxSdhcState *s)
 {
+    meson_mx_sdhc_rx_late_schedule(s, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     if (!s->rx_tail_len) {
         return;
     }
@@ -821,6 +838,108 @@ static void meson_mx_sdhc_rx_tail_lose(MesonMxSdhcState *s)
     s->rx_tail_len = 0;
     s->rx_flushing = false;
     timer_del(s->rx_flush_timer);
+}
+
+/*
+ * The bursts dram-late-bursts held back (meson_mx_sdhc_rx_late_hold())
+ * reach memory.  Also what lands them before a later read's data: an older
+ * write reaches memory first.
+ */
+static void meson_mx_sdhc_rx_late_land(MesonMxSdhcState *s)
+{
+    if (!s->rx_late_len) {
+        return;
+    }
+    timer_del(s->rx_late_timer);
+    if (dma_memory_write(&address_space_memory, s->rx_late_addr, s->rx_late,
+                         s->rx_late_len, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: late bursts of %u bytes at 0x%08x are"
+                      " outside RAM\n", s->rx_late_len, s->rx_late_addr);
+        s->stats.dma_errors++;
+    } else {
+        s->stats.rx_late_bytes += s->rx_late_len;
+    }
+    s->rx_late_len = 0;
+    s->rx_late_due = 0;
+}
+
+/*
+ * With the tail: the held burst next to it, the rest dram-late-ns later
+ * (the less kind order for a driver that looks at the read's last words).
+ */
+static void meson_mx_sdhc_rx_late_land_nearest(MesonMxSdhcState *s)
+{
+    uint32_t n = MIN(s->rx_late_len, MESON_MX_SDHC_BURST_BYTES);
+    uint32_t off = s->rx_late_len - n;
+
+    if (!n) {
+        return;
+    }
+    if (dma_memory_write(&address_space_memory, s->rx_late_addr + off,
+                         s->rx_late + off, n,
+                         MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        s->stats.dma_errors++;
+    }
+    s->rx_late_len = off;
+    if (!off) {
+        timer_del(s->rx_late_timer);
+        s->rx_late_due = 0;
+    }
+}
+
+static void meson_mx_sdhc_rx_late_timer(void *opaque)
+{
+    meson_mx_sdhc_rx_late_land(opaque);
+}
+
+/*
+ * The held bursts land dram-late-ns after @after: after the tail's own
+ * acknowledgement once the tail is flushed, after the SEND or SRST that
+ * dropped an unflushed tail otherwise (they had left the FIFO).  Once.
+ */
+static void meson_mx_sdhc_rx_late_schedule(MesonMxSdhcState *s, int64_t after)
+{
+    if (!s->rx_late_len || s->rx_late_due) {
+        return;
+    }
+    s->rx_late_due = after + s->dram_late_ns;
+    timer_mod(s->rx_late_timer, s->rx_late_due);
+}
+
+/*
+ * The less kind reading of the DRAM write acknowledgement: nothing orders
+ * a read's DMA writes on their way into DRAM, and its last
+ * dram-late-bursts bursts before the RX FIFO's tail (each
+ * MESON_MX_SDHC_BURST_BYTES) reach memory in the order least kind to a
+ * driver that looks at the last words: the burst next to the tail with it,
+ * the ones before it dram-late-ns after the tail is there.  Amlogic's driver waits for the DDR controller's whole
+ * channel to go idle (P_DMC_CHAN_STS), not for one word of the read; a
+ * driver that looks only at the last words of a read passes while memory
+ * still holds old bytes before them.  Only with ENHC bit 17 set (no write
+ * response check, both drivers' setting) and a tail in the FIFO: with the
+ * check the controller's completion waits for every write response.
+ * Takes the bytes out of @buf's write: returns how many.
+ */
+static uint64_t meson_mx_sdhc_rx_late_hold(MesonMxSdhcState *s,
+                                           const uint8_t *buf,
+                                           uint64_t total, uint64_t tail)
+{
+    uint64_t len;
+
+    if (!tail || meson_mx_sdhc_wr_resp_check(s)) {
+        return 0;
+    }
+    len = MIN((uint64_t)s->dram_late_bursts * MESON_MX_SDHC_BURST_BYTES,
+              total - tail);
+    if (!len) {
+        return 0;
+    }
+    memcpy(s->rx_late, buf + total - tail - len, len);
+    s->rx_late_len = len;
+    s->rx_late_addr = s->cur_addr + total - tail - len;
+    s->rx_late_due = 0;
+    return len;
 }
 
 /* rx_flush_timer: the flushed tail lands in memory, the FIFO is empty. */
@@ -842,6 +961,7 @@ static void meson_mx_sdhc_rx_flush_done(void *opaque)
     }
     s->rx_tail_len = 0;
     s->rx_flushing = false;
+    meson_mx_sdhc_rx_late_land_nearest(s);
 }
 
 /* PDMA written with RXFIFO_MANUAL_FLUSH bit 1 set */
@@ -858,6 +978,7 @@ static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
     s->rx_flush_due = now + s->rx_flush_ns;
     s->rx_land_due = s->rx_flush_due + s->dram_ack_ns;
     s->rx_flush_gap_open = true;
+    meson_mx_sdhc_rx_late_schedule(s, s->rx_land_due);
     if (s->rx_land_due <= now) {
         meson_mx_sdhc_rx_flush_done(s);
         return;
@@ -885,10 +1006,14 @@ static void meson_mx_sdhc_rx_tail_land_now(MesonMxSdhcState *s)
  */
 static void meson_mx_sdhc_rx_flush_catch_up(MesonMxSdhcState *s)
 {
-    if (s->rx_flushing &&
-        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->rx_land_due) {
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (s->rx_flushing && now >= s->rx_land_due) {
         timer_del(s->rx_flush_timer);
         meson_mx_sdhc_rx_flush_done(s);
+    }
+    if (s->rx_late_due && now >= s->rx_late_due) {
+        meson_mx_sdhc_rx_late_land(s);
     }
 }
 
@@ -1084,19 +1209,24 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                 /* the last words stay in the RX FIFO until the flush */
                 tail = meson_mx_sdhc_rx_tail_len(s, total);
             }
+            /* an earlier read's writes on their way land first */
+            meson_mx_sdhc_rx_tail_land_now(s);
+            meson_mx_sdhc_rx_late_land(s);
             if (tail && !dma_memory_valid(&address_space_memory, s->cur_addr,
                                           total, DMA_DIRECTION_FROM_DEVICE,
                                           MEMTXATTRS_UNSPECIFIED)) {
                 res = MEMTX_DECODE_ERROR;
-            } else if (total > tail) {
-                res = dma_memory_write(&address_space_memory, s->cur_addr,
-                                       buf, total - tail,
-                                       MEMTXATTRS_UNSPECIFIED);
             } else {
-                res = MEMTX_OK;
+                uint64_t now_len = total - tail -
+                                   meson_mx_sdhc_rx_late_hold(s, buf, total,
+                                                              tail);
+
+                res = now_len ? dma_memory_write(&address_space_memory,
+                                                 s->cur_addr, buf, now_len,
+                                                 MEMTXATTRS_UNSPECIFIED) :
+                                MEMTX_OK;
             }
             if (res == MEMTX_OK && tail) {
-                meson_mx_sdhc_rx_tail_land_now(s);
                 memcpy(s->rx_tail, buf + total - tail, tail);
                 s->rx_tail_len = tail;
                 s->rx_tail_addr = s->cur_addr + total - tail;
@@ -1982,6 +2112,8 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     }
     g_string_append_printf(str, "}, \"rx_tail_early_empty\": %" PRIu64,
                            s->stats.rx_tail_early_empty);
+    g_string_append_printf(str, ", \"rx_late_bytes\": %" PRIu64,
+                           s->stats.rx_late_bytes);
     g_string_append(str, ", \"size_histogram\": {");
     first = true;
     for (int b = 0; b < MESON_MX_SDHC_HIST_BUCKETS; b++) {
@@ -2130,6 +2262,10 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->rx_flush_ns;
     } else if (!strcmp(name, "dram-ack-ns-now")) {
         val = s->dram_ack_ns;
+    } else if (!strcmp(name, "dram-late-bursts-now")) {
+        val = s->dram_late_bursts;
+    } else if (!strcmp(name, "dram-late-ns-now")) {
+        val = s->dram_late_ns;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
         val = s->r1b_busy_ns;
     } else if (!strcmp(name, "busy-while-programming-now")) {
@@ -2191,6 +2327,10 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
         s->rx_flush_ns = val;
     } else if (!strcmp(name, "dram-ack-ns-now")) {
         s->dram_ack_ns = val;
+    } else if (!strcmp(name, "dram-late-bursts-now")) {
+        s->dram_late_bursts = MIN(val, MESON_MX_SDHC_LATE_BURSTS_MAX);
+    } else if (!strcmp(name, "dram-late-ns-now")) {
+        s->dram_late_ns = val;
     } else if (!strcmp(name, "r1b-busy-ns-now")) {
         s->r1b_busy_ns = val;
     } else if (!strcmp(name, "busy-while-programming-now")) {
@@ -2210,6 +2350,9 @@ static void meson_mx_sdhc_reset(DeviceState *dev)
     meson_mx_sdhc_reset_ctrl(s);
     meson_mx_sdhc_late_cancel(s);
     meson_mx_sdhc_rx_tail_lose(s);
+    timer_del(s->rx_late_timer);
+    s->rx_late_len = 0;
+    s->rx_late_due = 0;
     s->rx_flush_gap_open = false;
     s->irq_edge_lost = false;
     memset(s->regs, 0, sizeof(s->regs));
@@ -2242,6 +2385,8 @@ static void meson_mx_sdhc_init(Object *obj)
                                  s);
     s->rx_flush_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                      meson_mx_sdhc_rx_flush_done, s);
+    s->rx_late_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                    meson_mx_sdhc_rx_late_timer, s);
     qdev_init_gpio_in_named(DEVICE(s), meson_mx_sdhc_dat1_in, "sdio-dat1", 1);
     s->rx_window_lo = 0;
     s->rx_window_hi = 100;
@@ -2287,6 +2432,11 @@ static void meson_mx_sdhc_realize(DeviceState *dev, Error **errp)
                    MESON_MX_SDHC_RXFIFO_WORDS_MAX);
         return;
     }
+    if (s->dram_late_bursts > MESON_MX_SDHC_LATE_BURSTS_MAX) {
+        error_setg(errp, "meson-mx-sdhc: dram-late-bursts=%u: at most %u",
+                   s->dram_late_bursts, MESON_MX_SDHC_LATE_BURSTS_MAX);
+        return;
+    }
     if (!is_power_of_2(s->dma_granule) ||
         s->dma_granule > DMA_GRANULE_MAX) {
         error_setg(errp, "meson-mx-sdhc: dma-granule=%u: must be a power"
@@ -2310,6 +2460,7 @@ static void meson_mx_sdhc_finalize(Object *obj)
     timer_free(s->late_timer);
     timer_free(s->dat1_timer);
     timer_free(s->rx_flush_timer);
+    timer_free(s->rx_late_timer);
 }
 
 static const VMStateDescription vmstate_meson_mx_sdhc = {
@@ -2390,6 +2541,11 @@ static const Property meson_mx_sdhc_properties[] = {
     /* from the tail leaving the RX FIFO to its DRAM write acknowledgement */
     DEFINE_PROP_UINT32("dram-ack-ns", MesonMxSdhcState, dram_ack_ns,
                        DRAM_ACK_NS_DEFAULT),
+    /* a read's last bursts before the tail, in memory after it */
+    DEFINE_PROP_UINT32("dram-late-bursts", MesonMxSdhcState, dram_late_bursts,
+                       DRAM_LATE_BURSTS_DEFAULT),
+    DEFINE_PROP_UINT32("dram-late-ns", MesonMxSdhcState, dram_late_ns,
+                       DRAM_LATE_NS_DEFAULT),
     /* a failed data phase: its error this long after the completion bits */
     DEFINE_PROP_UINT32("late-status-ns", MesonMxSdhcState, late_status_ns,
                        20000),
@@ -2428,7 +2584,8 @@ static const Property meson_mx_sdhc_properties[] = {
 static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-probability-ppm", "stall-count", "stall-read-ns", "stall-write-ns",
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
-    "dram-ack-ns-now", "r1b-busy-ns-now", "busy-while-programming-now",
+    "dram-ack-ns-now", "dram-late-bursts-now", "dram-late-ns-now",
+    "r1b-busy-ns-now", "busy-while-programming-now",
     "dat1-stuck", "corrupt-read-byte-now",
 };
 

@@ -21,6 +21,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
 #define MESON_MX_SDHC_HIST_BUCKETS 32
 /* STAT.RXFIFO_CNT is 7 bits wide */
 #define MESON_MX_SDHC_RXFIFO_WORDS_MAX 127
+/* a DMA write burst (PDMA.WR_BURST 7 as both drivers program it: 8 words) */
+#define MESON_MX_SDHC_BURST_BYTES 32
+#define MESON_MX_SDHC_LATE_BURSTS_MAX 64
 
 /*
  * The model's counters, readable by the guest (sysbus MMIO region 1; not
@@ -117,6 +120,7 @@ typedef struct MesonMxSdhcStats {
     uint64_t rx_tail_bytes_flushed; /* RX FIFO tails the flush wrote */
     uint64_t rx_tail_bytes_lost;    /* tails dropped by SRST or a SEND */
     uint64_t rx_tail_early_empty;   /* RX FIFO empty, the tail not yet in memory */
+    uint64_t rx_late_bytes;     /* bytes written to DRAM after the tail */
     uint64_t rx_flush_gaps;     /* flush writes followed by a STAT read/SRST */
     uint64_t rx_flush_gap_min_ns;   /* flush write -> first STAT read/SRST */
     uint64_t rx_flush_gap_max_ns;
@@ -197,6 +201,15 @@ struct MesonMxSdhcState {
     int64_t rx_flush_due;       /* when the tail leaves the RX FIFO */
     int64_t rx_land_due;        /* when the tail is in memory */
     bool rx_early_counted;      /* rx_tail_early_empty counted this tail */
+    /*
+     * dram-late-bursts: the read's last bursts before the tail, written to
+     * DRAM after it (see meson_mx_sdhc_rx_late_hold())
+     */
+    uint8_t rx_late[MESON_MX_SDHC_LATE_BURSTS_MAX * MESON_MX_SDHC_BURST_BYTES];
+    uint32_t rx_late_len;       /* bytes held (0: none) */
+    uint32_t rx_late_addr;      /* where they go */
+    int64_t rx_late_due;        /* when they are in memory (0: not yet set) */
+    QEMUTimer *rx_late_timer;
 
     /* late-dma: the read data the DMA engine still writes after the error */
     uint8_t *late_buf;
@@ -286,6 +299,8 @@ struct MesonMxSdhcState {
     uint32_t rx_tail_words;     /* words a read leaves in the RX FIFO */
     uint32_t rx_flush_ns;       /* flush write -> the tail out of the FIFO */
     uint32_t dram_ack_ns;       /* the tail out of the FIFO -> in memory */
+    uint32_t dram_late_bursts;  /* bursts before the tail that land after it */
+    uint32_t dram_late_ns;      /* the tail in memory -> those bursts */
     uint32_t late_status_ns;    /* data error after the completion bits */
     uint32_t busy_hold_ns;      /* busy-hold: how long */
     bool drain_visible;         /* STAT shows a drain after SRST */

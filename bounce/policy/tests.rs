@@ -281,21 +281,77 @@ mod suite {
 
     #[test]
     fn tail_marks_cover_the_last_words() -> TestResult {
-        assert_eq!(tail_marks(512), (480, 8));
-        assert_eq!(tail_marks(128 * KIB), (128 * KIB - 32, 8));
-        // Not a multiple of a word: its whole words.
-        assert_eq!(tail_marks(39), (4, 8));
-        // Short: every whole word.
-        assert_eq!(tail_marks(8), (0, 2));
-        assert_eq!(tail_marks(4), (0, 1));
-        assert_eq!(tail_marks(7), (0, 1));
+        let offsets = |len: u32| {
+            let m = TailMarks::of(len);
+            let mut v = [0u32; TAIL_MARKS_MAX as usize];
+            for (i, off) in m.iter() {
+                v[i as usize] = off;
+            }
+            (m.count(), v)
+        };
+        // Up to 8 words: every whole word, the last first.
+        assert_eq!(TailMarks::of(8).count(), 2);
+        assert_eq!(TailMarks::of(8).offset(0), 4);
+        assert_eq!(TailMarks::of(8).offset(1), 0);
+        assert_eq!(TailMarks::of(4).count(), 1);
+        assert_eq!(TailMarks::of(7).count(), 1);
+        assert_eq!(TailMarks::of(32).count(), 8);
+        assert_eq!(TailMarks::of(32).span(), (0, 32));
+        // Not a multiple of a word: its whole words, the last 8 and one before them.
+        assert_eq!(TailMarks::of(39).span(), (0, 36));
+        assert_eq!(TailMarks::of(39).count(), 9);
         // Shorter than a word: not marked.
-        assert_eq!(tail_marks(3).1, 0);
-        assert_eq!(tail_marks(0).1, 0);
-        // Always inside the read, at its end.
-        for len in 0..200u32 {
-            let (first, n) = tail_marks(len);
-            assert!(first + 4 * n <= len && len - (first + 4 * n) < 4);
+        assert_eq!(TailMarks::of(3).count(), 0);
+        assert_eq!(TailMarks::of(0).count(), 0);
+        assert_eq!(TailMarks::of(0).span(), (0, 0));
+        // A sector: the last 8 words and one word in each 32 bytes before them.
+        let (n, v) = offsets(512);
+        assert_eq!(n, 8 + 15);
+        assert_eq!(&v[..8], &[508, 504, 500, 496, 492, 488, 484, 480]);
+        assert_eq!(v[8], 476);
+        assert_eq!(v[22], 28);
+        assert_eq!(TailMarks::of(512).span(), (28, 484));
+        // Long: 2 KiB back at most.
+        assert_eq!(TailMarks::of(128 * KIB).count(), TAIL_MARKS_MAX);
+        assert_eq!(TAIL_MARKS_MAX, 71);
+        let (first, bytes) = TailMarks::of(128 * KIB).span();
+        assert!(first >= 128 * KIB - TAIL_MARK_SPAN && first + bytes == 128 * KIB);
+        Ok(())
+    }
+
+    #[test]
+    fn tail_marks_hold_one_word_of_every_burst_of_their_span() -> TestResult {
+        for len in (0..3000u32).chain([64 * KIB + 12, 128 * KIB, 512 * KIB]) {
+            let m = TailMarks::of(len);
+            let end = len / 4 * 4;
+            let mut marked = [false; (TAIL_MARK_SPAN / 4) as usize];
+            let lowest = end.saturating_sub(TAIL_MARK_SPAN);
+            for (_, off) in m.iter() {
+                // Inside the read's whole words, in the span, word-aligned, once.
+                if off % 4 != 0 || off + 4 > end || off < lowest {
+                    return Err("a mark outside the read's span");
+                }
+                let slot = &mut marked[((off - lowest) / 4) as usize];
+                if *slot {
+                    return Err("a word marked twice");
+                }
+                *slot = true;
+            }
+            // Any run of 8 words (a burst, whatever its start) inside the span holds a mark.
+            let words = ((end - lowest) / 4) as usize;
+            for start in 0..words.saturating_sub(7) {
+                if !marked[start..start + 8].iter().any(|m| *m) {
+                    return Err("a burst of the span without a mark");
+                }
+            }
+            // The last words are all marked.
+            let last = words.saturating_sub(TAIL_MARK_WORDS as usize);
+            if !marked[last..words].iter().all(|m| *m) {
+                return Err("one of the last words not marked");
+            }
+            if m.count() > TAIL_MARKS_MAX {
+                return Err("more marks than TAIL_MARKS_MAX");
+            }
         }
         Ok(())
     }
@@ -303,7 +359,7 @@ mod suite {
     #[test]
     fn tail_mark_values_change_and_avoid_erased_memory() -> TestResult {
         for seq in 0..2000u32 {
-            for i in 0..8 {
+            for i in 0..TAIL_MARKS_MAX {
                 let m = tail_mark(seq, i);
                 assert!(m != 0 && m != u32::MAX);
                 // The next read's mark of the same word differs: a retry has other marks.

@@ -2,9 +2,10 @@
 # The DRAM write acknowledgement of a read's last words (Documentation/emulated-board.rst,
 # "dram-ack-ns"): the model lands the flushed tail of every read dram-ack-ns after it left the
 # RX FIFO, and with ENHC bit 17 set (both drivers' setting) STAT's RX count reads 0 before the
-# tail is in memory. The Rust driver's default (dram_write_check=1) bounces every read and
-# uses its data only once a mark it wrote over the read's last burst has changed in memory
-# (bounce/tail.rs). One boot on an eMMC, each phase a fio write of 8 MiB and its verifying
+# tail is in memory; the 8 bursts before the tail ("dram-late-bursts", 256 bytes) land
+# dram-late-ns (2 us) after it. The Rust driver's default (dram_write_check=1) bounces every read and
+# uses its data only once the marks it wrote over the read's last words and into every burst
+# of its last 2 KiB have changed in memory (bounce/tail.rs). One boot on an eMMC, each phase a fio write of 8 MiB and its verifying
 # read at bs=128k, with force_bounce 1 and 0 (the check bounces reads either way):
 #   ack-<ns>  acknowledgements of 2 us (the model's default), 50 us and 500 us: 0 verify
 #             errors although the model showed empty FIFOs with the tail on its way
@@ -12,6 +13,10 @@
 #             waited for (tail_waits);
 #   ack-late  3 ms, past the driver's 1 ms wait: the read fails (tail_late, EIO) rather than
 #             return the buffer's old bytes, and reads right at 2 us again;
+#   onebuf    the module reloaded with double_buffer=0, the tail acknowledged after 2 us and
+#             the bursts before it 50 us later (dram-late-ns): the copy-back follows the
+#             wait for the marks at once, so those bursts show unless each burst of the
+#             read's last 2 KiB is marked: 0 verify errors;
 #   nocheck   the module reloaded with dram_write_check=0 (and double_buffer=0, whose copy-back
 #             follows the flush wait at once; with two buffers it waits for post_req, which
 #             comes after the next request started and hides a 50 us acknowledgement), 50 us:
@@ -22,6 +27,7 @@ cat > "$T/host.sh" <<HOST
 set -e
 case "\$1" in
 ack-*) "$QMP" "\$EMU_QMP" set dram-ack-ns-now "\${1#ack-}" ;;
+late-*) "$QMP" "\$EMU_QMP" set dram-late-ns-now "\${1#late-}" ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
 HOST
@@ -67,6 +73,13 @@ for fb in 1 0; do
 done
 host_sync stats-ack-late
 rmmod meson_mx_sdhc_rs
+load_driver rust double_buffer=0
+wait_card 60 || fail "no card with double_buffer=0"
+D=$(rs_debugfs)
+host_sync late-500000
+phase onebuf 2000 24
+host_sync late-2000
+rmmod meson_mx_sdhc_rs
 load_driver rust dram_write_check=0 double_buffer=0
 wait_card 60 || fail "no card with dram_write_check=0"
 D=$(rs_debugfs)
@@ -83,15 +96,15 @@ m() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.ar
 # line PHASE: the guest's last PHASE line starting so; v PHASE FIELD: a number of it
 line() { grep -o "PHASE $1 .*" "$log" | tail -1; }
 v() { line "$1" | sed -n "s/.*\b$2=\([0-9]*\).*/\1/p"; }
-for p in ack-2000 ack-50000 ack-500000; do
+for p in ack-2000 ack-50000 ack-500000 onebuf; do
   for fb in 1 0; do
     l="$p bounce=$fb"
     echo "  $(line "$l")"
     check "$l: write and read+verify passed, every read's tail looked for" \
       eval "[ '$(v "$l" write_rc)' = 0 ] && [ '$(v "$l" read_rc)' = 0 ] && [ '$(v "$l" verify_errors)' = 0 ] && [ '$(v "$l" tail_checks)' -ge 64 ]" || fail=1
   done
-  check "$p: $(m $p rx_tail_bytes_flushed) tail bytes flushed, the FIFO read empty $(m $p rx_tail_early_empty) times before they were in memory" \
-    eval "[ $(m $p rx_tail_bytes_flushed) -gt 0 ] && [ $(m $p rx_tail_early_empty) -gt 0 ]" || fail=1
+  check "$p: $(m $p rx_tail_bytes_flushed) tail bytes flushed, the FIFO read empty $(m $p rx_tail_early_empty) times before they were in memory, $(m $p rx_late_bytes) bytes of bursts in memory after the tail" \
+    eval "[ $(m $p rx_tail_bytes_flushed) -gt 0 ] && [ $(m $p rx_tail_early_empty) -gt 0 ] && [ $(m $p rx_late_bytes) -gt 0 ]" || fail=1
 done
 l="ack-500000 bounce=0"
 check "$l: the driver waited for $(v "$l" tail_waits) tails" eval "[ '$(v "$l" tail_waits)' -gt 0 ]" || fail=1
