@@ -22,9 +22,10 @@ pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
 /// used 128 KiB; larger transfers are unproven on the silicon.
 #[cfg(feature = "bounce")]
 pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
-/// Default `bounce_size`: [`MAX_DMA_DEFAULT`], the largest buffer a transfer may fill.
+/// Default `bounce_size`: -1, as large as `max_dma_size` (the largest buffer a transfer may
+/// fill), so that `max_dma_size` alone sets both limits.
 #[cfg(feature = "bounce")]
-pub(crate) const BOUNCE_DEFAULT: u32 = MAX_DMA_DEFAULT;
+pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = -1;
 /// Most DMA segments a request may have (`max_segs` range is `1..=MAX_SEGS_LIMIT`).
 #[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
@@ -45,8 +46,8 @@ pub(crate) const C_MAX_BLK_COUNT: u32 = 0xffff;
 #[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamError {
-    /// `bounce_size` is neither 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
-    BounceSize(u32),
+    /// `bounce_size` is neither -1, 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
+    BounceSize(i64),
     /// `max_segs` is not in `1..=`[`MAX_SEGS_LIMIT`].
     MaxSegs(u32),
     /// `max_dma_size` is not a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
@@ -66,7 +67,7 @@ impl fmt::Display for ParamError {
         match *self {
             Self::BounceSize(v) => write!(
                 f,
-                "invalid bounce_size={}: must be 0 (no bounce buffer) or a power of two from {} to {}",
+                "invalid bounce_size={}: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from {} to {}",
                 v, BOUNCE_MIN, BOUNCE_MAX
             ),
             Self::MaxSegs(v) => write!(
@@ -88,6 +89,13 @@ impl fmt::Display for ParamError {
     }
 }
 
+/// Whether `v` bytes may be a bounce buffer's size or `max_dma_size`: a power of two from
+/// [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
+#[cfg(feature = "bounce")]
+fn dma_size_ok(v: u32) -> bool {
+    v.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&v)
+}
+
 /// Validated module parameters.
 #[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,12 +110,30 @@ pub(crate) struct Params {
 
 #[cfg(feature = "bounce")]
 impl Params {
+    /// Checks the module parameters as given: `bounce_size` -1
+    /// ([`BOUNCE_FOLLOWS_MAX_DMA`], the default) is `max_dma_size`, checked as that.
+    pub(crate) fn from_module(
+        bounce_size: i32,
+        max_segs: u32,
+        max_dma: u32,
+    ) -> Result<Self, ParamError> {
+        let bounce = if bounce_size == BOUNCE_FOLLOWS_MAX_DMA {
+            if !dma_size_ok(max_dma) {
+                return Err(ParamError::MaxDmaSize(max_dma));
+            }
+            max_dma
+        } else {
+            u32::try_from(bounce_size).map_err(|_| ParamError::BounceSize(bounce_size.into()))?
+        };
+        Self::new(bounce, max_segs, max_dma)
+    }
+
     /// Checks the raw parameter values; `bounce_size` is checked first, its limit
     /// `max_dma_size` last.
     pub(crate) fn new(bounce_size: u32, max_segs: u32, max_dma: u32) -> Result<Self, ParamError> {
-        let size_ok = |v: u32| v.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&v);
+        let size_ok = dma_size_ok;
         if bounce_size != 0 && !size_ok(bounce_size) {
-            return Err(ParamError::BounceSize(bounce_size));
+            return Err(ParamError::BounceSize(bounce_size.into()));
         }
         let max_segs = u16::try_from(max_segs)
             .ok()

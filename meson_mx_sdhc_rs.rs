@@ -127,7 +127,7 @@ use logic::Params;
 /// The module parameters, checked in module init (so they are valid here).
 #[cfg(feature = "bounce")]
 fn params() -> Params {
-    Params::new(
+    Params::from_module(
         *module_parameters::bounce_size.value_ref(),
         *module_parameters::max_segs.value_ref(),
         *module_parameters::max_dma_size.value_ref(),
@@ -186,7 +186,7 @@ impl kernel::fmt::Display for ParamMsg {
 /// Checks the module parameters: `EINVAL`, with a message, if one is out of range.
 #[cfg(feature = "bounce")]
 fn check_params() -> Result {
-    Params::new(
+    Params::from_module(
         *module_parameters::bounce_size.value_ref(),
         *module_parameters::max_segs.value_ref(),
         *module_parameters::max_dma_size.value_ref(),
@@ -232,9 +232,9 @@ module! {
     description: "Meson6, Meson8, Meson8b and Meson8m2 SDHC Host Driver (Rust)",
     license: "GPL",
     params: {
-        bounce_size: u32 {
-            default: crate::logic::BOUNCE_DEFAULT,
-            description: "Bounce buffer size in bytes: 0 (none, one DMA segment per request) or a power of two from 4096 to max_dma_size (default 131072)",
+        bounce_size: i32 {
+            default: crate::logic::BOUNCE_FOLLOWS_MAX_DMA,
+            description: "Bounce buffer size in bytes: -1 (default) as large as max_dma_size, 0 (none: requests of one DMA segment, 128 KiB at most), or a power of two from 4096 to max_dma_size",
         },
         max_dma_size: u32 {
             default: crate::logic::MAX_DMA_DEFAULT,

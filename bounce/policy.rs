@@ -46,21 +46,21 @@ pub(crate) fn device_len(len: u32, size: u32) -> u32 {
 /// threshold (`PDMA.RXFIFO_TH` 7).
 pub(crate) const TAIL_MARK_WORDS: u32 = 8;
 /// Before those, one word in every this many bytes is marked: a write burst, so that each burst
-/// of the span holds a mark whatever its alignment.
+/// before the last words holds a mark whatever its alignment.
 pub(crate) const TAIL_MARK_STRIDE: u32 = 32;
-/// How far back from a read's end its marks reach: 64 bursts. Nothing the controller signals
-/// orders a read's writes into DRAM (Amlogic's driver waits for the DDR controller's whole
-/// channel to go idle), so the bursts before the last words may reach memory after them; this
-/// span is what the check covers.
-pub(crate) const TAIL_MARK_SPAN: u32 = 2048;
-/// The most marks of one read: [`TAIL_MARK_WORDS`] and one per [`TAIL_MARK_STRIDE`] before them.
-pub(crate) const TAIL_MARKS_MAX: u32 =
-    TAIL_MARK_WORDS + (TAIL_MARK_SPAN - TAIL_MARK_WORDS * 4) / TAIL_MARK_STRIDE;
+/// How many bursts before the last words are marked: 64, 2 KiB. Nothing the controller
+/// signals orders a read's writes into DRAM (Amlogic's driver waits for the DDR controller's
+/// whole channel to go idle), so the bursts before the last words may reach memory after them;
+/// these are the ones the check covers.
+pub(crate) const TAIL_MARK_BURSTS: u32 = 64;
+/// The most marks of one read: [`TAIL_MARK_WORDS`] and [`TAIL_MARK_BURSTS`].
+pub(crate) const TAIL_MARKS_MAX: u32 = TAIL_MARK_WORDS + TAIL_MARK_BURSTS;
 
 /// The words of a read into a bounce buffer that are marked before the transfer and looked at
 /// after it ([`tail_mark`]): its last whole words, at most [`TAIL_MARK_WORDS`], and one word in
-/// every [`TAIL_MARK_STRIDE`] bytes before them, up to [`TAIL_MARK_SPAN`] bytes from the end. A
-/// read shorter than a word has none.
+/// every [`TAIL_MARK_STRIDE`] bytes before them, [`TAIL_MARK_BURSTS`] at most: any 32 bytes of
+/// the read's last 2080 (the last words and 64 bursts) hold a mark. A read shorter than a word
+/// has none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TailMarks {
     /// The end of the read's last whole word.
@@ -74,9 +74,8 @@ impl TailMarks {
     pub(crate) fn of(len: u32) -> Self {
         let end = len / 4 * 4;
         let last = (end / 4).min(TAIL_MARK_WORDS);
-        let lowest = end.saturating_sub(TAIL_MARK_SPAN);
-        // Strided mark k (from 1) is at end - 4 - k * stride, not below `lowest`.
-        let strided = end.saturating_sub(4).saturating_sub(lowest) / TAIL_MARK_STRIDE;
+        // Strided mark k (from 1) is at end - 4 - k * stride, inside the read.
+        let strided = (end.saturating_sub(4) / TAIL_MARK_STRIDE).min(TAIL_MARK_BURSTS);
         Self {
             end,
             count: last + if last == TAIL_MARK_WORDS { strided } else { 0 },

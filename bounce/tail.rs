@@ -8,7 +8,7 @@
 //! Amlogic's driver program it; Amlogic's driver polls the DDR controller's channel status
 //! afterwards, which this driver cannot reach). So the driver looks at memory itself: before a
 //! read into a bounce buffer it writes marks into the read's last words and into one word of
-//! every burst before them, 2 KiB back ([`TailMarks`](super::policy::TailMarks): the bursts may
+//! each of the 64 bursts before them ([`TailMarks`](super::policy::TailMarks): the bursts may
 //! reach memory in any order), after it waits until each of them changed
 //! ([`tail_landed`](super::policy::tail_landed)), polling for at most [`TAIL_WAIT`], and fails
 //! the read with `EIO` if they did not (the core retries it). A buffer whose read failed so is not used again until

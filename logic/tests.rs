@@ -131,7 +131,7 @@ pub(crate) mod suite {
         ] {
             assert_eq!(
                 Params::new(bad, 64, BOUNCE_MAX),
-                Err(ParamError::BounceSize(bad))
+                Err(ParamError::BounceSize(bad.into()))
             );
         }
         Ok(())
@@ -158,7 +158,7 @@ pub(crate) mod suite {
     #[cfg(feature = "bounce")]
     #[test]
     fn defaults_are_valid() -> TestResult {
-        let p = Params::new(BOUNCE_DEFAULT, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT).expect_ok()?;
+        let p = Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT).expect_ok()?;
         assert_eq!(p.bounce_size, 131072);
         assert_eq!(p.max_segs, 64);
         assert_eq!(p.max_dma, 131072);
@@ -203,6 +203,49 @@ pub(crate) mod suite {
             Params::new(3000, 64, 128 * KIB),
             Err(ParamError::BounceSize(3000))
         );
+        Ok(())
+    }
+
+    #[cfg(feature = "bounce")]
+    #[test]
+    fn bounce_size_follows_max_dma_size_by_default() -> TestResult {
+        // -1, the default: the buffer is as large as max_dma_size, whatever that is.
+        for max_dma in [4 * KIB, 64 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
+            let p = Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, 64, max_dma).expect_ok()?;
+            assert_eq!((p.bounce_size, p.max_dma), (max_dma, max_dma));
+        }
+        // Given: checked as before.
+        assert_eq!(
+            Params::from_module(64 * 1024, 64, 128 * KIB)
+                .expect_ok()?
+                .bounce_size,
+            64 * KIB
+        );
+        assert_eq!(
+            Params::from_module(0, 64, 128 * KIB)
+                .expect_ok()?
+                .bounce_size,
+            0
+        );
+        assert_eq!(
+            Params::from_module(512 * 1024, 64, 128 * KIB),
+            Err(ParamError::BounceAboveMaxDma {
+                bounce: 512 * KIB,
+                max_dma: 128 * KIB
+            })
+        );
+        // Following a bad max_dma_size: max_dma_size is what is wrong.
+        assert_eq!(
+            Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, 64, 3000),
+            Err(ParamError::MaxDmaSize(3000))
+        );
+        // Other negative sizes.
+        for bad in [-2, -4096, i32::MIN] {
+            assert_eq!(
+                Params::from_module(bad, 64, 128 * KIB),
+                Err(ParamError::BounceSize(bad.into()))
+            );
+        }
         Ok(())
     }
 

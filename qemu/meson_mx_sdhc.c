@@ -730,8 +730,9 @@ static bool meson_mx_sdhc_auto_stop(MesonMxSdhcState *s)
  * stop-after-error: whether the controller sends CMD12 itself after a data
  * transfer that failed.  After a successful multi-block transfer it does
  * (MISC.MANUAL_STOP clear); FreeBSD's aml8726_sdxc-m8.c says so and sends
- * the request's stop itself after any error, as Amlogic's aml_sdhc_m8.c
- * does after a timeout or a FIFO error.  false (default): a failed
+ * the request's stop itself after any error; Amlogic's aml_sdhc_m8.c does
+ * after a timeout or a FIFO error on an eMMC (not after a CRC error, not
+ * on an SD card).  false (default): a failed
  * multi-block transfer leaves the card in its sending-data or
  * receiving-data state until it gets CMD12 (counted in data_state_left);
  * true: the controller stops it.  A failed single-block transfer ends as
@@ -1050,7 +1051,7 @@ static void meson_mx_sdhc_rx_flush_gap(MesonMxSdhcState *s)
  * dma_bytes_outside_request.
  */
 #define DMA_GRANULE_FILL 0xe5
-#define DMA_GRANULE_MAX 64
+#define DMA_GRANULE_MAX 256
 
 static void meson_mx_sdhc_dma_granule(MesonMxSdhcState *s, uint64_t len,
                                       bool is_write)

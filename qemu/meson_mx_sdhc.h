@@ -23,7 +23,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(MesonMxSdhcState, MESON_MX_SDHC)
 #define MESON_MX_SDHC_RXFIFO_WORDS_MAX 127
 /* a DMA write burst (PDMA.WR_BURST 7 as both drivers program it: 8 words) */
 #define MESON_MX_SDHC_BURST_BYTES 32
-#define MESON_MX_SDHC_LATE_BURSTS_MAX 64
+#define MESON_MX_SDHC_LATE_BURSTS_MAX 256
 
 /*
  * The model's counters, readable by the guest (sysbus MMIO region 1; not

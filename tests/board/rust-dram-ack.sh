@@ -14,9 +14,10 @@
 #   ack-late  3 ms, past the driver's 1 ms wait: the read fails (tail_late, EIO) rather than
 #             return the buffer's old bytes, and reads right at 2 us again;
 #   onebuf    the module reloaded with double_buffer=0, the tail acknowledged after 2 us and
-#             the bursts before it 50 us later (dram-late-ns): the copy-back follows the
-#             wait for the marks at once, so those bursts show unless each burst of the
-#             read's last 2 KiB is marked: 0 verify errors;
+#             the 64 bursts before it (dram-late-bursts, 2 KiB, what the driver's marks
+#             cover), all but the one next to the tail, 500 us later (dram-late-ns): the
+#             copy-back follows the wait for the marks at once, so those bursts show unless
+#             each of them is marked: 0 verify errors;
 #   nocheck   the module reloaded with dram_write_check=0 (and double_buffer=0, whose copy-back
 #             follows the flush wait at once; with two buffers it waits for post_req, which
 #             comes after the next request started and hides a 50 us acknowledgement), 50 us:
@@ -28,6 +29,7 @@ set -e
 case "\$1" in
 ack-*) "$QMP" "\$EMU_QMP" set dram-ack-ns-now "\${1#ack-}" ;;
 late-*) "$QMP" "\$EMU_QMP" set dram-late-ns-now "\${1#late-}" ;;
+bursts-*) "$QMP" "\$EMU_QMP" set dram-late-bursts-now "\${1#bursts-}" ;;
 stats-*) "$QMP" "\$EMU_QMP" stats > "$T/\${1#stats-}.json"; "$QMP" "\$EMU_QMP" reset-stats ;;
 esac
 HOST
@@ -77,7 +79,9 @@ load_driver rust double_buffer=0
 wait_card 60 || fail "no card with double_buffer=0"
 D=$(rs_debugfs)
 host_sync late-500000
+host_sync bursts-64
 phase onebuf 2000 24
+host_sync bursts-8
 host_sync late-2000
 rmmod meson_mx_sdhc_rs
 load_driver rust dram_write_check=0 double_buffer=0

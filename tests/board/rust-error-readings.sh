@@ -25,8 +25,8 @@
 #  - datastop: data CRC errors on 4 multi-block reads (fault-dir
 #    read-multi), under the model's default reading of the stop after a
 #    failed transfer (stop-after-error=false: the controller does not stop
-#    the card, and takes no block past the failing one, so the card bounded
-#    by CMD23 is left sending data): the driver sends the request's stop
+#    the card, and takes no block past the failing one, so the card of an
+#    open-ended CMD18 is left sending data): the driver sends the request's stop
 #    after its reset (error_stops, none failed), so the model counts cards
 #    left in their data state (data_state_left) and no command but CMD12
 #    reaching one there (cmds_while_card_in_data_state 0; without the

@@ -56,6 +56,13 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("unproven"), "{m}");
+        let m = Params::from_module(-2, 64, BOUNCE_MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("bounce_size=-2") && m.contains("-1 (as large as max_dma_size"),
+            "{m}"
+        );
         let m = Params::new(0, 64, 3000).unwrap_err().to_string();
         assert!(
             m.contains("max_dma_size=3000") && m.contains("power of two"),
