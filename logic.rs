@@ -46,8 +46,10 @@ pub(crate) const C_MAX_BLK_COUNT: u32 = 0xffff;
 #[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamError {
-    /// `bounce_size` is neither -1, 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
-    BounceSize(i64),
+    /// `bounce_size` is neither 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
+    BounceSize(u32),
+    /// `bounce_size` is negative and not -1 ([`BOUNCE_FOLLOWS_MAX_DMA`]).
+    BounceNegative(i32),
     /// `max_segs` is not in `1..=`[`MAX_SEGS_LIMIT`].
     MaxSegs(u32),
     /// `max_dma_size` is not a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
@@ -66,6 +68,11 @@ impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::BounceSize(v) => write!(
+                f,
+                "invalid bounce_size={}: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from {} to {}",
+                v, BOUNCE_MIN, BOUNCE_MAX
+            ),
+            Self::BounceNegative(v) => write!(
                 f,
                 "invalid bounce_size={}: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from {} to {}",
                 v, BOUNCE_MIN, BOUNCE_MAX
@@ -123,7 +130,7 @@ impl Params {
             }
             max_dma
         } else {
-            u32::try_from(bounce_size).map_err(|_| ParamError::BounceSize(bounce_size.into()))?
+            u32::try_from(bounce_size).map_err(|_| ParamError::BounceNegative(bounce_size))?
         };
         Self::new(bounce, max_segs, max_dma)
     }
@@ -133,7 +140,7 @@ impl Params {
     pub(crate) fn new(bounce_size: u32, max_segs: u32, max_dma: u32) -> Result<Self, ParamError> {
         let size_ok = dma_size_ok;
         if bounce_size != 0 && !size_ok(bounce_size) {
-            return Err(ParamError::BounceSize(bounce_size.into()));
+            return Err(ParamError::BounceSize(bounce_size));
         }
         let max_segs = u16::try_from(max_segs)
             .ok()

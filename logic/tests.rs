@@ -131,7 +131,7 @@ pub(crate) mod suite {
         ] {
             assert_eq!(
                 Params::new(bad, 64, BOUNCE_MAX),
-                Err(ParamError::BounceSize(bad.into()))
+                Err(ParamError::BounceSize(bad))
             );
         }
         Ok(())
@@ -158,7 +158,8 @@ pub(crate) mod suite {
     #[cfg(feature = "bounce")]
     #[test]
     fn defaults_are_valid() -> TestResult {
-        let p = Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT).expect_ok()?;
+        let p = Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT)
+            .expect_ok()?;
         assert_eq!(p.bounce_size, 131072);
         assert_eq!(p.max_segs, 64);
         assert_eq!(p.max_dma, 131072);
@@ -243,7 +244,7 @@ pub(crate) mod suite {
         for bad in [-2, -4096, i32::MIN] {
             assert_eq!(
                 Params::from_module(bad, 64, 128 * KIB),
-                Err(ParamError::BounceSize(bad.into()))
+                Err(ParamError::BounceNegative(bad))
             );
         }
         Ok(())
