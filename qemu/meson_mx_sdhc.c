@@ -204,14 +204,14 @@
 #define DRAM_ACK_NS_DEFAULT     2000
 /*
  * dram-late-bursts: how many of a read's last bursts before the RX FIFO's
- * tail reach memory dram-late-ns after the tail does (see
+ * tail reach memory after the tail does, over dram-late-ns (see
  * meson_mx_sdhc_rx_late_hold()).  8 bursts, 256 bytes: the less kind
  * reading, more than one burst and so more than any mark on the last words
  * alone can show.
  */
 #define DRAM_LATE_BURSTS_DEFAULT 8
 /*
- * dram-late-ns: from the tail in memory to those bursts in memory.  2 us,
+ * dram-late-ns: from the tail in memory to the last of those bursts.  2 us,
  * as dram-ack-ns: a reading the C driver survives.
  */
 #define DRAM_LATE_NS_DEFAULT    2000
@@ -842,70 +842,89 @@ static void meson_mx_sdhc_rx_tail_lose(MesonMxSdhcState *s)
 }
 
 /*
- * The bursts dram-late-bursts held back (meson_mx_sdhc_rx_late_hold())
- * reach memory.  Also what lands them before a later read's data: an older
- * write reaches memory first.
+ * The burst of those dram-late-bursts held back (meson_mx_sdhc_rx_late_hold())
+ * nearest the tail, the end of what is still held, reaches memory.
  */
-static void meson_mx_sdhc_rx_late_land(MesonMxSdhcState *s)
-{
-    if (!s->rx_late_len) {
-        return;
-    }
-    timer_del(s->rx_late_timer);
-    if (dma_memory_write(&address_space_memory, s->rx_late_addr, s->rx_late,
-                         s->rx_late_len, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "meson-mx-sdhc: late bursts of %u bytes at 0x%08x are"
-                      " outside RAM\n", s->rx_late_len, s->rx_late_addr);
-        s->stats.dma_errors++;
-    } else {
-        s->stats.rx_late_bytes += s->rx_late_len;
-    }
-    s->rx_late_len = 0;
-    s->rx_late_due = 0;
-}
-
-/*
- * With the tail: the held burst next to it, the rest dram-late-ns later
- * (the less kind order for a driver that looks at the read's last words).
- */
-static void meson_mx_sdhc_rx_late_land_nearest(MesonMxSdhcState *s)
+static void meson_mx_sdhc_rx_late_land_one(MesonMxSdhcState *s)
 {
     uint32_t n = MIN(s->rx_late_len, MESON_MX_SDHC_BURST_BYTES);
     uint32_t off = s->rx_late_len - n;
 
-    if (!n) {
-        return;
-    }
     if (dma_memory_write(&address_space_memory, s->rx_late_addr + off,
                          s->rx_late + off, n,
                          MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: a late burst of %u bytes at 0x%08x is"
+                      " outside RAM\n", n, s->rx_late_addr + off);
         s->stats.dma_errors++;
+    } else {
+        s->stats.rx_late_bytes += n;
     }
     s->rx_late_len = off;
-    if (!off) {
-        timer_del(s->rx_late_timer);
-        s->rx_late_due = 0;
+    s->rx_late_landed++;
+}
+
+/*
+ * When held burst @j (0: the one next to the tail) reaches memory: the
+ * first with the tail (rx_late_base), the others spread evenly over the
+ * dram-late-ns after it, the farthest from the tail last.
+ */
+static int64_t meson_mx_sdhc_rx_late_burst_due(MesonMxSdhcState *s,
+                                               uint32_t j)
+{
+    uint32_t n = s->rx_late_bursts;
+
+    return s->rx_late_base +
+           (n > 1 ? (int64_t)muldiv64(s->dram_late_ns, j, n - 1) : 0);
+}
+
+/* Lands the held bursts due by @now and arms the timer for the next one. */
+static void meson_mx_sdhc_rx_late_progress(MesonMxSdhcState *s, int64_t now)
+{
+    if (!s->rx_late_base) {
+        return;
     }
+    while (s->rx_late_len &&
+           meson_mx_sdhc_rx_late_burst_due(s, s->rx_late_landed) <= now) {
+        meson_mx_sdhc_rx_late_land_one(s);
+    }
+    if (s->rx_late_len) {
+        timer_mod(s->rx_late_timer,
+                  meson_mx_sdhc_rx_late_burst_due(s, s->rx_late_landed));
+    } else {
+        timer_del(s->rx_late_timer);
+        s->rx_late_base = 0;
+    }
+}
+
+/* All held bursts reach memory now: before a later read's data. */
+static void meson_mx_sdhc_rx_late_land(MesonMxSdhcState *s)
+{
+    while (s->rx_late_len) {
+        meson_mx_sdhc_rx_late_land_one(s);
+    }
+    timer_del(s->rx_late_timer);
+    s->rx_late_base = 0;
 }
 
 static void meson_mx_sdhc_rx_late_timer(void *opaque)
 {
-    meson_mx_sdhc_rx_late_land(opaque);
+    meson_mx_sdhc_rx_late_progress(opaque,
+                                   qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
 }
 
 /*
- * The held bursts land dram-late-ns after @after: after the tail's own
- * acknowledgement once the tail is flushed, after the SEND or SRST that
+ * The held bursts start landing at @after: with the tail's own
+ * acknowledgement once the tail is flushed, at the SEND or SRST that
  * dropped an unflushed tail otherwise (they had left the FIFO).  Once.
  */
 static void meson_mx_sdhc_rx_late_schedule(MesonMxSdhcState *s, int64_t after)
 {
-    if (!s->rx_late_len || s->rx_late_due) {
+    if (!s->rx_late_len || s->rx_late_base) {
         return;
     }
-    s->rx_late_due = after + s->dram_late_ns;
-    timer_mod(s->rx_late_timer, s->rx_late_due);
+    s->rx_late_base = after;
+    timer_mod(s->rx_late_timer, after);
 }
 
 /*
@@ -913,8 +932,9 @@ static void meson_mx_sdhc_rx_late_schedule(MesonMxSdhcState *s, int64_t after)
  * a read's DMA writes on their way into DRAM, and its last
  * dram-late-bursts bursts before the RX FIFO's tail (each
  * MESON_MX_SDHC_BURST_BYTES) reach memory in the order least kind to a
- * driver that looks at the last words: the burst next to the tail with it,
- * the ones before it dram-late-ns after the tail is there.  Amlogic's driver waits for the DDR controller's whole
+ * driver that looks at the read's end: the burst next to the tail with
+ * it, the others spread over the dram-late-ns after it, the farthest from
+ * the tail last.  Amlogic's driver waits for the DDR controller's whole
  * channel to go idle (P_DMC_CHAN_STS), not for one word of the read; a
  * driver that looks only at the last words of a read passes while memory
  * still holds old bytes before them.  Only with ENHC bit 17 set (no write
@@ -939,7 +959,9 @@ static uint64_t meson_mx_sdhc_rx_late_hold(MesonMxSdhcState *s,
     memcpy(s->rx_late, buf + total - tail - len, len);
     s->rx_late_len = len;
     s->rx_late_addr = s->cur_addr + total - tail - len;
-    s->rx_late_due = 0;
+    s->rx_late_bursts = DIV_ROUND_UP(len, MESON_MX_SDHC_BURST_BYTES);
+    s->rx_late_landed = 0;
+    s->rx_late_base = 0;
     return len;
 }
 
@@ -962,7 +984,7 @@ static void meson_mx_sdhc_rx_flush_done(void *opaque)
     }
     s->rx_tail_len = 0;
     s->rx_flushing = false;
-    meson_mx_sdhc_rx_late_land_nearest(s);
+    meson_mx_sdhc_rx_late_progress(s, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
 }
 
 /* PDMA written with RXFIFO_MANUAL_FLUSH bit 1 set */
@@ -1013,9 +1035,7 @@ static void meson_mx_sdhc_rx_flush_catch_up(MesonMxSdhcState *s)
         timer_del(s->rx_flush_timer);
         meson_mx_sdhc_rx_flush_done(s);
     }
-    if (s->rx_late_due && now >= s->rx_late_due) {
-        meson_mx_sdhc_rx_late_land(s);
-    }
+    meson_mx_sdhc_rx_late_progress(s, now);
 }
 
 /*
@@ -2353,7 +2373,7 @@ static void meson_mx_sdhc_reset(DeviceState *dev)
     meson_mx_sdhc_rx_tail_lose(s);
     timer_del(s->rx_late_timer);
     s->rx_late_len = 0;
-    s->rx_late_due = 0;
+    s->rx_late_base = 0;
     s->rx_flush_gap_open = false;
     s->irq_edge_lost = false;
     memset(s->regs, 0, sizeof(s->regs));

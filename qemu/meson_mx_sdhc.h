@@ -208,7 +208,9 @@ struct MesonMxSdhcState {
     uint8_t rx_late[MESON_MX_SDHC_LATE_BURSTS_MAX * MESON_MX_SDHC_BURST_BYTES];
     uint32_t rx_late_len;       /* bytes held (0: none) */
     uint32_t rx_late_addr;      /* where they go */
-    int64_t rx_late_due;        /* when they are in memory (0: not yet set) */
+    uint32_t rx_late_bursts;    /* how many bursts were held */
+    uint32_t rx_late_landed;    /* of them, in memory (the nearest first) */
+    int64_t rx_late_base;       /* when the first lands (0: not yet set) */
     QEMUTimer *rx_late_timer;
 
     /* late-dma: the read data the DMA engine still writes after the error */

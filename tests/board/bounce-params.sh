@@ -3,7 +3,9 @@
 # and above its range, not a power of two, not a number): insmod fails with
 # EINVAL and the kernel log names the parameter, the value and the valid
 # range (for a value that is not a number, the kernel's parser names it); nothing is registered, and valid values load afterwards.
-# A bounce_size above max_dma_size is refused; the queue limits follow max_dma_size.
+# A bounce_size above max_dma_size is refused; the queue limits follow max_dma_size, and so
+# does the bounce buffer when bounce_size is left at -1 (max_dma_size=524288 alone: 512 KiB
+# requests).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
 set -e
@@ -15,13 +17,14 @@ bad() { # param=value expected-message
   dmesg | grep -F "$2" || fail "no kernel message '$2' for $1"
   [ ! -d /sys/bus/platform/drivers/meson-mx-sdhc-rs ] || fail "driver registered after insmod $1"
 }
-bad bounce_size=3000 "invalid bounce_size=3000: must be 0 (no bounce buffer) or a power of two from 4096 to 4194304"
+bad bounce_size=3000 "invalid bounce_size=3000: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from 4096 to 4194304"
+bad bounce_size=-2 "invalid bounce_size=-2: must be -1"
 bad max_segs=0 "invalid max_segs=0: must be from 1 to 256"
 bad bounce_size=8388608 "invalid bounce_size=8388608"
 bad max_segs=257 "invalid max_segs=257: must be from 1 to 256"
 bad bounce_size=2048 "invalid bounce_size=2048"
 bad bounce_size=4097 "invalid bounce_size=4097"
-bad bounce_size=4294967295 "invalid bounce_size=4294967295"
+bad bounce_size=4294967295 "for parameter \`bounce_size'"
 bad max_segs=4294967295 "invalid max_segs=4294967295"
 bad max_dma_size=3000 "invalid max_dma_size=3000: must be a power of two from 4096 to 4194304"
 bad max_dma_size=8388608 "invalid max_dma_size=8388608"
@@ -48,7 +51,7 @@ lim() { # max_segments max_hw_sectors_kb
   say "$MP: max_segments $1, max_hw_sectors_kb $2"
 }
 for MP in "" "max_dma_size=524288 bounce_size=524288" "max_dma_size=65536 bounce_size=0" \
-    "max_dma_size=65536 bounce_size=65536"; do
+    "max_dma_size=65536 bounce_size=65536" "max_dma_size=524288" "max_dma_size=65536"; do
   insmod "$RS_MOD" $MP
   wait_card || fail "no card with $MP"
   case "$MP" in
