@@ -1117,6 +1117,23 @@ static void meson_mx_sdhc_corrupt_read(MesonMxSdhcState *s, uint8_t *buf,
     s->stats.corrupted_reads++;
 }
 
+/*
+ * corrupt-write-byte-now (QMP): the next successful write longer than
+ * corrupt_write_at bytes stores that byte of its data XOR 0xff on the card,
+ * with no error: what a write whose data left the CPU's cache too late, or
+ * a wrong bounce copy, would store.
+ */
+static void meson_mx_sdhc_corrupt_write(MesonMxSdhcState *s, uint8_t *buf,
+                                        uint64_t total)
+{
+    if (!s->corrupt_write_armed || total <= s->corrupt_write_at) {
+        return;
+    }
+    buf[s->corrupt_write_at] ^= 0xff;
+    s->corrupt_write_armed = false;
+    s->stats.corrupted_writes++;
+}
+
 /* A data command that freezes the controller reaches the card first. */
 static void meson_mx_sdhc_freeze_after_cmd(MesonMxSdhcState *s, uint32_t send)
 {
@@ -1181,6 +1198,7 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             s->stats.rx_timeouts++;
             err = IRQ_DATA_TIMEOUT;
         } else {
+            meson_mx_sdhc_corrupt_write(s, buf, total);
             for (uint32_t i = 0; i < blocks; i++) {
                 sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
             }
@@ -2149,10 +2167,12 @@ static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)
     meson_mx_sdhc_data_state_stats(s, str);
     g_string_append_printf(str, ", \"dma_unaligned_transfers\": %" PRIu64
                            ", \"dma_bytes_outside_request\": %" PRIu64
-                           ", \"corrupted_reads\": %" PRIu64 "}",
+                           ", \"corrupted_reads\": %" PRIu64
+                           ", \"corrupted_writes\": %" PRIu64 "}",
                            s->stats.dma_unaligned_transfers,
                            s->stats.dma_bytes_outside_request,
-                           s->stats.corrupted_reads);
+                           s->stats.corrupted_reads,
+                           s->stats.corrupted_writes);
     return g_string_free(str, false);
 }
 
@@ -2293,6 +2313,8 @@ static void meson_mx_sdhc_get_u64(Object *obj, Visitor *v, const char *name,
         val = s->busy_while_programming;
     } else if (!strcmp(name, "corrupt-read-byte-now")) {
         val = s->corrupt_read_armed;
+    } else if (!strcmp(name, "corrupt-write-byte-now")) {
+        val = s->corrupt_write_armed;
     }
     visit_type_uint64(v, name, &val, errp);
 }
@@ -2359,6 +2381,9 @@ static void meson_mx_sdhc_set_u64(Object *obj, Visitor *v, const char *name,
     } else if (!strcmp(name, "corrupt-read-byte-now")) {
         s->corrupt_read_at = val;
         s->corrupt_read_armed = true;
+    } else if (!strcmp(name, "corrupt-write-byte-now")) {
+        s->corrupt_write_at = val;
+        s->corrupt_write_armed = true;
     }
 }
 
@@ -2607,7 +2632,7 @@ static const char *const meson_mx_sdhc_runtime_u64[] = {
     "stall-seed", "reset-drain-ns", "dat1-lose-edges", "rx-flush-ns-now",
     "dram-ack-ns-now", "dram-late-bursts-now", "dram-late-ns-now",
     "r1b-busy-ns-now", "busy-while-programming-now",
-    "dat1-stuck", "corrupt-read-byte-now",
+    "dat1-stuck", "corrupt-read-byte-now", "corrupt-write-byte-now",
 };
 
 static void meson_mx_sdhc_class_init(ObjectClass *klass, void *data)

@@ -155,6 +155,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t size_hist[MESON_MX_SDHC_HIST_BUCKETS];
     uint64_t corrupted_reads;   /* reads corrupt-read-byte-now flipped a
                                    byte of */
+    uint64_t corrupted_writes;  /* writes corrupt-write-byte-now flipped a
+                                   byte of */
     uint64_t dma_unaligned_transfers; /* start or length not a multiple
                                          of dma-granule */
     uint64_t dma_bytes_outside_request; /* read: memory written outside
@@ -247,6 +249,9 @@ struct MesonMxSdhcState {
                                    longer than corrupt_read_at bytes gets
                                    that byte flipped (silent corruption) */
     uint32_t corrupt_read_at;
+    bool corrupt_write_armed;   /* QMP corrupt-write-byte-now: the same for
+                                   the next write, on the card */
+    uint32_t corrupt_write_at;
     uint32_t dat1_bit;          /* what dat1_timer will latch */
     QEMUTimer *dat1_timer;
     int64_t cur_data_start;     /* the data phase of the command in flight */

@@ -14,13 +14,18 @@
 #      read-back (raw and file mode) or its read comparison: first-contact
 #      fails (exit 4) naming the bad block, the byte and both values, and
 #      its JSON says fail; the card itself holds the right data (the C
-#      driver's read-back passes).
+#      driver's read-back passes);
+#   4. the model's corrupt-write-byte-now (one byte of one write flipped on
+#      its way to the card, no error) armed just before the Rust driver's
+#      pattern writes: first-contact fails (exit 4), both drivers' read-backs
+#      bad and the same, and --restore puts p2 back.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
 case "\$1" in
 corrupt) "$QMP" "\$EMU_QMP" set corrupt-read-byte-now 40000 ;;
+corrupt-write) "$QMP" "\$EMU_QMP" set corrupt-write-byte-now 40000 ;;
 stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
 esac
 HOST
@@ -100,7 +105,7 @@ say "ok: file mode passes, its file removed"
 cat > /tmp/hook <<'H'
 #!/bin/sh
 . /bin/emu-lib.sh
-[ "$1" != "$FC_ARM" ] || host_sync corrupt > /dev/console
+[ "$1" != "$FC_ARM" ] || host_sync "${FC_TAG:-corrupt}" > /dev/console
 H
 chmod +x /tmp/hook
 bad() { # LABEL PHASE ARGS...: first-contact with the fault armed before PHASE
@@ -125,8 +130,16 @@ grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at file off
 bad read-bad rust-read --read-offset 4m --read-size 2m
 grep -q "MISMATCH: the read comparison (the Rust driver's read against the C driver's): the chunk at byte 4194304 differs" /tmp/e ||
     fail "read comparison, corrupted: the chunk is not named"
+# 4. one byte of one write corrupted on its way to the card under the Rust driver
+export FC_TAG=corrupt-write
+bad write-bad rust-write --offset 12m --size 2m --destroy-partitions ${N}p2 --read-size 0 --save /tmp/fc2.save
+unset FC_TAG
+grep -q "read back: Rust driver bad, C driver bad; the two reads same" /tmp/o ||
+    fail "raw mode, a corrupted write: not both read-backs bad with the same data"
+expect 0 "restored" "--restore after the corrupted write" --restore /tmp/fc2.save
+[ "$(p2sum)" = "$P2" ] || fail "--restore after the corrupted write: p2 is not as it was"
 host_sync stats
-say "ok: one corrupted byte fails raw mode, file mode and the read comparison"
+say "ok: one corrupted byte fails raw mode, file mode and the read comparison, and a corrupted write"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 600 --host-script "$T/host.sh" "$g"
@@ -144,7 +157,7 @@ def need(cond, what):
     global ok
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
-need(set(js) == {"raw", "file", "raw-bad", "file-bad", "read-bad"}, "JSON of the five runs: %s" % sorted(js))
+need(set(js) == {"raw", "file", "raw-bad", "file-bad", "read-bad", "write-bad"}, "JSON of the six runs: %s" % sorted(js))
 for k, d in js.items():
     for f in ("result", "mode", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version", "max_req_size"):
         need(f in d, "%s: has %s" % (k, f))
@@ -157,9 +170,10 @@ need(r["patterns"]["sizes"][0] == 512 and 131072 in r["patterns"]["sizes"] and m
 need(r["bytes_compared"] == (8 << 20) + 2 * r["patterns"]["bytes"], "raw: bytes_compared = card + 2 x patterns")
 f = js["file"]
 need(f["result"] == "pass" and f["mode"] == "file" and f["patterns"]["file_system"].endswith("p1"), "file: pass, on p1")
-for k in ("raw-bad", "file-bad", "read-bad"):
+for k in ("raw-bad", "file-bad", "read-bad", "write-bad"):
     need(js[k]["result"] == "fail" and js[k]["mismatches"] >= 1 and js[k]["first_mismatch"], "%s: fail, the mismatch named" % k)
 st = json.load(open(sys.argv[2]))
 need(st.get("corrupted_reads") == 3, "the model corrupted 3 reads: %s" % st.get("corrupted_reads"))
+need(st.get("corrupted_writes") == 1, "the model corrupted 1 write: %s" % st.get("corrupted_writes"))
 sys.exit(0 if ok else 1)
 P
