@@ -2,7 +2,8 @@
 # The board kit's installer (scripts/board-kit-install, the kit's ./install;
 # Documentation/board.rst, "The board kit") run for real against an eMMC root
 # file system, whose boot entries then boot on the emulated board (make
-# test-board: the board kernel, the C driver built in, and its guest).
+# test-board: the board kernel, the C driver built in, and its guest), with
+# the JSON of a passing first contact for the kit's module.
 #
 # The root (ext4 on the eMMC's first partition, root=UUID=..., /sbin/init =
 # root-init) holds what a Debian board with extlinux has before the kit: a
@@ -134,8 +135,12 @@ LABEL debian
 echo "$BEFORE" > "$R/boot/extlinux/extlinux.conf"
 
 # --- ./install ----------------------------------------------------------------------------
+# the JSON of a first contact that passed (the fields install checks; first-contact itself
+# runs in tests/board/first-contact.sh)
+printf '{\n "tool": "first-contact",\n "result": "pass",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "save_file": null\n}\n' \
+    "$(md5sum < "$K/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "$REL" > "$T/first-contact.json"
 rc=0
-PATH="$S:$PATH" ROOT=$R "$K/install" --cmdline "console=ttyAMA0 $CMDLINE" > "$T/install.out" 2>&1 || rc=$?
+PATH="$S:$PATH" ROOT=$R "$K/install" --first-contact "$T/first-contact.json" --cmdline "console=ttyAMA0 $CMDLINE" > "$T/install.out" 2>&1 || rc=$?
 sed 's/^/    | /' "$T/install.out"
 [ "$rc" = 0 ] || die "./install: exit status $rc"
 CONF="$R/boot/extlinux/extlinux.conf"

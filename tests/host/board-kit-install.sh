@@ -12,7 +12,9 @@
 # mkimage (the 64-byte legacy header, type kernel or ramdisk) and apt-get.
 # The real check-board-config --initramfs judges the initramfs.
 #
-#   refused, the boot configuration byte for byte as it was: no boot.ini or
+#   refused, the boot configuration byte for byte as it was: no first
+#   contact (--first-contact), one that failed, ran under another kernel or
+#   with another module (--no-first-contact installs, with a warning); no boot.ini or
 #   extlinux.conf, Armbian's armbianEnv.txt alone, an extlinux.conf that
 #   u-boot-update (u-boot-menu) rewrites, a boot.ini whose kernel
 #   is missing, an extlinux.conf without a LABEL, a module built for another
@@ -149,11 +151,21 @@ root() { # DIR boot.ini|extlinux|armbian|none
     armbian) echo 'extraargs=' > "$r/boot/armbianEnv.txt" ;;
     esac
 }
-# run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc
+# fc_json KIT FILE [RESULT] [KERNEL]: a first-contact --json for KIT's module, as first-contact
+# writes it (the fields install reads)
+fc_json() {
+    printf '{\n "tool": "first-contact",\n "result": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "8GTF4R",\n "device_bytes": 7818182656,\n "save_file": null\n}\n' \
+        "${3:-pass}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" > "$2"
+}
+# run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc; a
+# passing first contact for KIT's module given unless FC_ARGS says otherwise
 run() {
     local n=$1 k=$2 r=$3; shift 3
+    fc_json "$k" "$T/fc-$n.json"
+    local fc=(--first-contact "$T/fc-$n.json")
+    if [ "${FC_ARGS+set}" = set ]; then read -r -a fc <<< "$FC_ARGS"; fi
     rc=0
-    ROOT=$r timeout 120 "$k/install" "$@" > "$T/$n.out" 2>&1 < /dev/null || rc=$?
+    ROOT=$r timeout 120 "$k/install" "${fc[@]}" "$@" > "$T/$n.out" 2>&1 < /dev/null || rc=$?
 }
 refused() { # NAME WHAT REGEX CONF ORIGINAL
     if [ "$rc" = 1 ] && grep -q 'REFUSED' "$T/$1.out" && grep -qE -- "$3" "$T/$1.out" &&
@@ -214,6 +226,24 @@ printf '#!/bin/sh\necho "blkid $*" >> "$STUB_LOG"\nprintf "/dev/mmcblk0p2\\n/dev
 chmod +x "$T/bin-dup/blkid"
 PATH="$T/bin-dup:$PATH" run dupuuid "$T/kit" "$T/r-dupuuid"; refused dupuuid "a root UUID two file systems carry" 'root=UUID=1234 names 2 file systems' \
     "$T/r-dupuuid/media/boot/boot.ini" "$BOOTINI"
+# first contact: none, failed, under another kernel, with another module; the override
+root "$T/r-nofc" boot.ini
+FC_ARGS="" run nofc "$T/kit" "$T/r-nofc"; refused nofc "no first contact on record" 'no --first-contact FILE' \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-failed.json" fail
+FC_ARGS="--first-contact $T/fc-failed.json" run fcfail "$T/kit" "$T/r-nofc"; refused fcfail "a first contact that failed" 'first contact did not pass' \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-otherk.json" pass 6.1.0-armmp
+FC_ARGS="--first-contact $T/fc-otherk.json" run fcotherk "$T/kit" "$T/r-nofc"; refused fcotherk "a first contact under another kernel" 'ran under linux .6\.1\.0-armmp.' \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit-preempt" "$T/fc-othermod.json"
+FC_ARGS="--first-contact $T/fc-othermod.json" run fcothermod "$T/kit" "$T/r-nofc"; refused fcothermod "a first contact with another module" 'ran with another module' \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-nofc-ok" boot.ini
+FC_ARGS="--no-first-contact" run nofcok "$T/kit" "$T/r-nofc-ok"
+[ "$rc" = 0 ] && grep -q 'WARNING: --no-first-contact' "$T/nofcok.out" &&
+    ok "--no-first-contact: installs, with a warning" || { bad "--no-first-contact (status $rc)"; sed 's/^/    | /' "$T/nofcok.out"; }
+
 # a hook of the system's that changes what the fallback loads (as Armbian's 99-uboot does)
 root "$T/r-hook" boot.ini
 mkdir -p "$T/r-hook/etc/initramfs/post-update.d"
