@@ -112,6 +112,9 @@ for p in ack-2000 ack-50000 ack-500000 onebuf; do
 done
 l="ack-500000 bounce=0"
 check "$l: the driver waited for $(v "$l" tail_waits) tails" eval "[ '$(v "$l" tail_waits)' -gt 0 ]" || fail=1
+l="onebuf bounce=1"
+check "$l: the driver waited for $(v "$l" tail_waits) of the 64 reads (the bursts were not there at its first look)" \
+  eval "[ '$(v "$l" tail_waits)' -ge 32 ]" || fail=1
 for fb in 1 0; do
   l="ack-late bounce=$fb"
   echo "  $(line "$l")"
