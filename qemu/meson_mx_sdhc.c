@@ -1101,37 +1101,21 @@ static void meson_mx_sdhc_dma_granule(MesonMxSdhcState *s, uint64_t len,
 }
 
 /*
- * corrupt-read-byte-now (QMP): the next successful read longer than
- * corrupt_read_at bytes delivers that byte of its data XOR 0xff, with no
- * error: the silent corruption a wrong cache maintenance or bounce copy
+ * corrupt-read-byte-now, corrupt-write-byte-now (QMP): the next successful
+ * read (write) longer than *@at bytes has that byte of its data XOR 0xff,
+ * with no error: the read delivers it so, the write stores it so on the
+ * card.  The silent corruption a wrong cache maintenance or bounce copy
  * would cause, for tests of tools that verify data (scripts/first-contact).
  */
-static void meson_mx_sdhc_corrupt_read(MesonMxSdhcState *s, uint8_t *buf,
-                                       uint64_t total)
+static void meson_mx_sdhc_corrupt(uint8_t *buf, uint64_t total, bool *armed,
+                                  uint32_t at, uint64_t *count)
 {
-    if (!s->corrupt_read_armed || total <= s->corrupt_read_at) {
+    if (!*armed || total <= at) {
         return;
     }
-    buf[s->corrupt_read_at] ^= 0xff;
-    s->corrupt_read_armed = false;
-    s->stats.corrupted_reads++;
-}
-
-/*
- * corrupt-write-byte-now (QMP): the next successful write longer than
- * corrupt_write_at bytes stores that byte of its data XOR 0xff on the card,
- * with no error: what a write whose data left the CPU's cache too late, or
- * a wrong bounce copy, would store.
- */
-static void meson_mx_sdhc_corrupt_write(MesonMxSdhcState *s, uint8_t *buf,
-                                        uint64_t total)
-{
-    if (!s->corrupt_write_armed || total <= s->corrupt_write_at) {
-        return;
-    }
-    buf[s->corrupt_write_at] ^= 0xff;
-    s->corrupt_write_armed = false;
-    s->stats.corrupted_writes++;
+    buf[at] ^= 0xff;
+    *armed = false;
+    (*count)++;
 }
 
 /* A data command that freezes the controller reaches the card first. */
@@ -1198,7 +1182,9 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
             s->stats.rx_timeouts++;
             err = IRQ_DATA_TIMEOUT;
         } else {
-            meson_mx_sdhc_corrupt_write(s, buf, total);
+            meson_mx_sdhc_corrupt(buf, total, &s->corrupt_write_armed,
+                                  s->corrupt_write_at,
+                                  &s->stats.corrupted_writes);
             for (uint32_t i = 0; i < blocks; i++) {
                 sdbus_write_data(&s->sdbus, buf + (uint64_t)i * blksz, blksz);
             }
@@ -1244,7 +1230,9 @@ static uint32_t meson_mx_sdhc_do_data(MesonMxSdhcState *s)
                 }
                 err = IRQ_DATA_ERR_CRC;
             } else {
-                meson_mx_sdhc_corrupt_read(s, buf, total);
+                meson_mx_sdhc_corrupt(buf, total, &s->corrupt_read_armed,
+                                      s->corrupt_read_at,
+                                      &s->stats.corrupted_reads);
                 /* the last words stay in the RX FIFO until the flush */
                 tail = meson_mx_sdhc_rx_tail_len(s, total);
             }
