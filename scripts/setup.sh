@@ -263,8 +263,9 @@ fi
 
 # --- 7c. make test-board: the card image of tests/board-kernel/ ---------------
 # A partition table (sfdisk, Debian's fdisk package) and an ext4 root file
-# system made from a directory (mkfs.ext4 -d, e2fsprogs), on the host.
-install_pkgs fdisk e2fsprogs
+# system made from a directory (mkfs.ext4 -d, e2fsprogs), on the host;
+# mkimage (u-boot-tools), which the board kit's installer needs there.
+install_pkgs fdisk e2fsprogs u-boot-tools
 
 # --- 7e. make board-kit (SETUP_BOARD_KIT=1): the kernel's bindeb-pkg -----------
 # (debhelper; rsync for its headers_install), mkimage (u-boot-tools) for the

@@ -66,7 +66,10 @@ mkdir -p "$K/lib/modules/$REL"
 cp -r "$P/lib/modules/$REL/kernel" "$K/lib/modules/$REL/"
 printf 'Package: linux-image-%s\nVersion: %s-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: the board kernel\n' \
     "$REL" "$REL" > "$P/DEBIAN/control"
-dpkg-deb -Znone --build "$P" "$K/linux-image-${REL}_$REL-1_armhf.deb" > /dev/null
+dpkg-deb -Znone --build "$P" "$P.deb" > /dev/null
+# as make board-kit makes it: the uInitrd hook in the package, u-boot-tools a dependency
+"$TOP/scripts/board-kit-deb" "$P.deb" "$K/linux-image-${REL}_$REL-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
+rm -f "$P.deb"
 cp "$KO" "$K/meson_mx_sdhc_rs.ko"
 head -c 4096 /dev/zero > "$K/boot/meson8b-odroidc1.dtb"   # U-Boot's FDT; QEMU makes the board's DT
 printf 'BOARD=odroidc1\nRELEASE=%s\nDTB=meson8b-odroidc1.dtb\n' "$REL" > "$K/KIT"

@@ -14,8 +14,8 @@
 #
 #   refused, the boot configuration byte for byte as it was: no first
 #   contact (--first-contact), one that failed, ran under another kernel or
-#   with another module (--no-first-contact installs, with a warning); no boot.ini or
-#   extlinux.conf, Armbian's armbianEnv.txt alone, an extlinux.conf that
+#   with another module (--no-first-contact installs, with a warning); no boot.ini,
+#   extlinux.conf or boot.scr, armbianEnv.txt without boot.scr, an extlinux.conf that
 #   u-boot-update (u-boot-menu) rewrites, a boot.ini whose kernel
 #   is missing, an extlinux.conf without a LABEL, a module built for another
 #   release, a module whose vermagic differs from the kernel's modules', a
@@ -34,8 +34,18 @@
 #   without mkimage on PATH, apt-get install u-boot-tools first;
 #   a system hook run with the kernel's installation that rewrites a file
 #   the fallback loads: the file put back;
+#   the kernel package as scripts/board-kit-deb makes it: u-boot-tools among
+#   its dependencies, the uInitrd hook in it (install does not add its own);
+#   boot.scr (Armbian's OneCloud): refused when it is not its boot.cmd
+#   compiled or no script image; the kit's entry in front of boot.cmd,
+#   compiled into boot.scr, the previous script after it unchanged, the
+#   files loaded with fatload ${bootdev} and bootm only when all three
+#   loaded; a system hook (99-uboot) that moves the kit's uInitrd over
+#   /boot/uInitrd: put back at install and at a later update-initramfs for
+#   the kit's release, saved anew after one for the system's own kernel;
+#   --undo: boot.cmd and boot.scr byte for byte;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
-#   hooks and the kit's boot files gone;
+#   post-update.d hook and the kit's boot files gone;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
 #   DTB, the previous LABEL kept, TIMEOUT at least 3 s; --undo restores it.
 set -euo pipefail
@@ -94,9 +104,15 @@ while [ $# -gt 1 ]; do
     case "$1" in -T) type=$2; shift ;; -d) in=$2; shift ;; -A|-O|-C|-a|-e|-n) shift ;; esac
     shift
 done
-case "$type" in kernel) t='\002' ;; ramdisk) t='\003' ;; *) exit 1 ;; esac
+case "$type" in kernel) t='\002' ;; ramdisk) t='\003' ;; script) t='\006' ;; *) exit 1 ;; esac
+n=$(wc -c < "$in")
 { printf '\047\005\031\126'; head -c 24 /dev/zero; printf '\005\002'; printf "$t"; printf '\000'
-  head -c 32 /dev/zero; cat "$in"; } > "$1"
+  head -c 32 /dev/zero
+  if [ "$type" = script ]; then
+      printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $((n >> 24 & 255)) $((n >> 16 & 255)) $((n >> 8 & 255)) $((n & 255)))"
+      head -c 4 /dev/zero
+  fi
+  cat "$in"; } > "$1"
 EOF
 cat > "$S/apt-get" <<'EOF'
 #!/bin/sh
@@ -125,8 +141,9 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     cp "$k/boot/config-$REL" "$p/boot/"
     head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
     printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
-    dpkg-deb -Znone --build "$p" "$k/linux-image-${REL}_7.3.4-1_armhf.deb" > /dev/null
-    rm -rf "$p"
+    dpkg-deb -Znone --build "$p" "$p.deb" > /dev/null
+    "$TOP/scripts/board-kit-deb" "$p.deb" "$k/linux-image-${REL}_7.3.4-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
+    rm -rf "$p" "$p.deb"
 }
 BOOTINI='ODROIDC-UBOOT-CONFIG
 setenv bootargs "console=ttyS0,115200n8 root=UUID=1234 rootwait ro"
@@ -140,7 +157,17 @@ LABEL debian
     LINUX /boot/vmlinuz-6.1.0-armmp
     INITRD /boot/initrd.img-6.1.0-armmp
     APPEND console=ttyAML0,115200 root=UUID=1234 rootwait ro'
-root() { # DIR boot.ini|extlinux|armbian|none
+# a boot script in the shape of Armbian's OneCloud boot.cmd (the U-Boot sets bootdev and
+# runs boot.scr from the FAT partition, mounted at /boot)
+BOOTCMD='# boot.cmd: compile with mkimage -C none -A arm -T script -d boot.cmd boot.scr
+if test -n "${bootdev}"; test $? != 0; then echo "bootdev not set"; exit 22; fi
+fatload ${bootdev} 0x20800000 /armbianEnv.txt && env import -t 0x20800000 ${filesize}
+setenv bootargs "root=${rootdev} rootwait rw ${consoleargs}"
+fatload ${bootdev} 0x20800000 /uImage || exit 1
+fatload ${bootdev} 0x22000000 /uInitrd || exit 1
+fatload ${bootdev} 0x21800000 /dtb/meson8b-onecloud.dtb || exit 1
+bootm 0x20800000 0x22000000 0x21800000'
+root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
     local r=$1
     mkdir -p "$r/proc" "$r/boot" "$r/etc/initramfs-tools" "$r/media/boot"
     echo 'console=ttyS0,115200 root=UUID=1234 rootwait ro BOOT_IMAGE=/boot/x' > "$r/proc/cmdline"
@@ -148,7 +175,11 @@ root() { # DIR boot.ini|extlinux|armbian|none
     case "$2" in
     boot.ini) echo "$BOOTINI" > "$r/media/boot/boot.ini"; echo k > "$r/media/boot/uImage"; echo d > "$r/media/boot/meson8b_odroidc.dtb" ;;
     extlinux) mkdir -p "$r/boot/extlinux"; echo "$EXTLINUX" > "$r/boot/extlinux/extlinux.conf"; echo k > "$r/boot/vmlinuz-6.1.0-armmp" ;;
-    armbian) echo 'extraargs=' > "$r/boot/armbianEnv.txt" ;;
+    armbianenv) echo 'extraargs=' > "$r/boot/armbianEnv.txt" ;;
+    armbian) printf 'rootdev=UUID=1234\n' > "$r/boot/armbianEnv.txt"; echo "$BOOTCMD" > "$r/boot/boot.cmd"
+        mkimage -C none -A arm -T script -d "$r/boot/boot.cmd" "$r/boot/boot.scr"
+        mkdir -p "$r/boot/dtb"; echo k > "$r/boot/uImage"; echo i > "$r/boot/uInitrd"; echo d > "$r/boot/dtb/meson8b-onecloud.dtb"
+        echo 'root=UUID=1234 rootwait rw console=ttyAML0,115200n8 no_console_suspend consoleblank=0' > "$r/proc/cmdline" ;;
     esac
 }
 # fc_json KIT FILE [RESULT] [KERNEL]: a first-contact --json for KIT's module, as first-contact
@@ -185,8 +216,15 @@ kit "$T/kit-noc" odroidc1 meson8b-odroidc1.dtb "" "# CONFIG_MMC_MESON_MX_SDHC is
 # --- refusals before anything is installed ---------------------------------------------
 root "$T/r-none" none
 run none "$T/kit" "$T/r-none"; refused none "no boot configuration" 'no fallback entry possible' "" ""
-root "$T/r-armbian" armbian
-run armbian "$T/kit" "$T/r-armbian"; refused armbian "armbianEnv.txt alone" 'no fallback entry' "" ""
+root "$T/r-armbian" armbianenv
+run armbian "$T/kit" "$T/r-armbian"; refused armbian "armbianEnv.txt without boot.scr" 'armbianEnv.txt but no /boot/boot.scr' "" ""
+root "$T/r-scrdiff" armbian; echo "# edited after compiling" >> "$T/r-scrdiff/boot/boot.cmd"
+scrdiff=$(cat "$T/r-scrdiff/boot/boot.cmd")
+run scrdiff "$T/kit-onecloud" "$T/r-scrdiff"; refused scrdiff "a boot.scr that is not its boot.cmd compiled" 'is not /boot/boot.cmd compiled' \
+    "$T/r-scrdiff/boot/boot.cmd" "$scrdiff"
+root "$T/r-scrbad" armbian; echo "not an image" > "$T/r-scrbad/boot/boot.scr"
+run scrbad "$T/kit-onecloud" "$T/r-scrbad"; refused scrbad "a boot.scr that is no script image" 'not a U-Boot script image' \
+    "$T/r-scrbad/boot/boot.cmd" "$BOOTCMD"
 root "$T/r-nokernel" boot.ini; rm "$T/r-nokernel/media/boot/uImage"
 run nokernel "$T/kit" "$T/r-nokernel"; refused nokernel "boot.ini's kernel missing" 'loads uImage, which is not in' \
     "$T/r-nokernel/media/boot/boot.ini" "$BOOTINI"
@@ -212,7 +250,7 @@ grep -q 'no lib/modules/<release>/.../meson_mx_sdhc_rs.ko in the initramfs' "$T/
     ok "  the refusal shows check-board-config's finding" || bad "  check-board-config's finding not shown"
 run drop-undo "$T/kit" "$T/r-drop" --undo
 if [ "$rc" = 0 ] && [ "$(cat "$T/r-drop/media/boot/boot.ini")" = "$BOOTINI" ] &&
-   [ ! -e "$T/r-drop/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" ] &&
+   [ ! -e "$T/r-drop/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] &&
    [ "$(cat "$T/r-drop/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ]; then
     ok "--undo after the refusal: the hooks and the modules line gone, boot.ini as it was"
 else bad "--undo after the refusal (status $rc)"; sed 's/^/    | /' "$T/drop-undo.out"; fi
@@ -250,7 +288,7 @@ mkdir -p "$T/r-hook/etc/initramfs/post-update.d"
 printf '#!/bin/sh\necho changed > "$ROOT/media/boot/uImage"\n' > "$T/r-hook/etc/initramfs/post-update.d/99-uboot"
 chmod +x "$T/r-hook/etc/initramfs/post-update.d/99-uboot"
 run hook "$T/kit" "$T/r-hook"
-if [ "$rc" = 0 ] && grep -q '/media/boot/uImage changed with the kernel.s installation.*put back' "$T/hook.out" &&
+if [ "$rc" = 0 ] && grep -q '/media/boot/uImage changed .*put back' "$T/hook.out" &&
    [ "$(cat "$T/r-hook/media/boot/uImage")" = k ]; then
     ok "a system hook that rewrote the fallback's uImage during the install: put back"
 else bad "fallback file changed by a hook (status $rc, uImage '$(cat "$T/r-hook/media/boot/uImage")')"; sed 's/^/    | /' "$T/hook.out"; fi
@@ -277,14 +315,14 @@ new=$(cat "$B/boot.ini")
 [ "$(echo "$new" | sed -n '/^# <<< the kit/,$p' | tail -n +2)" = "$(echo "$BOOTINI" | tail -n +2)" ] &&
     ok "the previous commands follow the kit's entry unchanged (the fallback)" || { bad "the previous commands changed:"; echo "$new" | sed 's/^/    | /'; }
 [ "$(cat "$B/boot.ini.before-kit")" = "$BOOTINI" ] && ok "boot.ini.before-kit is the previous boot.ini" || bad "boot.ini.before-kit"
-bm=$(echo "$new" | sed -n 's/.*then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
+bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then .*; bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
 read -r ka ia da <<< "$bm"
 usz=$(wc -c < "$B/uImage-$REL"); isz=$(wc -c < "$B/uInitrd-$REL" 2>/dev/null || echo 0)
 if [ -n "$bm" ] && [ $((ka + usz)) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ] && [ $((ia + isz)) -le $((0x30000000)) ] &&
    echo "$new" | grep -q "fatload mmc 0:1 $da meson8b-odroidc1-$REL.dtb" && echo "$new" | grep -q "fatload mmc 0:1 $ia uInitrd-$REL"; then
     ok "load addresses: uImage $ka ($usz bytes, over 8 MiB), DTB $da, uInitrd $ia ($isz bytes): none overlaps"
 else bad "load addresses: bootm '$bm', uImage $usz bytes, uInitrd $isz"; echo "$new" | sed 's/^/    | /'; fi
-echo "$new" | grep -qF 'setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; fi' &&
+echo "$new" | grep -qF 'then setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; bootm' &&
     ok "bootargs: the running command line (ttyS0 as ttyAML0, BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
 [ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] &&
     ok "uImage-$REL, uInitrd-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
@@ -293,6 +331,12 @@ echo "$new" | grep -qF 'setenv bootargs "console=ttyAML0,115200 root=UUID=1234 r
 grep -q -- '-T kernel .*vmlinuz' "$STUB_LOG" && grep -q -- '-T ramdisk .*initrd.img' "$STUB_LOG" &&
     ok "mkimage made the uImage and the uInitrd" || bad "mkimage calls: $(grep mkimage "$STUB_LOG")"
 grep -q '^apt-get' "$STUB_LOG" && bad "apt-get ran although mkimage is there" || ok "apt-get not run (mkimage there)"
+deb=$(ls "$T/kit"/linux-image-*.deb)
+dpkg-deb -f "$deb" Depends | grep -q u-boot-tools && dpkg-deb -c "$deb" | grep 'etc/kernel/postinst.d/zz-meson-sdhc-uinitrd$' > /dev/null &&
+    ! grep -q 'postinst.d/zz-meson-sdhc-uinitrd' "$R/etc/meson-mx-sdhc-rs/kit-install.state" &&
+    cmp -s "$R/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd" &&
+    ok "the kernel package (scripts/board-kit-deb) depends on u-boot-tools and brings the uInitrd hook; install does not add it again" ||
+    bad "the kernel package's hook or dependency: $(dpkg-deb -f "$deb" Depends)"
 grep -qx meson_mx_sdhc_rs "$R/etc/initramfs-tools/modules" && [ -x "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
     [ -x "$R/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" ] && [ -x "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] &&
     [ -x "$R/usr/local/sbin/check-board-config" ] && ok "modules line, initramfs hook, uInitrd hooks, scripts installed" ||
@@ -334,7 +378,7 @@ printf 'ODROIDC-UBOOT-CONFIG\nsetenv bootargs "root=UUID=1234"\next4load mmc 0:2
 echo k > "$R/boot/uImage"
 : > "$STUB_LOG"
 PATH="$N/stubs:$N/bin:$N/sbin" run ext4 "$T/kit" "$R"
-if [ "$rc" = 0 ] && grep -q "then ext4load mmc 0:2 0x21000000 /boot/uImage-$REL; fi" "$R/boot/boot.ini" &&
+if [ "$rc" = 0 ] && grep -q "then ext4load mmc 0:2 0x21000000 /boot/uImage-$REL && " "$R/boot/boot.ini" &&
    grep -q "ext4load mmc 0:2 0x[0-9a-f]* /boot/meson8b-odroidc1-$REL.dtb" "$R/boot/boot.ini" && [ -f "$R/boot/uInitrd-$REL" ]; then
     ok "boot.ini with ext4load /boot/...: the kit's lines load the same way (ext4load mmc 0:2 /boot/uImage-$REL)"
 else bad "ext4load boot.ini: status $rc"; sed 's/^/    | /' "$T/ext4.out" "$R/boot/boot.ini"; fi
@@ -356,6 +400,53 @@ run ext-undo "$T/kit-onecloud" "$R" --undo
 [ "$rc" = 0 ] && [ "$(cat "$E")" = "$EXTLINUX" ] && [ ! -e "$R/boot/dtb-$REL/meson8b-onecloud.dtb" ] &&
     ok "extlinux --undo: extlinux.conf as before" || { bad "extlinux --undo: status $rc"; sed 's/^/    | /' "$T/ext-undo.out"; }
 
+# --- boot.scr (Armbian's OneCloud): the switch ---------------------------------------------
+# scr_text FILE: the script a script image carries (after the header and the length list)
+scr_text() { tail -c +73 "$1" | head -c "$(od -An -tu1 -j64 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')"; }
+R="$T/r-scr"; root "$R" armbian
+mkdir -p "$R/etc/initramfs/post-update.d" "$R/lib/modules/6.6.0-armbian/kernel" "$R/lib/modules/6.6.0-armbian/updates"; : > "$R/lib/modules/6.6.0-armbian/modules.dep"
+# as Armbian's post-update.d/99-uboot on a FAT /boot: the newest initramfs becomes /boot/uInitrd
+printf '#!/bin/sh\necho "uinitrd of $1" > "$ROOT/boot/uInitrd"\n' > "$R/etc/initramfs/post-update.d/99-uboot"
+chmod +x "$R/etc/initramfs/post-update.d/99-uboot"
+scr0=$(od -An -tx1 "$R/boot/boot.scr" | md5sum)
+: > "$STUB_LOG"
+run scr "$T/kit-onecloud" "$R"
+B="$R/boot"
+if [ "$rc" = 0 ]; then ok "boot.scr install: status 0"; else bad "boot.scr install: status $rc"; sed 's/^/    | /' "$T/scr.out"; fi
+new=$(cat "$B/boot.cmd")
+[ "$(scr_text "$B/boot.scr")" = "$new" ] && ok "boot.scr carries the new boot.cmd (mkimage -T script)" || bad "boot.scr's script is not boot.cmd"
+[ "$(echo "$new" | sed -n '/^# <<< the kit/,$p' | tail -n +2)" = "$BOOTCMD" ] &&
+    ok "the previous script follows the kit's entry unchanged (the fallback)" || { bad "the previous script changed:"; echo "$new" | sed 's/^/    | /'; }
+[ "$(cat "$B/boot.cmd.before-kit")" = "$BOOTCMD" ] && [ "$(od -An -tx1 "$B/boot.scr.before-kit" | md5sum)" = "$scr0" ] &&
+    ok "boot.cmd.before-kit and boot.scr.before-kit are the previous ones" || bad "the .before-kit copies"
+loads=$(echo "$new" | sed -n 's/^if test "${kit_rust}" = "1"; then \(.*\) \&\& setenv kit_ok "1"; fi$/\1/p')
+bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then setenv bootargs "\(.*\)"; bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\2 \3 \4|\1/p')
+read -r ka ia da <<< "${bm%%|*}"
+if [ -n "$loads" ] && [ "$loads" = "fatload \${bootdev} $ka /uImage-$REL && fatload \${bootdev} $ia /uInitrd-$REL && fatload \${bootdev} $da /meson8b-onecloud-$REL.dtb" ] &&
+   [ $((ka + $(wc -c < "$B/uImage-$REL"))) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ]; then
+    ok "the kit's lines: all three files with fatload \${bootdev} (as the previous script), bootm only if they loaded; uImage $ka, DTB $da, uInitrd $ia"
+else bad "the kit's lines: loads '$loads', bootm '${bm%%|*}'"; echo "$new" | sed 's/^/    | /'; fi
+[ "${bm#*|}" = "root=UUID=1234 rootwait rw console=ttyAML0,115200n8 no_console_suspend consoleblank=0 initcall_blacklist=meson_mx_sdhc_driver_init" ] &&
+    ok "bootargs: the running command line with initcall_blacklist=" || bad "bootargs: '${bm#*|}'"
+[ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] && [ -f "$B/meson8b-onecloud-$REL.dtb" ] &&
+    ok "uImage-$REL, uInitrd-$REL and the DTB in /boot (the FAT partition)" || bad "boot files: $(ls "$B")"
+[ "$(cat "$B/uInitrd")" = i ] && grep -q '/boot/uInitrd changed' "$T/scr.out" &&
+    ok "the system's 99-uboot re-pointed /boot/uInitrd during the install: put back" || bad "/boot/uInitrd after install: '$(cat "$B/uInitrd")'"
+rc=0; ROOT=$R update-initramfs -u -k "$REL" > "$T/scr-upd.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = i ] && grep -q 'put back' "$T/scr-upd.out" &&
+    ok "a later update-initramfs for the kit's release: the kit's hook puts /boot/uInitrd back after 99-uboot" ||
+    { bad "later update-initramfs: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")'"; sed 's/^/    | /' "$T/scr-upd.out"; }
+rc=0; ROOT=$R update-initramfs -u -k 6.6.0-armbian > "$T/scr-upd2.out" 2>&1 || rc=$?
+ROOT=$R update-initramfs -u -k "$REL" > "$T/scr-upd3.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] &&
+    ok "the system's own kernel updated (6.6.0-armbian): its uInitrd is the fallback's from then on, not put back" ||
+    { bad "after the system's kernel update: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")'"; sed 's/^/    | /' "$T/scr-upd2.out" "$T/scr-upd3.out"; }
+run scr-undo "$T/kit-onecloud" "$R" --undo
+if [ "$rc" = 0 ] && [ "$(cat "$B/boot.cmd")" = "$BOOTCMD" ] && [ "$(od -An -tx1 "$B/boot.scr" | md5sum)" = "$scr0" ] &&
+   [ ! -e "$B/boot.cmd.before-kit" ] && [ ! -e "$B/boot.scr.before-kit" ] && [ ! -e "$B/uImage-$REL" ]; then
+    ok "boot.scr --undo: boot.cmd and boot.scr byte for byte as before, the kit's files gone"
+else bad "boot.scr --undo: status $rc"; sed 's/^/    | /' "$T/scr-undo.out"; ls "$B"; fi
+
 # --- --rescue: the kit's kernel with the C driver, for the system first-contact runs from ----
 kit "$T/kit-cmod" odroidc1 meson8b-odroidc1.dtb "" "CONFIG_MMC_MESON_MX_SDHC=m"
 R="$T/r-rescue"; root "$R" extlinux
@@ -373,4 +464,4 @@ refused devroot "--cmdline naming the root by device" 'names the root by device'
 
 echo "board-kit-install: $((SECONDS - start))s"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
-echo "ok: the board kit's installer: refusals, boot.ini and extlinux switches, --undo"
+echo "ok: the board kit's installer: refusals, boot.ini, boot.scr and extlinux switches, --undo"

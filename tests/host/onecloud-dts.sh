@@ -7,13 +7,17 @@
 # VCCQ that no OneCloud schematic here confirms: the lines for it are there,
 # commented out), the upstream compatibles), the USB nodes read back (both
 # DWC2 controllers and both PHYs okay, each controller's phys the enabled
-# PHY, usb0 OTG with a role switch starting as host, usb1 host), and
-# validated with dt-validate against the tree's own bindings: 0 errors on the
-# SDHC node and on the USB controllers and PHYs, and broken copies (bus-width
-# 3; role-switch-default-mode "sideways") have errors there (the check
-# bites).  Errors on other nodes (meson8b.dtsi's own, and the board
-# compatible "xunlei,onecloud", which no binding lists) are counted and
-# printed, not failed on.
+# PHY, usb0 OTG with a role switch starting as host, usb1 host), the
+# Ethernet node read back (ethmac okay, phy-mode "rgmii-rxid" with a 2 ns MAC
+# TX delay, phy-handle the RTL8211F at address 0 in the mdio sub-node, the
+# PHY's reset-gpios GPIOH_4 active low with its assert/deassert times and its
+# interrupt gpio_intc 17 level low), and validated with dt-validate against
+# the tree's own bindings: 0 errors on the SDHC node, on the USB controllers
+# and PHYs and on the ethmac node, its mdio node and its PHY, and broken
+# copies (bus-width 3; role-switch-default-mode "sideways"; phy-mode
+# "rgmii-sideways") have errors there (the check bites).  Errors on other
+# nodes (meson8b.dtsi's own, and the board compatible "xunlei,onecloud",
+# which no binding lists) are counted and printed, not failed on.
 #
 # The schema is scripts/dt-schema's, which tests/board/dt-validate.sh uses
 # too (made once, about 90 s, and cached; the venv $CACHE/venv-dtschema from
@@ -108,12 +112,45 @@ else bad "usb0 is not OTG with a role switch starting as host"; fi
 [ -n "$U1" ] && [ "$(fdtget "$T/onecloud.dtb" "$U1" dr_mode 2>/dev/null)" = host ] && ok "usb1: dr_mode host" ||
     bad "usb1 is not host"
 
+# --- Ethernet: ethmac (meson.dtsi: /soc/ethernet@c9410000), its mdio sub-node and the
+# RTL8211F at address 0; the GPIO bank (meson8b.dtsi: gpio: bank@80 in pinctrl@8030)
+# and gpio_intc (meson.dtsi: interrupt-controller@9880) by their phandles ------------
+E=$(node ethernet@c9410000)
+[ -n "$E" ] || die "no ethmac node (ethernet@c9410000) in the DTB"
+EPHY="$E/mdio/ethernet-phy@0"
+eprop() { fdtget "$T/onecloud.dtb" "$@" 2>/dev/null || true; }
+[ "$(eprop "$E" status)" = okay ] && ok "$E: status okay" || bad "$E: status is '$(eprop "$E" status)'"
+[ "$(eprop "$E" phy-mode)" = rgmii-rxid ] && ok "$E: phy-mode rgmii-rxid" ||
+    bad "$E: phy-mode is '$(eprop "$E" phy-mode)'"
+[ "$(eprop "$E" amlogic,tx-delay-ns)" = 2 ] && ok "$E: amlogic,tx-delay-ns 2 (the MAC's TX delay)" ||
+    bad "$E: amlogic,tx-delay-ns is '$(eprop "$E" amlogic,tx-delay-ns)'"
+[ "$(eprop "$E/mdio" compatible)" = snps,dwmac-mdio ] && ok "$E/mdio: compatible snps,dwmac-mdio" ||
+    bad "$E/mdio: compatible is '$(eprop "$E/mdio" compatible)'"
+ph=$(eprop "$EPHY" phandle)
+[ -n "$ph" ] && [ "$(eprop "$E" phy-handle)" = "$ph" ] && [ "$(eprop "$EPHY" reg)" = 0 ] &&
+    ok "$E: phy-handle = $EPHY (reg 0)" || bad "$E: phy-handle is not $EPHY (reg 0)"
+gpioh4=$(sed -n 's/^#define[[:space:]]\+GPIOH_4[[:space:]]\+\([0-9]\+\).*/\1/p' "$src/include/dt-bindings/gpio/meson8b-gpio.h")
+GB=""
+for n in $(fdtget -l "$T/onecloud.dtb" /soc/bus@c1100000 2>/dev/null); do
+    case "$n" in pinctrl@8030) GB="/soc/bus@c1100000/$n/bank@80" ;; esac
+done
+rg=$(eprop "$EPHY" reset-gpios)
+[ -n "$gpioh4" ] && [ -n "$GB" ] && [ "$rg" = "$(eprop "$GB" phandle) $gpioh4 1" ] &&
+    ok "$EPHY: reset-gpios GPIOH_4 ($gpioh4) active low on $GB" || bad "$EPHY: reset-gpios is '$rg' (GPIOH_4 = '$gpioh4', bank '$GB')"
+[ "$(eprop "$EPHY" reset-assert-us)" = 10000 ] && [ "$(eprop "$EPHY" reset-deassert-us)" = 80000 ] &&
+    ok "$EPHY: reset-assert-us 10000, reset-deassert-us 80000" ||
+    bad "$EPHY: reset-assert-us '$(eprop "$EPHY" reset-assert-us)', reset-deassert-us '$(eprop "$EPHY" reset-deassert-us)'"
+[ "$(eprop "$EPHY" interrupt-parent)" = "$(eprop /soc/bus@c1100000/interrupt-controller@9880 phandle)" ] &&
+    [ "$(eprop "$EPHY" interrupts)" = "17 8" ] && ok "$EPHY: interrupts 17 level low (GPIOH_3) on gpio_intc" ||
+    bad "$EPHY: interrupts '$(eprop "$EPHY" interrupts)', interrupt-parent '$(eprop "$EPHY" interrupt-parent)'"
+
 # --- the schema (scripts/dt-schema: made once, cached, shared with dt-validate) ---
 s=$SECONDS
 SCHEMA=$("$TOP/scripts/dt-schema") || die "scripts/dt-schema failed"
 echo "schema: $SCHEMA ($((SECONDS - s)) s)"
 
-# validate DTB: SDHC-node lines to $T/node.err (count NERR), all others counted in NOTHER
+# validate DTB: SDHC-node lines to $T/node.err (count NERR), USB-node lines to $T/usb.err
+# (UERR), ethmac/mdio/PHY lines to $T/eth.err (EERR), all others counted in NOTHER
 validate() {
     local rc=0
     "$VENV/bin/dt-validate" -m -s "$SCHEMA" "$1" > "$T/validate.out" 2>&1 || rc=$?
@@ -125,14 +162,21 @@ validate() {
     NERR=$(grep -c . "$T/node.err" || true)
     grep -E '(usb@c9040000|usb@c90c0000|phy@8800|phy@8820)[:( ]' "$T/validate.out" > "$T/usb.err" || true
     UERR=$(grep -c . "$T/usb.err" || true)
+    grep -F "$E: failed to match any schema" "$T/validate.out" && die "no schema matched the ethmac node"
+    grep -E "$ETHRE" "$T/validate.out" > "$T/eth.err" || true
+    EERR=$(grep -c . "$T/eth.err" || true)
     NOTHER=$(grep -vF -e "$P:" -e ": mmc@8e00:" -e ": mmc@8e00 (" "$T/validate.out" |
-        grep -vcE '(usb@c9040000|usb@c90c0000|phy@8800|phy@8820)[:( ]' || true)
+        grep -vE '(usb@c9040000|usb@c90c0000|phy@8800|phy@8820)[:( ]' | grep -vcE "$ETHRE" || true)
 }
+# the ethmac node, by name or path, its mdio node ("mdio (snps,dwmac-mdio):") and the PHY
+ETHRE='(ethernet@c9410000|ethernet-phy@0)[:( /]|: mdio[:( ]'
 validate "$T/onecloud.dtb"
 if [ "$NERR" = 0 ]; then ok "dt-validate: 0 errors on the SDHC node"
 else bad "dt-validate: $NERR errors on the SDHC node:"; cat "$T/node.err"; fi
 if [ "$UERR" = 0 ]; then ok "dt-validate: 0 errors on the USB controllers and PHYs"
 else bad "dt-validate: $UERR errors on the USB nodes:"; cat "$T/usb.err"; fi
+if [ "$EERR" = 0 ]; then ok "dt-validate: 0 errors on the ethmac node, its mdio node and its PHY"
+else bad "dt-validate: $EERR errors on the Ethernet nodes:"; cat "$T/eth.err"; fi
 echo "  dt-validate on the other nodes (meson8b.dtsi's, the board compatible; not failed on): $NOTHER lines"
 sed 's/^/    | /' "$T/validate.out" | grep -vF "$P" | head -8 || true
 sed 's/bus-width = <8>;/bus-width = <3>;/' "$DTS" > "$T/broken.dts"
@@ -147,6 +191,13 @@ compile "$T/broken-usb.dts" "$T/broken-usb.dtb" || { cat "$T/dtc.err"; die "dtc 
 validate "$T/broken-usb.dtb"
 [ "$UERR" -gt 0 ] && ok "a copy with role-switch-default-mode \"sideways\": $UERR errors on the USB nodes" ||
     bad "a copy with role-switch-default-mode \"sideways\" passes dt-validate (the USB check does not bite)"
+
+sed 's/phy-mode = "rgmii-rxid";/phy-mode = "rgmii-sideways";/' "$DTS" > "$T/broken-eth.dts"
+grep -q rgmii-sideways "$T/broken-eth.dts" || bad "no phy-mode line to break"
+compile "$T/broken-eth.dts" "$T/broken-eth.dtb" || { cat "$T/dtc.err"; die "dtc failed on the broken Ethernet copy"; }
+validate "$T/broken-eth.dtb"
+[ "$EERR" -gt 0 ] && ok "a copy with phy-mode \"rgmii-sideways\": $EERR errors on the ethmac node ($(head -1 "$T/eth.err" | sed 's/.*ethernet@c9410000[^:]*: //' | cut -c1-60))" ||
+    bad "a copy with phy-mode \"rgmii-sideways\" passes dt-validate (the Ethernet check does not bite)"
 
 echo "($((SECONDS - start)) s)"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }
