@@ -309,6 +309,8 @@ R="$T/r-ini"; root "$R" boot.ini
 : > "$STUB_LOG"
 run ini "$T/kit" "$R"
 B="$R/media/boot"
+# KIT_SCRIPTS_OUT=DIR: the generated boot.ini and boot.cmd copied there (tests/host/uboot-script.sh runs them)
+[ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.ini" "$KIT_SCRIPTS_OUT/boot.ini"
 if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
 new=$(cat "$B/boot.ini")
 [ "$(echo "$new" | head -n 1)" = ODROIDC-UBOOT-CONFIG ] && ok "boot.ini starts with ODROIDC-UBOOT-CONFIG" || bad "boot.ini header: $(echo "$new" | head -n 1)"
@@ -412,6 +414,7 @@ scr0=$(od -An -tx1 "$R/boot/boot.scr" | md5sum)
 : > "$STUB_LOG"
 run scr "$T/kit-onecloud" "$R"
 B="$R/boot"
+[ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.cmd" "$KIT_SCRIPTS_OUT/boot.cmd"
 if [ "$rc" = 0 ]; then ok "boot.scr install: status 0"; else bad "boot.scr install: status $rc"; sed 's/^/    | /' "$T/scr.out"; fi
 new=$(cat "$B/boot.cmd")
 [ "$(scr_text "$B/boot.scr")" = "$new" ] && ok "boot.scr carries the new boot.cmd (mkimage -T script)" || bad "boot.scr's script is not boot.cmd"
