@@ -268,27 +268,10 @@ fi
 install_pkgs fdisk e2fsprogs u-boot-tools
 
 # --- 7f. make test: a real U-Boot runs the board kit's boot scripts -----------
-# (tests/host/uboot-script.sh): U-Boot's qemu_arm build (u-boot-qemu), a FAT
-# image (dosfstools, mtools; mkimage and mkenvimage from u-boot-tools above),
-# and Debian's qemu-system-arm, which has virtio-blk (the project's own QEMU
-# has not): its package unpacked into the cache and its libraries installed,
-# not the package itself, which the system's own QEMU packages may exclude (a
-# qemu-utils from backports Breaks the release's qemu-system-common).
+# (tests/host/uboot-script.sh): U-Boot's qemu_arm build (u-boot-qemu) under
+# the project's own QEMU (virt, with virtio-blk), a FAT image (dosfstools,
+# mtools; mkimage and mkenvimage from u-boot-tools above).
 install_pkgs u-boot-qemu mtools dosfstools
-DEB_QEMU="$CACHE/debian-qemu-system-arm"
-if ! "$DEB_QEMU/usr/bin/qemu-system-arm" --version >/dev/null 2>&1; then
-    apt_update
-    log "fetching qemu-system-arm (unpacked into $DEB_QEMU)"
-    tmp=$(mktemp -d); chmod 755 "$tmp"
-    (cd "$tmp" && apt-get -qq download qemu-system-arm) || die "cannot download qemu-system-arm"
-    deb=$(ls "$tmp"/qemu-system-arm_*.deb)
-    # shellcheck disable=SC2046 # package names, one a word
-    install_pkgs $(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:space:]]//g' | grep -v '^qemu-system-' | grep .)
-    rm -rf "$DEB_QEMU"
-    dpkg -x "$deb" "$DEB_QEMU"
-    rm -rf "$tmp"
-    "$DEB_QEMU/usr/bin/qemu-system-arm" --version >/dev/null || die "the unpacked qemu-system-arm does not run"
-fi
 
 # --- 7e. make board-kit (SETUP_BOARD_KIT=1): the kernel's bindeb-pkg -----------
 # (debhelper; rsync for its headers_install), mkimage (u-boot-tools) for the

@@ -140,10 +140,19 @@ echo "$BEFORE" > "$R/boot/extlinux/extlinux.conf"
 # --- ./install ----------------------------------------------------------------------------
 # the JSON of a first contact that passed (the fields install checks; first-contact itself
 # runs in tests/board/first-contact.sh)
-printf '{\n "tool": "first-contact",\n "result": "pass",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "save_file": null\n}\n' \
+printf '{\n "tool": "first-contact",\n "result": "pass",\n "mode": "file",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk0p1", "sizes": [512], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "ok", "c_read_back": "ok", "reads_compared": "same"},\n "save_file": null\n}\n' \
     "$(md5sum < "$K/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "$REL" > "$T/first-contact.json"
+# the SDHC's card as install finds it on a board (switch-driver disk and its sysfs
+# entries: here a stand-in, the host has no SDHC), taken out of the image after
+printf '#!/bin/sh\n[ "$1" = disk ] && echo /dev/mmcblk0\n' > "$T/switch-driver-disk"
+chmod +x "$T/switch-driver-disk"
+mkdir -p "$R/sys/block/mmcblk0/device"
+echo 'QEMU!!' > "$R/sys/block/mmcblk0/device/name"
+echo 131072 > "$R/sys/block/mmcblk0/size"
 rc=0
-PATH="$S:$PATH" ROOT=$R "$K/install" --first-contact "$T/first-contact.json" --cmdline "console=ttyAMA0 $CMDLINE" > "$T/install.out" 2>&1 || rc=$?
+PATH="$S:$PATH" ROOT=$R SWITCH_DRIVER="$T/switch-driver-disk" "$K/install" --first-contact "$T/first-contact.json" \
+    --cmdline "console=ttyAMA0 $CMDLINE" > "$T/install.out" 2>&1 || rc=$?
+rm -rf "$R/sys/block"
 sed 's/^/    | /' "$T/install.out"
 [ "$rc" = 0 ] || die "./install: exit status $rc"
 CONF="$R/boot/extlinux/extlinux.conf"

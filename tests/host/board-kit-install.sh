@@ -44,6 +44,12 @@
 #   /boot/uInitrd: put back at install and at a later update-initramfs for
 #   the kit's release, saved anew after one for the system's own kernel;
 #   --undo: boot.cmd and boot.scr byte for byte;
+#   refused too: a first contact in read mode (no write verified), one whose
+#   read-backs were bad, one on another card than the SDHC's (switch-driver
+#   disk, a stub; the card's name and size under sys/block); --rescue on a
+#   system whose root is on the SDHC's card; a boot partition whose UUID
+#   another file system carries; a boot.ini line over 510 bytes (HardKernel's
+#   U-Boot reads 512 with the line's end);
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
 #   post-update.d hook and the kit's boot files gone;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
@@ -118,8 +124,10 @@ cat > "$S/apt-get" <<'EOF'
 #!/bin/sh
 echo "apt-get $*" >> "$STUB_LOG"
 EOF
-chmod +x "$S"/*
-export PATH="$S:$PATH" STUB_LOG="$T/stub.log"
+# switch-driver disk: the SDHC's card
+printf '#!/bin/sh\n[ "$1" = disk ] && echo /dev/mmcblk1\n' > "$T/switch-driver-stub"
+chmod +x "$S"/* "$T/switch-driver-stub"
+export PATH="$S:$PATH" STUB_LOG="$T/stub.log" SWITCH_DRIVER="$T/switch-driver-stub"
 
 # --- the kit (as make board-kit lays it out) ------------------------------------------
 ko() { printf 'ELF-module %s\0vermagic=%s\0' "$1" "$2"; }
@@ -171,6 +179,8 @@ root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
     local r=$1
     mkdir -p "$r/proc" "$r/boot" "$r/etc/initramfs-tools" "$r/media/boot"
     echo 'console=ttyS0,115200 root=UUID=1234 rootwait ro BOOT_IMAGE=/boot/x' > "$r/proc/cmdline"
+    # the SDHC's card, as switch-driver disk names it (the stub: /dev/mmcblk1)
+    mkdir -p "$r/sys/block/mmcblk1/device"; echo 8GTF4R > "$r/sys/block/mmcblk1/device/name"; echo 15269888 > "$r/sys/block/mmcblk1/size"
     printf '# modules for the initramfs\nloop\n' > "$r/etc/initramfs-tools/modules"
     case "$2" in
     boot.ini) echo "$BOOTINI" > "$r/media/boot/boot.ini"; echo k > "$r/media/boot/uImage"; echo d > "$r/media/boot/meson8b_odroidc.dtb" ;;
@@ -184,9 +194,10 @@ root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
 }
 # fc_json KIT FILE [RESULT] [KERNEL]: a first-contact --json for KIT's module, as first-contact
 # writes it (the fields install reads)
+# [MODE] [RUST_READ_BACK] [CARD_NAME]
 fc_json() {
-    printf '{\n "tool": "first-contact",\n "result": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "8GTF4R",\n "device_bytes": 7818182656,\n "save_file": null\n}\n' \
-        "${3:-pass}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" > "$2"
+    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [512, 4096], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n "save_file": null\n}\n' \
+        "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "${6:-ok}" > "$2"
 }
 # run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc; a
 # passing first contact for KIT's module given unless FC_ARGS says otherwise
@@ -277,6 +288,15 @@ FC_ARGS="--first-contact $T/fc-otherk.json" run fcotherk "$T/kit" "$T/r-nofc"; r
 fc_json "$T/kit-preempt" "$T/fc-othermod.json"
 FC_ARGS="--first-contact $T/fc-othermod.json" run fcothermod "$T/kit" "$T/r-nofc"; refused fcothermod "a first contact with another module" 'ran with another module' \
     "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-read.json" pass "" read
+FC_ARGS="--first-contact $T/fc-read.json" run fcread "$T/kit" "$T/r-nofc"; refused fcread "a first contact that wrote nothing (read mode)" "mode 'read'.*no write" \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-rbad.json" pass "" file bad
+FC_ARGS="--first-contact $T/fc-rbad.json" run fcrbad "$T/kit" "$T/r-nofc"; refused fcrbad "a first contact whose Rust read-back was bad" "writes were not verified" \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-othercard.json" pass "" file ok 4FTE4R
+FC_ARGS="--first-contact $T/fc-othercard.json" run fcothercard "$T/kit" "$T/r-nofc"; refused fcothercard "a first contact on another card" "ran on 4FTE4R.*8GTF4R" \
+    "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-nofc-ok" boot.ini
 FC_ARGS="--no-first-contact" run nofcok "$T/kit" "$T/r-nofc-ok"
 [ "$rc" = 0 ] && grep -q 'WARNING: --no-first-contact' "$T/nofcok.out" &&
@@ -317,14 +337,14 @@ new=$(cat "$B/boot.ini")
 [ "$(echo "$new" | sed -n '/^# <<< the kit/,$p' | tail -n +2)" = "$(echo "$BOOTINI" | tail -n +2)" ] &&
     ok "the previous commands follow the kit's entry unchanged (the fallback)" || { bad "the previous commands changed:"; echo "$new" | sed 's/^/    | /'; }
 [ "$(cat "$B/boot.ini.before-kit")" = "$BOOTINI" ] && ok "boot.ini.before-kit is the previous boot.ini" || bad "boot.ini.before-kit"
-bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then .*; bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
+bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
 read -r ka ia da <<< "$bm"
 usz=$(wc -c < "$B/uImage-$REL"); isz=$(wc -c < "$B/uInitrd-$REL" 2>/dev/null || echo 0)
 if [ -n "$bm" ] && [ $((ka + usz)) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ] && [ $((ia + isz)) -le $((0x30000000)) ] &&
    echo "$new" | grep -q "fatload mmc 0:1 $da meson8b-odroidc1-$REL.dtb" && echo "$new" | grep -q "fatload mmc 0:1 $ia uInitrd-$REL"; then
     ok "load addresses: uImage $ka ($usz bytes, over 8 MiB), DTB $da, uInitrd $ia ($isz bytes): none overlaps"
 else bad "load addresses: bootm '$bm', uImage $usz bytes, uInitrd $isz"; echo "$new" | sed 's/^/    | /'; fi
-echo "$new" | grep -qF 'then setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; bootm' &&
+echo "$new" | grep -qxF 'if test "${kit_ok}" = "1"; then setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; fi' &&
     ok "bootargs: the running command line (ttyS0 as ttyAML0, BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
 [ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] &&
     ok "uImage-$REL, uInitrd-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
@@ -423,7 +443,7 @@ new=$(cat "$B/boot.cmd")
 [ "$(cat "$B/boot.cmd.before-kit")" = "$BOOTCMD" ] && [ "$(od -An -tx1 "$B/boot.scr.before-kit" | md5sum)" = "$scr0" ] &&
     ok "boot.cmd.before-kit and boot.scr.before-kit are the previous ones" || bad "the .before-kit copies"
 loads=$(echo "$new" | sed -n 's/^if test "${kit_rust}" = "1"; then \(.*\) \&\& setenv kit_ok "1"; fi$/\1/p')
-bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then setenv bootargs "\(.*\)"; bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\2 \3 \4|\1/p')
+bm="$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')|$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then setenv bootargs "\(.*\)"; fi$/\1/p')"
 read -r ka ia da <<< "${bm%%|*}"
 if [ -n "$loads" ] && [ "$loads" = "fatload \${bootdev} $ka /uImage-$REL && fatload \${bootdev} $ia /uInitrd-$REL && fatload \${bootdev} $da /meson8b-onecloud-$REL.dtb" ] &&
    [ $((ka + $(wc -c < "$B/uImage-$REL"))) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ]; then
@@ -464,6 +484,35 @@ else bad "--rescue: status $rc"; sed 's/^/    | /' "$T/rescue.out" "$E"; ls -R "
 root "$T/r-devroot" extlinux
 run devroot "$T/kit" "$T/r-devroot" --cmdline "console=ttyAML0,115200 root=/dev/mmcblk1p2 rootwait"
 refused devroot "--cmdline naming the root by device" 'names the root by device' "$T/r-devroot/boot/extlinux/extlinux.conf" "$EXTLINUX"
+
+# --rescue on the eMMC's own system (its root on the SDHC's card): refused
+mkdir -p "$T/bin-emmcroot"
+printf '#!/bin/sh\necho /dev/mmcblk1p2\n' > "$T/bin-emmcroot/findmnt"
+chmod +x "$T/bin-emmcroot/findmnt"
+root "$T/r-rescue-emmc" extlinux
+PATH="$T/bin-emmcroot:$PATH" run rescue-emmc "$T/kit-cmod" "$T/r-rescue-emmc" --rescue
+refused rescue-emmc "--rescue with the root on the SDHC's card" "root \(/dev/mmcblk1p2\).*on the SDHC's card /dev/mmcblk1" \
+    "$T/r-rescue-emmc/boot/extlinux/extlinux.conf" "$EXTLINUX"
+# a boot partition whose UUID another file system carries (the same image on both cards)
+mkdir -p "$T/bin-dupboot"
+printf '#!/bin/sh\necho /dev/mmcblk0p1\n' > "$T/bin-dupboot/findmnt"
+cat > "$T/bin-dupboot/blkid" <<'EOS'
+#!/bin/sh
+case "$*" in
+"-o value -s UUID /dev/mmcblk0p1") echo 1A2B-3C4D ;;
+"-o device -t UUID=1A2B-3C4D") printf '/dev/mmcblk0p1\n/dev/mmcblk1p1\n' ;;
+"-o device -t "*) echo /dev/mmcblk0p2 ;;
+esac
+EOS
+chmod +x "$T/bin-dupboot/findmnt" "$T/bin-dupboot/blkid"
+root "$T/r-dupboot" boot.ini
+PATH="$T/bin-dupboot:$PATH" run dupboot "$T/kit" "$T/r-dupboot"
+refused dupboot "a boot partition's UUID two file systems carry" "UUID=1A2B-3C4D, which 2 file systems carry" \
+    "$T/r-dupboot/media/boot/boot.ini" "$BOOTINI"
+# a command line that would make a boot.ini line longer than HardKernel's U-Boot reads
+root "$T/r-long" boot.ini
+run long "$T/kit" "$T/r-long" --cmdline "console=ttyAML0,115200 root=UUID=1234 rootwait ro $(printf 'x%.0s' $(seq 500))"
+refused long "a boot.ini line over 510 bytes" "more than HardKernel's U-Boot reads" "$T/r-long/media/boot/boot.ini" "$BOOTINI"
 
 echo "board-kit-install: $((SECONDS - start))s"
 [ "$fail" = 0 ] || { echo "FAILED"; exit 1; }

@@ -19,6 +19,9 @@
 # nodes (meson8b.dtsi's own, and the board compatible "xunlei,onecloud",
 # which no binding lists) are counted and printed, not failed on.
 #
+# The CPU's operating points read back: none above 720 MHz (the DT has no
+# cpu-supply, so cpufreq-dt would change the clock at U-Boot's voltage).
+#
 # The schema is scripts/dt-schema's, which tests/board/dt-validate.sh uses
 # too (made once, about 90 s, and cached; the venv $CACHE/venv-dtschema from
 # make setup).
@@ -143,6 +146,17 @@ rg=$(eprop "$EPHY" reset-gpios)
 [ "$(eprop "$EPHY" interrupt-parent)" = "$(eprop /soc/bus@c1100000/interrupt-controller@9880 phandle)" ] &&
     [ "$(eprop "$EPHY" interrupts)" = "17 8" ] && ok "$EPHY: interrupts 17 level low (GPIOH_3) on gpio_intc" ||
     bad "$EPHY: interrupts '$(eprop "$EPHY" interrupts)', interrupt-parent '$(eprop "$EPHY" interrupt-parent)'"
+
+# --- the CPU's operating points: none above 720 MHz (no cpu-supply in this DT) ----
+opps=$(fdtget -l "$T/onecloud.dtb" /opp-table 2>/dev/null || true)
+maxhz=0
+for o in $opps; do
+    read -r hi lo <<< "$(fdtget -t x "$T/onecloud.dtb" "/opp-table/$o" opp-hz)"   # /bits/ 64: two cells
+    hz=$(( (16#$hi << 32) + 16#$lo ))
+    [ "$hz" -gt "$maxhz" ] && maxhz=$hz
+done
+if [ -n "$opps" ] && [ "$maxhz" -le 720000000 ]; then ok "CPU operating points: $(echo "$opps" | wc -w), the highest $((maxhz / 1000000)) MHz (no cpu-supply: none above what U-Boot runs)"
+else bad "CPU operating points: '$opps', the highest $maxhz Hz"; fi
 
 # --- the schema (scripts/dt-schema: made once, cached, shared with dt-validate) ---
 s=$SECONDS
