@@ -48,8 +48,12 @@
 #   read-backs were bad, one on another card than the SDHC's (switch-driver
 #   disk, a stub; the card's name and size under sys/block); --rescue on a
 #   system whose root is on the SDHC's card; a boot partition whose UUID
-#   another file system carries; a boot.ini line over 510 bytes (HardKernel's
-#   U-Boot reads 512 with the line's end);
+#   another file system carries (fstab's UUID= or LABEL=); a boot.ini line
+#   over 510 bytes (HardKernel's U-Boot reads 512 with the line's end); a
+#   /boot without room for the kernel, the initramfs, uImage and uInitrd (a df
+#   stub); Armbian's C1 boot.ini (ext4load || fatload) on a FAT /boot: the
+#   kit's lines with fatload; under a vendor kernel (no mainline SDHC), the
+#   eMMC found as the one MMC card;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
 #   post-update.d hook and the kit's boot files gone;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
@@ -493,22 +497,53 @@ root "$T/r-rescue-emmc" extlinux
 PATH="$T/bin-emmcroot:$PATH" run rescue-emmc "$T/kit-cmod" "$T/r-rescue-emmc" --rescue
 refused rescue-emmc "--rescue with the root on the SDHC's card" "root \(/dev/mmcblk1p2\).*on the SDHC's card /dev/mmcblk1" \
     "$T/r-rescue-emmc/boot/extlinux/extlinux.conf" "$EXTLINUX"
-# a boot partition whose UUID another file system carries (the same image on both cards)
+# a boot partition mounted (fstab) by a UUID or LABEL that another file system carries
+# (the same image on both cards)
 mkdir -p "$T/bin-dupboot"
-printf '#!/bin/sh\necho /dev/mmcblk0p1\n' > "$T/bin-dupboot/findmnt"
 cat > "$T/bin-dupboot/blkid" <<'EOS'
 #!/bin/sh
 case "$*" in
-"-o value -s UUID /dev/mmcblk0p1") echo 1A2B-3C4D ;;
-"-o device -t UUID=1A2B-3C4D") printf '/dev/mmcblk0p1\n/dev/mmcblk1p1\n' ;;
+"-o device -t UUID=1A2B-3C4D"|"-o device -t LABEL=BOOT") printf '/dev/mmcblk0p1\n/dev/mmcblk1p1\n' ;;
 "-o device -t "*) echo /dev/mmcblk0p2 ;;
 esac
 EOS
-chmod +x "$T/bin-dupboot/findmnt" "$T/bin-dupboot/blkid"
-root "$T/r-dupboot" boot.ini
-PATH="$T/bin-dupboot:$PATH" run dupboot "$T/kit" "$T/r-dupboot"
-refused dupboot "a boot partition's UUID two file systems carry" "UUID=1A2B-3C4D, which 2 file systems carry" \
-    "$T/r-dupboot/media/boot/boot.ini" "$BOOTINI"
+chmod +x "$T/bin-dupboot/blkid"
+for spec in UUID=1A2B-3C4D LABEL=BOOT; do
+    root "$T/r-dupboot" boot.ini
+    mkdir -p "$T/r-dupboot/etc"; echo "$spec /media/boot vfat defaults 0 0" > "$T/r-dupboot/etc/fstab"
+    PATH="$T/bin-dupboot:$PATH" run dupboot "$T/kit" "$T/r-dupboot"
+    refused dupboot "fstab mounts the boot partition by $spec, which two file systems carry" "mounts /media/boot by $spec, which 2 file systems carry" \
+        "$T/r-dupboot/media/boot/boot.ini" "$BOOTINI"
+    rm -rf "$T/r-dupboot"
+done
+# Armbian's Odroid-C1 boot.ini (a FAT /boot): ext4load ... || fatload ...; the kit's lines load
+# with fatload and names from the partition's root, as a FAT /boot needs
+mkdir -p "$T/bin-vfat"
+printf '#!/bin/sh\ncase "$*" in *FSTYPE*) echo vfat ;; *) echo /dev/mmcblk0p1 ;; esac\n' > "$T/bin-vfat/findmnt"
+chmod +x "$T/bin-vfat/findmnt"
+R="$T/r-armc1"; root "$R" none
+printf 'ODROIDC-UBOOT-CONFIG\nsetenv bootargs "root=UUID=1234 rootwait"\next4load mmc 0:1 0x21000000 /boot/uImage || fatload mmc 0:1 0x21000000 uImage\next4load mmc 0:1 0x22000000 /boot/uInitrd || fatload mmc 0:1 0x22000000 uInitrd\next4load mmc 0:1 0x21800000 /boot/dtb/meson8b-odroidc1.dtb || fatload mmc 0:1 0x21800000 dtb/meson8b-odroidc1.dtb\nbootm 0x21000000 0x22000000 0x21800000\n' > "$R/boot/boot.ini"
+mkdir -p "$R/boot/dtb"; echo k > "$R/boot/uImage"; echo i > "$R/boot/uInitrd"; echo d > "$R/boot/dtb/meson8b-odroidc1.dtb"
+PATH="$T/bin-vfat:$PATH" run armc1 "$T/kit" "$R"
+if [ "$rc" = 0 ] && grep -q "then fatload mmc 0:1 0x21000000 uImage-$REL && fatload mmc 0:1 0x[0-9a-f]* uInitrd-$REL && fatload mmc 0:1 0x[0-9a-f]* meson8b-odroidc1-$REL.dtb && " "$R/boot/boot.ini"; then
+    ok "Armbian's C1 boot.ini (ext4load || fatload) on a FAT /boot: the kit's lines use fatload, names from the partition's root"
+else bad "Armbian's C1 boot.ini: status $rc"; sed 's/^/    | /' "$T/armc1.out" "$R/boot/boot.ini"; fi
+# under another kernel's driver for the SDHC (HardKernel's 3.10: switch-driver finds no
+# mainline SDHC): the eMMC is the one card of type MMC
+R="$T/r-vendor"; root "$R" boot.ini
+mkdir -p "$R/sys/bus/mmc/devices/mmc1:0001/block/mmcblk1" "$R/sys/bus/mmc/devices/mmc0:aaaa/block/mmcblk0"
+echo MMC > "$R/sys/bus/mmc/devices/mmc1:0001/type"; echo SD > "$R/sys/bus/mmc/devices/mmc0:aaaa/type"
+SWITCH_DRIVER=/bin/false run vendor "$T/kit" "$R"
+[ "$rc" = 0 ] && grep -q 'the eMMC: /dev/mmcblk1, the one MMC card' "$T/vendor.out" &&
+    ok "no SDHC under the mainline driver (a vendor kernel): the eMMC found as the one MMC card, first contact's card compared with it" ||
+    { bad "vendor kernel: status $rc"; sed 's/^/    | /' "$T/vendor.out"; }
+# a /boot without room for the kit's kernel, its uImage and uInitrd (a df that says 100 MiB)
+mkdir -p "$T/bin-full"
+printf '#!/bin/sh\necho Avail; echo 104857600\n' > "$T/bin-full/df"
+chmod +x "$T/bin-full/df"
+root "$T/r-full" boot.ini
+PATH="$T/bin-full:$PATH" run full "$T/kit" "$T/r-full"
+refused full "a /boot with 100 MiB free" "/boot has 100 MiB free; the kit's kernel needs about 1[0-9][0-9] MiB" "$T/r-full/media/boot/boot.ini" "$BOOTINI"
 # a command line that would make a boot.ini line longer than HardKernel's U-Boot reads
 root "$T/r-long" boot.ini
 run long "$T/kit" "$T/r-long" --cmdline "console=ttyAML0,115200 root=UUID=1234 rootwait ro $(printf 'x%.0s' $(seq 500))"

@@ -5,8 +5,8 @@
 # scripts/board-kit-install writes, taken from tests/host/board-kit-install.sh
 # (KIT_SCRIPTS_OUT: its fake roots r-scr and r-ini, right after each install),
 # run by Debian's U-Boot for QEMU's virt board (u-boot-qemu, the qemu_arm
-# build) under the project's own qemu-system-arm (make qemu: virt with
-# virtio-blk, qemu/meson-virt.mak; UBOOT_QEMU names another).
+# build) under the project's own qemu-system-arm, the one emu-run runs (make
+# qemu: virt with virtio-blk, qemu/meson-virt.mak; UBOOT_QEMU names another).
 #
 # The board: ${bootdev} is "virtio 0", a virtio-blk disk with one FAT
 # partition holding the script, the kit's three files and the previous
@@ -61,7 +61,7 @@ bad() { echo "  FAILED: $*"; fail=1; }
 die() { echo "uboot-script: $*"; echo FAILED; exit 1; }
 
 UBOOT=/usr/lib/u-boot/qemu_arm/u-boot.bin
-QEMU=${UBOOT_QEMU:-$CACHE/qemu/build/qemu-system-arm}
+QEMU=${UBOOT_QEMU:-$("$TOP/scripts/emu-run" --which-qemu)}
 [ -f "$UBOOT" ] || die "$UBOOT missing (make setup installs u-boot-qemu)"
 for t in mkimage mkenvimage mkfs.vfat mcopy mmd sfdisk dtc timeout; do
     command -v "$t" > /dev/null || die "$t missing (make setup)"
@@ -88,12 +88,13 @@ tail -n +2 "$T/gen/boot.ini" | virt_addr | sed 's/\<mmc 0:1\>/virtio 0:1/g' > "$
 # the payload: ARM code (position-independent) that writes the DTB at r2 (bootm's
 # third argument, after its fix-ups) byte for byte to the PL011 at 0x09000000, then
 # PSCI SYSTEM_OFF:
-#   mov r4, r2; ldr r5, [r4, #4]; rev r5, r5          @ the DTB's totalsize
-#   mov r6, #0x09000000
-#   loop: cmp r5, #0; beq off
-#   wait: ldr r7, [r6, #0x18]; tst r7, #0x20; bne wait @ UARTFR.TXFF
-#   ldrb r7, [r4], #1; str r7, [r6]; sub r5, r5, #1; b loop
-#   off: movw r0, #8; movt r0, #0x8400; hvc #0; b .
+# (immediates without their "#"):
+#   mov r4, r2; ldr r5, [r4, 4]; rev r5, r5           @ the DTB's totalsize
+#   mov r6, 0x09000000
+#   loop: cmp r5, 0; beq off
+#   wait: ldr r7, [r6, 0x18]; tst r7, 0x20; bne wait  @ UARTFR.TXFF
+#   ldrb r7, [r4], 1; str r7, [r6]; sub r5, r5, 1; b loop
+#   off: movw r0, 8; movt r0, 0x8400; hvc 0; b .
 I="$T/img"; mkdir -p "$I"
 for w in e1a04002 e5945004 e6bf5f35 e3a06409 e3550000 0a000006 e5967018 e3170020 1afffffc \
          e4d47001 e5867000 e2455001 eafffff6 e3000008 e3480400 e1400070 eafffffe; do
