@@ -8,7 +8,7 @@
 # design, the kernel's charge at scale_percent 0 and 100: nothing charged at
 # 0, maintenance for the C driver, uncached copies for the RFC design's
 # coherent buffer and cached copies for the Rust driver at 100, and the Rust
-# design's ratios against the RFC design) are there; the SDIO group (C and Rust driver, 20 virtual ms
+# design's ratios against the RFC design) are there; the SDIO group (C driver, RFC design and Rust driver, 20 virtual ms
 # per row: every row in the JSON and the table, bench-sdio.svg).  Not a speed check: speed
 # lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
 # TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
@@ -89,7 +89,7 @@ aroot = ET.parse(out + "/bench-a9.svg").getroot()
 need(aroot.tag.endswith("svg") and len(aroot.findall("{http://www.w3.org/2000/svg}rect")) >= 8 * 2,
      "Cortex-A9 chart: an SVG with a bar per cell")
 sd = d.get("sdio") or {}
-need(sd.get("variants") == ["C driver", "Rust"], "sdio: C and Rust driver: %s" % sd.get("variants"))
+need(sd.get("variants") == ["C driver", RFC, "Rust"], "sdio: C driver, RFC design and Rust driver: %s" % sd.get("variants"))
 for v in sd.get("variants", []):
     for r in sd["rows"]:
         c = sd["results"][v].get(r["name"], {})

@@ -42,6 +42,9 @@ for c in run["results"][rfc].values():
 a9 = run["cortex_a9"]
 a9["columns"].insert(1, dict(a9["columns"][0], label=rfc, driver="c-rfc"))
 a9["results"][rfc] = copy.deepcopy(a9["results"]["C driver"])
+sd = run["sdio"]
+sd["variants"].insert(1, rfc)
+sd["results"][rfc] = copy.deepcopy(sd["results"]["C driver"])
 json.dump(run, open(p, "w"))
 PY
 python3 "$T/scripts/bench-tables" >/dev/null
@@ -54,6 +57,8 @@ ok = len(cells) == 5 and "RFC" not in cells[0] and "RFC" not in cells[1] and all
     re.search(r"\(\d+\.\d\dx, \d+\.\d\dx RFC\)", c) for c in cells[2:])
 ok = ok and "against the C driver with the RFC's bounce buffer: sequential reads" in rst
 ok = ok and "Against the C driver with the RFC's bounce buffer: read" in md
+srow = next(l for l in rst.splitlines() if l.startswith("    | CMD52 (write + read-back) |"))
+ok = ok and srow.count(" RFC)") == len(srow.split("|")[3:-1]) - 2
 if not ok:
     print("bench-tables: a run with the RFC design lacks its column or the ratios to it:", row)
     sys.exit(1)
