@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make guest: the guest initramfs for the emulated board: busybox, fio
 # (cross-built static from Debian's source, cached), the kernel modules
-# (C driver, mmc_test, our Rust module when built) and the guest helpers.
+# (C driver, the C driver with the RFC's bounce buffer, mmc_test, our Rust
+# module when built) and the guest helpers.
 # KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
 # the module from build/module-bench, into build/guest-bench.
 # KERNEL_VARIANT=board (make guest-board): for the board kernel (the C driver
@@ -109,6 +110,17 @@ for kb in "$TOP"/tests/guest/*/Kbuild; do
     fi
     cp "$mdir"/*.ko "$ROOT/lib/modules/"
 done
+# The C driver with the RFC's bounce buffer (bench/c-rfc-bounce: the kernel's
+# meson-mx-sdhc sources, patched in a copy, as meson_mx_sdhc_rfc.ko), for the
+# test and bench kernels (the board kernel has the C driver built in; another
+# kernel build, GUEST_KDIR, gets none)
+if [ "${KERNEL_VARIANT:-test}" != board ] && [ -z "${GUEST_KDIR:-}" ]; then
+    rdir="$OUT/modules/c-rfc-bounce"
+    log "building meson_mx_sdhc_rfc against $(basename "$(readlink -f "$KDIR")")"
+    make -s -C "$TOP/bench/c-rfc-bounce" KDIR="$KDIR" BUILD="$rdir" LLVM="$LLVM_SUFFIX" >&2 ||
+        die "building bench/c-rfc-bounce (meson_mx_sdhc_rfc.ko) failed"
+    cp "$rdir/drivers/mmc/host/meson_mx_sdhc_rfc.ko" "$ROOT/lib/modules/"
+fi
 for h in ${HELPERS[@]+"${HELPERS[@]}"}; do cp "${h#*:}" "$ROOT/bin/${h%%:*}"; done
 cp "$TOP/scripts/switch-driver" "$TOP/scripts/bench-board" "$TOP/scripts/board-region.sh" \
     "$TOP/scripts/first-contact" "$TOP/scripts/sdhc-pack-probe" "$TOP/scripts/board-report" "$ROOT/bin/"

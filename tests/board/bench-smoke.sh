@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The bench pipeline end to end with tiny jobs (BENCH_SMOKE=1): every variant
 # boots, the table is printed, results/bench.json is complete and numeric, and
-# the chart is well-formed SVG; the rows users recognise and the Cortex-A9
-# table (the C driver and the default bounce design, the kernel's charge at
-# scale_percent 0 and 100: nothing charged at 0, maintenance for both and
-# cached copies for the Rust driver at 100) are there; the SDIO group (C and Rust driver, 20 virtual ms
+# the chart is well-formed SVG; the C driver with the RFC's bounce buffer is
+# a variant of its own (its 128k transfers bounced: more than 4 KiB each) and
+# the Rust variants' cells give their ratio to it; the rows users recognise
+# and the Cortex-A9 table (the C driver, the RFC design and the default bounce
+# design, the kernel's charge at scale_percent 0 and 100: nothing charged at
+# 0, maintenance for the C driver, uncached copies for the RFC design's
+# coherent buffer and cached copies for the Rust driver at 100, and the Rust
+# design's ratios against the RFC design) are there; the SDIO group (C driver, RFC design and Rust driver, 20 virtual ms
 # per row: every row in the JSON and the table, bench-sdio.svg).  Not a speed check: speed
 # lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
 # TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
@@ -27,7 +31,13 @@ def need(cond, what):
     global ok
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
-need(len(d["variants"]) >= 2 and d["variants"][0] == "C driver", "variants: %s" % d["variants"])
+RFC = "C driver + RFC bounce"
+need(len(d["variants"]) >= 3 and d["variants"][:2] == ["C driver", RFC], "variants: %s" % d["variants"])
+if RFC in d["variants"]:
+    c = d["results"][RFC]["read-128k"]
+    need(c["avg_transfer_kib"] > 4, "%s / read-128k: average transfer %.1f KiB (bounced)" % (RFC, c["avg_transfer_kib"]))
+need(any(l.startswith("| `read-128k` |") and l.count("x RFC") == len(d["variants"]) - 2 for l in table.splitlines()),
+     "table: the Rust variants' ratio to the RFC design")
 need(len(d["jobs"]) == 9, "9 jobs")
 for v in d["variants"]:
     for j in d["jobs"]:
@@ -43,9 +53,9 @@ for v in d["variants"]:
         need(c["mib_s"] > 0 and c["data_commands"] > 0, "%s / %s has MiB/s and data commands" % (v, j))
 a9 = d.get("cortex_a9") or {}
 cols = [c["label"] for c in a9.get("columns", [])]
-need(cols == ["C driver", "cached, 2 buffers (default)"] and a9.get("scales_percent") == [0, 100]
+need(cols == ["C driver", RFC, "cached, 2 buffers (default)"] and a9.get("scales_percent") == [0, 100]
      and set(a9.get("results", {})) == set(cols),
-     "Cortex-A9 table: C driver and the default design at scale 0 and 100: %s" % cols)
+     "Cortex-A9 table: C driver, RFC design and the default design at scale 0 and 100: %s" % cols)
 for col in cols:
     r = a9["results"].get(col, {})
     for j in a9.get("jobs", []):
@@ -58,23 +68,28 @@ for col in cols:
         # at 1x the C driver pays maintenance only; the default design maintenance
         # (cached bounce buffers, or direct segments) and cached copies where it
         # bounces (the direct-I/O rows: fio's buffers are 4 KiB pages; a buffered
-        # read of fresh memory may go direct throughout)
+        # read of fresh memory may go direct throughout); the RFC design copies
+        # to and from its coherent buffer (no maintenance for a bounced request)
         copies = paid["copy_ns"] > 0 if col != "C driver" and j != "buffered-read-1m" else (
             paid["copy_ns"] == 0 if col == "C driver" else True)
-        need(paid["maint_ns"] > 0 and copies,
+        if col == RFC and j != "buffered-read-1m":
+            copies = paid["charge"].get("copy_uncached_ns", 0) > 0 and paid["charge"].get("copy_cached_ns", 0) == 0
+        need((paid["maint_ns"] > 0 or col == RFC) and copies,
              "Cortex-A9 table: %s / %s at 1x charged %.2f ms maintenance, %.2f ms copy per MiB"
              % (col, j, paid["maint_ns_per_mib"] / 1e6, paid["copy_ns_per_mib"] / 1e6))
-        if j == "read-128k" and col != "C driver":
+        if j == "read-128k" and col not in ("C driver", RFC):
             need(paid["charge"].get("copy_uncached_ns", 0) == 0 and paid["charge"].get("copy_cached_ns", 0) > 0,
                  "Cortex-A9 table: %s / %s copies charged at the cached rate only" % (col, j))
-need(a9.get("targets") and set(a9["targets"]) == set(cols[1:]), "Cortex-A9 table: targets per Rust design")
+need(a9.get("targets") and set(a9["targets"]) == set(cols[2:]), "Cortex-A9 table: targets per Rust design")
+need(all(set(t.get("ratio_to_rfc", {})) == set(a9.get("jobs", [])) for t in (a9.get("targets") or {}).values()),
+     "Cortex-A9 table: each Rust design's ratio to the RFC design on every job")
 a9_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l and "charged" in l]
 need(len(a9_rows) == len(a9.get("jobs", [])) and len(a9_rows) == 4, "Cortex-A9 table: a 1x row per job")
 aroot = ET.parse(out + "/bench-a9.svg").getroot()
 need(aroot.tag.endswith("svg") and len(aroot.findall("{http://www.w3.org/2000/svg}rect")) >= 8 * 2,
      "Cortex-A9 chart: an SVG with a bar per cell")
 sd = d.get("sdio") or {}
-need(sd.get("variants") == ["C driver", "Rust"], "sdio: C and Rust driver: %s" % sd.get("variants"))
+need(sd.get("variants") == ["C driver", RFC, "Rust"], "sdio: C driver, RFC design and Rust driver: %s" % sd.get("variants"))
 for v in sd.get("variants", []):
     for r in sd["rows"]:
         c = sd["results"][v].get(r["name"], {})

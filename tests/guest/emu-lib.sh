@@ -2,6 +2,9 @@
 
 C_MOD=/lib/modules/meson-mx-sdhc.ko
 RS_MOD=/lib/modules/meson_mx_sdhc_rs.ko
+# the C driver with the RFC's bounce buffer (bench/c-rfc-bounce): the same
+# platform driver name and compatibles as the C driver, a module of its own
+RFC_MOD=/lib/modules/meson_mx_sdhc_rfc.ko
 
 # sdhc_disk: the whole block device of the card on the SDHC, /dev/mmcblkN,
 # found by its controller (the node compatible with amlogic,meson-mx-sdhc:
@@ -17,11 +20,12 @@ DEV=$(sdhc_disk) || DEV=""
 say() { echo "[guest] $*"; }
 fail() { echo "[guest] FAIL: $*"; exit 1; }
 
-# load_driver c|rust [params...]
+# load_driver c|c-rfc|rust [params...]
 load_driver() {
     local drv=$1; shift
     case "$drv" in
     c) insmod "$C_MOD" "$@" ;;
+    c-rfc) insmod "$RFC_MOD" "$@" ;;
     rust) insmod "$RS_MOD" "$@" ;;
     *) echo "unknown driver $drv"; return 2 ;;
     esac
@@ -83,13 +87,14 @@ kmemleak_check() {
 # the platform device of the SDHC
 sdhc_dev() { basename "$(ls -d /sys/bus/platform/devices/*.mmc 2>/dev/null | head -1)"; }
 
-# which driver holds the controller now (c, rust or none)
+# which driver holds the controller now (c, c-rfc, rust or none); the C
+# driver and the RFC's module share the driver name: the module tells them apart
 sdhc_driver() {
     local d l
     d=$(sdhc_dev)
     l=$(readlink "/sys/bus/platform/devices/$d/driver" 2>/dev/null)
     case "$(basename "$l")" in
-    meson-mx-sdhc) echo c ;;
+    meson-mx-sdhc) if [ -d /sys/module/meson_mx_sdhc_rfc ]; then echo c-rfc; else echo c; fi ;;
     meson-mx-sdhc-rs) echo rust ;;
     *) echo none ;;
     esac
