@@ -71,7 +71,7 @@ dpkg-deb -Znone --build "$P" "$P.deb" > /dev/null
 "$TOP/scripts/board-kit-deb" "$P.deb" "$K/linux-image-${REL}_$REL-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
 rm -f "$P.deb"
 cp "$KO" "$K/meson_mx_sdhc_rs.ko"
-head -c 4096 /dev/zero > "$K/boot/meson8b-odroidc1.dtb"   # U-Boot's FDT; QEMU makes the board's DT
+{ printf '\320\015\376\355'; head -c 4092 /dev/zero; } > "$K/boot/meson8b-odroidc1.dtb"   # U-Boot's FDT (its magic); QEMU makes the board's DT
 printf 'BOARD=odroidc1\nRELEASE=%s\nDTB=meson8b-odroidc1.dtb\n' "$REL" > "$K/KIT"
 cp "$TOP/scripts/board-kit-install" "$K/install"
 for s in switch-driver check-board-config first-contact bench-board board-region.sh board-report; do

@@ -148,7 +148,7 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
-    head -c 30000 /dev/zero > "$k/boot/$3"
+    { printf '\320\015\376\355'; head -c 29996 /dev/zero; } > "$k/boot/$3"   # a DTB's magic
     printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
     cp "$k/boot/config-$REL" "$p/boot/"
     head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
@@ -463,16 +463,28 @@ rc=0; ROOT=$R update-initramfs -u -k "$REL" > "$T/scr-upd.out" 2>&1 || rc=$?
 [ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = i ] && grep -q 'put back' "$T/scr-upd.out" &&
     ok "a later update-initramfs for the kit's release: the kit's hook puts /boot/uInitrd back after 99-uboot" ||
     { bad "later update-initramfs: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")'"; sed 's/^/    | /' "$T/scr-upd.out"; }
-rc=0; ROOT=$R update-initramfs -u -k 6.6.0-armbian > "$T/scr-upd2.out" 2>&1 || rc=$?
+# the system's own kernel updated as Armbian's package does it on a FAT /boot: its
+# preinst removes /boot/uImage, its postinst runs postinst.d (the kit's hook, for
+# 6.6.0-armbian: no uImage to save yet) and update-initramfs (99-uboot: the new
+# uInitrd) before it moves the new uImage into place; then an initramfs update
+# for the kit's release
+rm "$B/uImage"
+rc=0; ROOT=$R "$R/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" 6.6.0-armbian /boot/vmlinuz-6.6.0-armbian > "$T/scr-upd2.out" 2>&1 || rc=$?
+ROOT=$R update-initramfs -u -k 6.6.0-armbian >> "$T/scr-upd2.out" 2>&1 || rc=$?
+echo "kernel 6.6.0-armbian" > "$B/uImage"
 ROOT=$R update-initramfs -u -k "$REL" > "$T/scr-upd3.out" 2>&1 || rc=$?
-[ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] &&
-    ok "the system's own kernel updated (6.6.0-armbian): its uInitrd is the fallback's from then on, not put back" ||
-    { bad "after the system's kernel update: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")'"; sed 's/^/    | /' "$T/scr-upd2.out" "$T/scr-upd3.out"; }
+[ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] && [ "$(cat "$B/uImage")" = "kernel 6.6.0-armbian" ] &&
+    ok "the system's own kernel updated (Armbian's order): its uInitrd and uImage are the fallback's from then on; a kit initramfs update puts back the uInitrd only" ||
+    { bad "after the system's kernel update: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")', /boot/uImage '$(cat "$B/uImage")'"; sed 's/^/    | /' "$T/scr-upd2.out" "$T/scr-upd3.out"; }
 run scr-undo "$T/kit-onecloud" "$R" --undo
 if [ "$rc" = 0 ] && [ "$(cat "$B/boot.cmd")" = "$BOOTCMD" ] && [ "$(od -An -tx1 "$B/boot.scr" | md5sum)" = "$scr0" ] &&
    [ ! -e "$B/boot.cmd.before-kit" ] && [ ! -e "$B/boot.scr.before-kit" ] && [ ! -e "$B/uImage-$REL" ]; then
     ok "boot.scr --undo: boot.cmd and boot.scr byte for byte as before, the kit's files gone"
 else bad "boot.scr --undo: status $rc"; sed 's/^/    | /' "$T/scr-undo.out"; ls "$B"; fi
+# --undo's update-initramfs for the kit's release runs 99-uboot once more
+[ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] && [ "$(cat "$B/uImage")" = "kernel 6.6.0-armbian" ] && [ ! -e "$R/etc/meson-mx-sdhc-rs/fallback" ] &&
+    ok "boot.scr --undo: /boot/uInitrd and /boot/uImage the system's own after 99-uboot ran in --undo's update-initramfs" ||
+    { bad "after --undo: /boot/uInitrd '$(cat "$B/uInitrd")', /boot/uImage '$(cat "$B/uImage")'"; sed 's/^/    | /' "$T/scr-undo.out"; }
 
 # --- --rescue: the kit's kernel with the C driver, for the system first-contact runs from ----
 kit "$T/kit-cmod" odroidc1 meson8b-odroidc1.dtb "" "CONFIG_MMC_MESON_MX_SDHC=m"
@@ -537,13 +549,25 @@ SWITCH_DRIVER=/bin/false run vendor "$T/kit" "$R"
 [ "$rc" = 0 ] && grep -q 'the eMMC: /dev/mmcblk1, the one MMC card' "$T/vendor.out" &&
     ok "no SDHC under the mainline driver (a vendor kernel): the eMMC found as the one MMC card, first contact's card compared with it" ||
     { bad "vendor kernel: status $rc"; sed 's/^/    | /' "$T/vendor.out"; }
-# a /boot without room for the kit's kernel, its uImage and uInitrd (a df that says 100 MiB)
+# a boot folder without room for the uImage and uInitrd (a df and a stat that say the
+# FAT /media/boot is a file system of its own, with 50 MiB free)
 mkdir -p "$T/bin-full"
-printf '#!/bin/sh\necho Avail; echo 104857600\n' > "$T/bin-full/df"
-chmod +x "$T/bin-full/df"
+printf '#!/bin/sh\ncase "$*" in *media/boot*) printf "Avail\\n52428800\\n" ;; *) printf "Avail\\n10737418240\\n" ;; esac\n' > "$T/bin-full/df"
+printf '#!/bin/sh\ncase "$*" in *media/boot*) echo 2 ;; *) echo 1 ;; esac\n' > "$T/bin-full/stat"
+chmod +x "$T/bin-full/df" "$T/bin-full/stat"
 root "$T/r-full" boot.ini
 PATH="$T/bin-full:$PATH" run full "$T/kit" "$T/r-full"
-refused full "a /boot with 100 MiB free" "/boot has 100 MiB free; the kit's kernel needs about 1[0-9][0-9] MiB" "$T/r-full/media/boot/boot.ini" "$BOOTINI"
+refused full "a FAT /media/boot with 50 MiB free" "/media/boot has 50 MiB free; the kit.s kernel needs about [0-9]* MiB there" "$T/r-full/media/boot/boot.ini" "$BOOTINI"
+# --dtb FILE: the entry loads the owner's DTB (the kit's without HS200); not a DTB: refused
+{ printf '\320\015\376\355'; echo "the kit's DTB without HS200"; } > "$T/nohs200.dtb"
+root "$T/r-dtb" boot.ini
+run dtb "$T/kit" "$T/r-dtb" --dtb "$T/nohs200.dtb"
+[ "$rc" = 0 ] && cmp -s "$T/nohs200.dtb" "$T/r-dtb/media/boot/meson8b-odroidc1-$REL.dtb" &&
+    ok "--dtb FILE: the kit's entry loads that DTB" || { bad "--dtb: status $rc"; sed 's/^/    | /' "$T/dtb.out"; }
+echo "not a DTB" > "$T/notdtb"
+root "$T/r-notdtb" boot.ini
+run notdtb "$T/kit" "$T/r-notdtb" --dtb "$T/notdtb"
+refused notdtb "--dtb with a file that is no DTB" "is not a flattened device tree" "$T/r-notdtb/media/boot/boot.ini" "$BOOTINI"
 # a command line that would make a boot.ini line longer than HardKernel's U-Boot reads
 root "$T/r-long" boot.ini
 run long "$T/kit" "$T/r-long" --cmdline "console=ttyAML0,115200 root=UUID=1234 rootwait ro $(printf 'x%.0s' $(seq 500))"
