@@ -11,8 +11,9 @@
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
 #   make series SERIES_BASE=<v7.3 commit>  the upstream RFC series against
-#                 Linux 7.3: build/series/1-core (kernel::mmc and the port) and
-#                 build/series/2-followup (the driver's features); author: your git identity
+#                 Linux 7.3 in build/series (series/series: the fixes, the kernel
+#                 crate's additions and modules, kernel::mmc, the driver); author:
+#                 your git identity
 #   make board-kit BOARD=odroidc1|onecloud  the kit for a real board: kernel
 #                 package, this module, scripts, on-board installer (board.rst)
 #   make series-test  the series applied with git am, checked and built patch by
@@ -22,7 +23,7 @@ SHELL := /bin/bash
 CACHE ?= $(or $(MESON_SDHC_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meson-mx-sdhc-rs)
 export MESON_SDHC_CACHE := $(CACHE)
 
-.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test stage-builds clean
+.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test clean
 
 all: module
 
@@ -74,10 +75,6 @@ bench: setup
 
 series:
 	@scripts/make-series
-
-# The driver as each of its patches in the series has it, built out of tree (CLIPPY=1).
-stage-builds: setup kernel
-	@TEST_KNOBS=1 scripts/stage-builds
 
 series-test: setup kernel qemu
 	@scripts/series-test

@@ -38,17 +38,11 @@
 mod buffer;
 mod policy;
 // `pre_req` and `post_req`: a buffer prepared while the previous request runs.
-#[cfg(feature = "double_buffer")]
 mod prepare;
-// Who holds which of two buffers; with one, the stub takes it at start and frees it at
-// completion.
-#[cfg(feature = "double_buffer")]
+// Who holds which of the buffers.
 mod slots;
 // A read's last words in memory before its data is used.
 mod tail;
-
-#[cfg(not(feature = "double_buffer"))]
-use crate::stubs::slots;
 
 use kernel::{
     debugfs::Writer,
@@ -65,16 +59,14 @@ use kernel::{
     }, //
 };
 
-use crate::{
-    kernel_ext::dma::noncoherent::{
-        MapSync,
-        Mapping,
-        SyncCounts, //
-    },
-    mmc::{
-        DmaMapError,
-        DmaRequest, //
-    }, //
+use crate::kernel_ext::dma::noncoherent::{
+    MapSync,
+    Mapping,
+    SyncCounts, //
+};
+use crate::mmc::{
+    DmaMapError,
+    DmaRequest, //
 };
 
 use buffer::{

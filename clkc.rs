@@ -29,21 +29,19 @@ use kernel::{
     sync::Arc, //
 };
 
-use crate::{
-    kernel_ext::clk::provider::{
-        Basic,
-        Hw,
-        Init,
-        Parent,
-        Reg, //
-    },
-    regs::{
-        self,
-        Regs, //
-    }, //
+use crate::kernel_ext::clk::provider::{
+    Basic,
+    Hw,
+    Init,
+    Parent,
+    Reg, //
 };
-// `Clk::round_rate()`: out of tree a method of this trait, in the kernel tree one of `Clk`.
 use crate::kernel_ext::clk::round_rate::RoundRate as _;
+
+use crate::regs::{
+    self,
+    Regs, //
+};
 
 /// `CLKC` offset in the register window.
 const CLKC_OFFSET: usize = <regs::CLKC as kernel::io::register::Register>::OFFSET;

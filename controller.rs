@@ -17,6 +17,8 @@ use kernel::{
     }, //
 };
 
+use crate::mmc::DmaRequest;
+
 use crate::{
     bounce::{
         Bouncer,
@@ -28,7 +30,6 @@ use crate::{
         Deadline, //
     },
     hw::Hw,
-    mmc::DmaRequest,
     regs::Regs,
     sdio_irq::SdioIrqs,
     soc::SocData,
@@ -179,12 +180,7 @@ impl PinnedDrop for SdhcHost {
 impl SdhcHost {
     /// The host is removed (or was never added) and its timer cancelled; it is freed next:
     /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
-    #[cfg(feature = "sdio_irq")]
     fn release_sdio_signal(&self) {
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
     }
-
-    /// Without SDIO card interrupts there is no signal to release.
-    #[cfg(not(feature = "sdio_irq"))]
-    fn release_sdio_signal(&self) {}
 }

@@ -29,6 +29,11 @@ use kernel::{
     }, //
 };
 
+use crate::mmc::{
+    Host,
+    Request, //
+};
+
 use crate::{
     controller::{
         InFlight,
@@ -44,10 +49,6 @@ use crate::{
         self,
         DeadlineInput,
         ErrorKind, //
-    },
-    mmc::{
-        Host,
-        Request, //
     },
     regs, //
 };
@@ -119,21 +120,13 @@ impl BusLines {
 impl SdhcHost {
     /// When the watchdog is to fire for a request due in `deadline_ms`: then, or the test
     /// fault's `watchdog_early_ms` before.
-    #[cfg(feature = "stats")]
     fn arm_after(host: &Host<Self>, deadline_ms: u32) -> u32 {
         logic::arm_after_ms(deadline_ms, host.data().sdhc.debugfs.watchdog_early_ms())
-    }
-
-    /// When the watchdog is to fire for a request due in `deadline_ms`: then.
-    #[cfg(not(feature = "stats"))]
-    fn arm_after(_host: &Host<Self>, deadline_ms: u32) -> u32 {
-        deadline_ms
     }
 
     /// `ms` as the timer's delay, at most the period at which the timer looks for a missed
     /// SDIO card interrupt while one is enabled: a request's deadline must not keep the timer
     /// away that long (it arms itself again for the rest of a deadline not yet due).
-    #[cfg(feature = "sdio_irq")]
     fn watch_period(host: &Host<Self>, ms: u32) -> Delta {
         let ms = i64::from(ms);
         if host.data().sdhc.sdio.watched() {
@@ -141,12 +134,6 @@ impl SdhcHost {
         } else {
             Delta::from_millis(ms)
         }
-    }
-
-    /// `ms` as the timer's delay.
-    #[cfg(not(feature = "sdio_irq"))]
-    fn watch_period(_host: &Host<Self>, ms: u32) -> Delta {
-        Delta::from_millis(i64::from(ms))
     }
 
     /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
@@ -167,7 +154,6 @@ impl SdhcHost {
     /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
     /// request is in flight, and arms the host's timer to look again while the interrupt is
     /// enabled, unless a request's deadline has it armed already.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn watch_sdio_irq(host: &Host<Self>) {
         let sdhc = &host.data().sdhc;
         {
@@ -181,10 +167,6 @@ impl SdhcHost {
             host.arm_timer_if_idle(Delta::from_millis(crate::sdio_irq::RECOVER_PERIOD_MS));
         }
     }
-
-    /// Without SDIO card interrupts there is none to look for.
-    #[cfg(not(feature = "sdio_irq"))]
-    fn watch_sdio_irq(_host: &Host<Self>) {}
 }
 
 /// What the watchdog found in flight.

@@ -7,15 +7,16 @@ use kernel::{
     prelude::*, //
 };
 
+use crate::mmc::{
+    Host,
+    HostOps,
+    Ios,
+    Request,
+    Tuning, //
+};
+
 use crate::{
     controller::SdhcHost,
-    mmc::{
-        Host,
-        HostOps,
-        Ios,
-        Request,
-        Tuning, //
-    },
     regs, //
 };
 
@@ -25,12 +26,10 @@ impl HostOps for SdhcHost {
         SdhcHost::start_request(host, mrq);
     }
 
-    #[cfg(feature = "double_buffer")]
     fn pre_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest) {
         host.data().sdhc.pre_request(mrq);
     }
 
-    #[cfg(feature = "double_buffer")]
     fn post_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest, _error: Option<Error>) {
         host.data().sdhc.post_request(mrq);
     }
@@ -47,20 +46,17 @@ impl HostOps for SdhcHost {
         host.data().execute_tuning(tuning, opcode)
     }
 
-    #[cfg(feature = "sdio_irq")]
     fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, enable);
         SdhcHost::watch_sdio_irq(host);
     }
 
-    #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(host: &Host<Self>) {
         host.data().sdhc.ack_sdio_irq();
         SdhcHost::watch_sdio_irq(host);
     }
 
-    #[cfg(feature = "deadline")]
     fn timer_expired(host: &Host<Self>) {
         SdhcHost::deadline_expired(host);
     }

@@ -22,13 +22,14 @@ use kernel::{
     }, //
 };
 
+use crate::mmc;
+
 use crate::{
     logic::{
         ALL_IRQS,
         CMD_IRQS,
         MAX_BLK_SIZE, //
     },
-    mmc,
     regs::{
         self,
         Regs, //
@@ -221,7 +222,6 @@ impl CmdProgram {
 impl Hw<'_> {
     /// The `ICTL` enables of the interrupts `cmd` completes with (what [`Self::start_cmd`]
     /// writes, the SDIO card's aside).
-    #[cfg(feature = "deadline")]
     pub(crate) fn cmd_enables(&self, cmd: &CmdInfo) -> u32 {
         CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds)
             .ictl

@@ -9,15 +9,16 @@ use kernel::{
     sync::atomic::Relaxed, //
 };
 
+use crate::mmc::{
+    BusWidth,
+    Ios,
+    PowerMode, //
+};
+
 use crate::{
     controller::{
         BusState,
         SdhcHost, //
-    },
-    mmc::{
-        BusWidth,
-        Ios,
-        PowerMode, //
     },
     regs, //
 };

@@ -22,6 +22,11 @@ use kernel::{
     time::Delta, //
 };
 
+use crate::mmc::{
+    DmaRequest,
+    Request, //
+};
+
 use crate::{
     bounce::Slot,
     controller::{
@@ -34,10 +39,6 @@ use crate::{
         IrqSources,
         ERROR_IRQS,
         LATE_ERROR_IRQS, //
-    },
-    mmc::{
-        DmaRequest,
-        Request, //
     },
     regs, //
 };
@@ -89,7 +90,6 @@ impl Errors {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct DataResult {
     /// Bytes reported as transferred.
-    #[cfg(feature = "stats")]
     xfered: u32,
     /// Bytes to copy from the bounce buffer into the request once the controller is done.
     copy_back: u32,
@@ -99,19 +99,12 @@ pub(crate) struct DataResult {
 
 impl DataResult {
     /// `xfered` bytes reported as transferred, `copy_back` to copy back, `busy` as above.
-    #[cfg(feature = "stats")]
     fn new(xfered: u32, copy_back: u32, busy: bool) -> Self {
         Self {
             xfered,
             copy_back,
             busy,
         }
-    }
-
-    /// `copy_back` bytes to copy back, `busy` as above (what was transferred is not counted).
-    #[cfg(not(feature = "stats"))]
-    fn new(_xfered: u32, copy_back: u32, busy: bool) -> Self {
-        Self { copy_back, busy }
     }
 }
 
@@ -173,7 +166,6 @@ impl Sdhc {
     /// card's interrupt alone wakes the thread too (`irq_ista` 0: no command), which signals
     /// it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping lock on PREEMPT_RT,
     /// and the line stays masked until the thread has masked DAT1.
-    #[cfg(feature = "sdio_irq")]
     fn irq_without_cmd(&self, sources: IrqSources) -> ThreadedIrqReturn {
         if !sources.sdio {
             return ThreadedIrqReturn::None;
@@ -182,17 +174,9 @@ impl Sdhc {
         ThreadedIrqReturn::WakeThread
     }
 
-    /// The hard IRQ handler's answer to an interrupt that no command's source raised: not
-    /// the controller's.
-    #[cfg(not(feature = "sdio_irq"))]
-    fn irq_without_cmd(&self, _sources: IrqSources) -> ThreadedIrqReturn {
-        ThreadedIrqReturn::None
-    }
-
     /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0. The SoC's
     /// interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves the
     /// line high, so the thread that serviced DAT1 takes the command too.
-    #[cfg(feature = "sdio_irq")]
     fn cmd_behind_dat1(&self) -> u32 {
         let ictl = self.regs.read(regs::ICTL).into_raw();
         let ista = self.regs.read(regs::ISTA).into_raw();
@@ -247,7 +231,6 @@ impl Sdhc {
     /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, probing the silicon's DAT1
     /// latch), and returns the command's `ISTA`: `ista` as the hard handler saw it, or, for an
     /// interrupt of DAT1 alone, a command's status that latched behind it.
-    #[cfg(feature = "sdio_irq")]
     fn service_sdio(&self, ista: u32) -> u32 {
         let probe_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
         let serviced = self.sdio.service(&self.regs, probe_us);
@@ -257,12 +240,6 @@ impl Sdhc {
         if serviced.signalled && ista == 0 {
             return self.cmd_behind_dat1();
         }
-        ista
-    }
-
-    /// Without SDIO card interrupts: `ista` as the hard handler saw it.
-    #[cfg(not(feature = "sdio_irq"))]
-    fn service_sdio(&self, ista: u32) -> u32 {
         ista
     }
 
@@ -446,7 +423,6 @@ impl Sdhc {
     /// Counts the request's outcome in the statistics; a request whose data could not be
     /// handed over (`handed_over` false) counts as failed in its setup, with nothing
     /// transferred.
-    #[cfg(feature = "stats")]
     pub(crate) fn record(
         &self,
         mrq: &DmaRequest,
@@ -473,17 +449,5 @@ impl Sdhc {
             }),
             None => stats.record_command(errors.cmd),
         }
-    }
-
-    /// Without statistics nothing is counted.
-    #[cfg(not(feature = "stats"))]
-    pub(crate) fn record(
-        &self,
-        _mrq: &DmaRequest,
-        _bounced: bool,
-        _errors: Errors,
-        _result: DataResult,
-        _handed_over: bool,
-    ) {
     }
 }

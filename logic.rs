@@ -7,35 +7,27 @@
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
-#[cfg(feature = "bounce")]
 use core::fmt;
 
 /// Smallest bounce buffer, in bytes (one page).
-#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
 /// Largest bounce buffer, in bytes.
-#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
 /// Default `max_dma_size`: the largest transfer to one DMA address known to work on the
 /// silicon. The C driver never sends more than 128 KiB, the Odroid-C1's vendor device tree
 /// caps every SDHC port at `max_req_size = <0x20000>`, and the one measurement on an S805
 /// used 128 KiB; larger transfers are unproven on the silicon.
-#[cfg(feature = "bounce")]
 pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
 /// Default `bounce_size`: -1, as large as `max_dma_size` (the largest buffer a transfer may
 /// fill), so that `max_dma_size` alone sets both limits.
-#[cfg(feature = "bounce")]
 pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = -1;
 /// Most DMA segments a request may have (`max_segs` range is `1..=MAX_SEGS_LIMIT`).
-#[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
 /// Default `max_segs`.
-#[cfg(feature = "bounce")]
 pub(crate) const MAX_SEGS_DEFAULT: u32 = 64;
 /// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
 pub(crate) const MAX_BLK_SIZE: u32 = 512;
 /// Most blocks of one command: `TOTAL_PACK` is 16 bits and holds `blocks - 1`.
-#[cfg(feature = "bounce")]
 pub(crate) const MAX_BLK_COUNT_HW: u32 = 65536;
 /// The C driver's largest request (and segment), used without a bounce buffer.
 pub(crate) const C_MAX_REQ_SIZE: u32 = 128 * 1024;
@@ -43,7 +35,6 @@ pub(crate) const C_MAX_REQ_SIZE: u32 = 128 * 1024;
 pub(crate) const C_MAX_BLK_COUNT: u32 = 0xffff;
 
 /// A module parameter that is out of range.
-#[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamError {
     /// `bounce_size` is neither 0 nor a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
@@ -63,7 +54,6 @@ pub(crate) enum ParamError {
     },
 }
 
-#[cfg(feature = "bounce")]
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -98,13 +88,11 @@ impl fmt::Display for ParamError {
 
 /// Whether `v` bytes may be a bounce buffer's size or `max_dma_size`: a power of two from
 /// [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
-#[cfg(feature = "bounce")]
 fn dma_size_ok(v: u32) -> bool {
     v.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&v)
 }
 
 /// Validated module parameters.
-#[cfg(feature = "bounce")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Params {
     /// Size of the bounce buffer in bytes; 0 for none.
@@ -115,7 +103,6 @@ pub(crate) struct Params {
     pub(crate) max_dma: u32,
 }
 
-#[cfg(feature = "bounce")]
 impl Params {
     /// Checks the module parameters as given: `bounce_size` -1
     /// ([`BOUNCE_FOLLOWS_MAX_DMA`], the default) is `max_dma_size`, checked as that.
@@ -178,7 +165,6 @@ pub(crate) struct Limits {
     pub(crate) max_blk_count: u32,
 }
 
-#[cfg(feature = "bounce")]
 impl Limits {
     /// The limits of a host that bounces through buffers of `buffer` bytes: a request of up to
     /// `max_segs` segments fills at most one buffer (so does one segment), in blocks of up to
@@ -216,7 +202,6 @@ pub(crate) fn c_driver_limits() -> Limits {
 
 /// The queue limits for `params`, given the size of the bounce buffer actually allocated (0 if
 /// there is none: the C driver's limits, no larger than `max_dma_size`).
-#[cfg(feature = "bounce")]
 pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
     if bounce_buffer == 0 {
         let c = c_driver_limits();
@@ -264,26 +249,20 @@ pub(crate) const READY_WAIT_MS: u32 = 100;
 /// The longest the card's own waits may add to a deadline, in milliseconds: the per-block
 /// data timeouts of every block and the R1b busy wait together. A 1024-block SD write allows
 /// 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
-#[cfg(feature = "deadline")]
 pub(crate) const MAX_CARD_WAIT_MS: u32 = MAX_BUSY_TIMEOUT_MS;
 /// Added to every software deadline, in milliseconds: scheduling of the interrupt thread and
 /// of the deadline's work, and the command and data phases' own slack.
-#[cfg(feature = "deadline")]
 pub(crate) const DEADLINE_MARGIN_MS: u32 = 500;
 /// The shortest software deadline, in milliseconds: sdhci's flat software timer. A healthy
 /// card never takes this long for a request the sizing below would give less.
-#[cfg(feature = "deadline")]
 pub(crate) const DEADLINE_MIN_MS: u32 = 10 * 1000;
 /// Bus clocks per block besides its data: start and end bits, CRC16, and the card's Nac/Ncrc
 /// gaps, counted generously.
-#[cfg(feature = "deadline")]
 const BLOCK_OVERHEAD_CLKS: u32 = 64;
 /// Bus clocks of a command and its response (48 + 136 bits and the Ncr/Ncc gaps, generously).
-#[cfg(feature = "deadline")]
 const COMMAND_CLKS: u32 = 512;
 
 /// What the software deadline of a request depends on.
-#[cfg(feature = "deadline")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct DeadlineInput {
     /// The bus clock in Hz (0 or tiny: counted as 100 kHz).
@@ -350,7 +329,6 @@ pub(crate) fn ready_wait_ms(write_block_ms: u32, busy: bool, busy_timeout_ms: u3
 /// timeout for every block (the core's `timeout_ns` is per block: a card may stall between
 /// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout and a
 /// quarter, the controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
-#[cfg(feature = "deadline")]
 fn card_wait_ms(r: &DeadlineInput) -> u32 {
     let mut ms = 0u32;
     if r.data_len != 0 {
@@ -367,7 +345,6 @@ fn card_wait_ms(r: &DeadlineInput) -> u32 {
 /// at the current clock and width, plus a quarter; the card's own waits
 /// ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never less
 /// than [`DEADLINE_MIN_MS`].
-#[cfg(feature = "deadline")]
 pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
     let khz = (r.bus_hz / 1000).max(100);
     let width = match r.bus_width {
@@ -389,13 +366,11 @@ pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
 
 /// The bus clocks the controller takes to see DAT1 again: `ENHC.SDIO_IRQ_PERIOD` (12, `soc.rs`)
 /// and a few more for the latch.
-#[cfg(feature = "sdio_irq")]
 const RELATCH_CLKS: u32 = 12 + 4;
 
 /// How long the DAT1 latch probe waits for DAT1 to latch again, in microseconds, at a bus clock
 /// of `bus_hz`: [`RELATCH_CLKS`] bus clocks, at least 20 us, at most 200 us (100 kHz and
 /// below, or no clock).
-#[cfg(feature = "sdio_irq")]
 pub(crate) fn relatch_window_us(bus_hz: u32) -> usize {
     let khz = (bus_hz / 1000).max(1);
     let us = (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200);
@@ -511,7 +486,6 @@ pub(crate) fn held_release(idle: bool, tries: u32) -> HeldRelease {
 }
 
 /// What the deadline's work does when it runs and finds a request in flight.
-#[cfg(feature = "deadline")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Expiry {
     /// The request is past its deadline: time it out.
@@ -523,7 +497,6 @@ pub(crate) enum Expiry {
 
 /// The decision of the deadline's work for a request due in `left_ns` nanoseconds (zero or
 /// less: due).
-#[cfg(feature = "deadline")]
 pub(crate) fn expiry(left_ns: i64) -> Expiry {
     if left_ns <= 0 {
         return Expiry::TimeOut;
@@ -537,7 +510,6 @@ pub(crate) fn expiry(left_ns: i64) -> Expiry {
 /// How long after its start the watchdog is armed for a request whose deadline is
 /// `deadline_ms`: the deadline, or `early_ms` less (a fault injected through debugfs that
 /// makes the work run before its request is due, which must then re-arm), at least 1 ms.
-#[cfg(all(feature = "deadline", feature = "stats"))]
 pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
     deadline_ms.saturating_sub(early_ms).max(1)
 }
@@ -569,7 +541,6 @@ pub(crate) const LATE_ERROR_IRQS: u32 = (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IrqSources {
     /// The SDIO card interrupts (`DAT1_IRQS`).
-    #[cfg(feature = "sdio_irq")]
     pub(crate) sdio: bool,
     /// The command in flight (`CMD_IRQS`).
     pub(crate) cmd: bool,
@@ -577,7 +548,6 @@ pub(crate) struct IrqSources {
 
 impl IrqSources {
     /// The sources `ICTL` enables and `ISTA` has latched.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn new(ictl: u32, ista: u32) -> Self {
         let pending = ictl & ista;
         Self {
@@ -585,18 +555,9 @@ impl IrqSources {
             cmd: pending & CMD_IRQS != 0,
         }
     }
-
-    /// The sources `ICTL` enables and `ISTA` has latched.
-    #[cfg(not(feature = "sdio_irq"))]
-    pub(crate) fn new(ictl: u32, ista: u32) -> Self {
-        Self {
-            cmd: ictl & ista & CMD_IRQS != 0,
-        }
-    }
 }
 
 /// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
-#[cfg(feature = "sdio_irq")]
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 
 /// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
@@ -604,7 +565,6 @@ pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 /// that nothing can have latched them again. A bit that does not clear, enabled, would raise
 /// the interrupt again at every ack, for good: an interrupt storm of calls that find nothing
 /// pending. While DAT1 is low nothing is decided (0): the card may have latched it again.
-#[cfg(feature = "sdio_irq")]
 pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
     if dat1_low {
         return 0;
@@ -615,7 +575,6 @@ pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
 /// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
 /// count) with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off). The
 /// other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.
-#[cfg(feature = "sdio_irq")]
 pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
     (cmd & CMD_IRQS) | (dat1 & DAT1_IRQS)
 }
@@ -641,11 +600,9 @@ pub(crate) enum ErrorKind {
     /// The request's data could not be set up or handed over: a mapping, a bounce copy, a
     /// read whose last words were not seen in memory in time (the `bounce` file's
     /// `tail_late`), a failed `set_ios`.
-    #[cfg(feature = "stats")]
     Setup,
     /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
     /// interrupt or a frozen controller, which was reset.
-    #[cfg(feature = "deadline")]
     Deadline,
 }
 
@@ -678,19 +635,11 @@ impl ErrorKind {
     }
 
     /// Whether it is [`ErrorKind::Deadline`].
-    #[cfg(feature = "deadline")]
     const fn is_deadline(self) -> bool {
         matches!(self, Self::Deadline)
     }
-
-    /// There is no deadline.
-    #[cfg(not(feature = "deadline"))]
-    const fn is_deadline(self) -> bool {
-        false
-    }
 }
 
-#[cfg(feature = "stats")]
 impl ErrorKind {
     /// Every kind, in the order of [`Stats::errors`].
     pub(crate) const ALL: [ErrorKind; 9] = [
@@ -726,15 +675,12 @@ impl ErrorKind {
 }
 
 /// Smallest bucket of the request size histogram: requests up to 512 bytes.
-#[cfg(feature = "stats")]
 pub(crate) const HIST_MIN: u32 = 512;
 /// Buckets of the histogram: 512 bytes, 1 KiB, ... up to [`BOUNCE_MAX`] (4 MiB).
-#[cfg(feature = "stats")]
 pub(crate) const HIST_BUCKETS: usize = 14;
 
 /// The histogram bucket of a request of `len` bytes: bucket `i` holds the requests of more
 /// than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i` bytes; bigger ones go to the last.
-#[cfg(feature = "stats")]
 pub(crate) fn hist_bucket(len: u32) -> usize {
     match len.max(HIST_MIN).checked_next_power_of_two() {
         Some(rounded) => {
@@ -746,13 +692,11 @@ pub(crate) fn hist_bucket(len: u32) -> usize {
 }
 
 /// The upper bound, in bytes, of histogram bucket `i`.
-#[cfg(feature = "stats")]
 pub(crate) const fn hist_bound(i: usize) -> u32 {
     HIST_MIN << i
 }
 
 /// How a data request ended, for [`Stats::record`].
-#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Outcome {
     /// Bytes of the request (`blksz * blocks`).
@@ -774,7 +718,6 @@ pub(crate) struct Outcome {
     pub(crate) pre_mapped: bool,
 }
 
-#[cfg(feature = "stats")]
 impl Outcome {
     /// A bounced read whose copy-back was skipped because an error was set.
     pub(crate) fn copy_back_skipped(&self) -> bool {
@@ -786,7 +729,6 @@ impl Outcome {
 }
 
 /// Per-host statistics (the driver's debugfs file `stats`).
-#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stats {
     /// Commands completed, with or without data.
@@ -847,7 +789,6 @@ pub(crate) struct Stats {
     pub(crate) error_stops_failed: u64,
 }
 
-#[cfg(feature = "stats")]
 impl Stats {
     /// All zero.
     pub(crate) const fn new() -> Self {
@@ -960,13 +901,11 @@ impl Stats {
     }
 
     /// Counts an SDIO card interrupt found by the host's timer.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn record_sdio_irq_recovered(&mut self) {
         self.sdio.irq_recovered = self.sdio.irq_recovered.wrapping_add(1);
     }
 
     /// Counts a probe of the silicon's DAT1 latch: whether DAT1 latched again.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn record_dat1_probe(&mut self, relatched: bool) {
         let n = if relatched {
             &mut self.sdio.dat1_relatched
@@ -1012,7 +951,6 @@ impl Stats {
 }
 
 /// The SDIO card interrupt's counters, in the statistics.
-#[cfg(all(feature = "stats", feature = "sdio_irq"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SdioIrqStats {
     /// SDIO card interrupts the host's timer found that no interrupt had reported.
@@ -1024,7 +962,6 @@ pub(crate) struct SdioIrqStats {
     pub(crate) dat1_not_relatched: u64,
 }
 
-#[cfg(all(feature = "stats", feature = "sdio_irq"))]
 impl SdioIrqStats {
     /// All zero.
     const fn new() -> Self {
@@ -1037,7 +974,6 @@ impl SdioIrqStats {
 }
 
 /// The counters' lines in the statistics file.
-#[cfg(all(feature = "stats", feature = "sdio_irq"))]
 impl fmt::Display for SdioIrqStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "sdio_irq_recovered: {}", Dec(self.irq_recovered))?;
@@ -1046,37 +982,14 @@ impl fmt::Display for SdioIrqStats {
     }
 }
 
-/// Without SDIO card interrupts there is nothing of theirs to count.
-#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SdioIrqStats;
-
-#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
-impl SdioIrqStats {
-    /// Nothing to count.
-    const fn new() -> Self {
-        Self
-    }
-}
-
-/// No line in the statistics file.
-#[cfg(all(feature = "stats", not(feature = "sdio_irq")))]
-impl fmt::Display for SdioIrqStats {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Ok(())
-    }
-}
-
 /// A `u64` printed in decimal without 64-bit division.
 ///
 /// On 32-bit ARM the kernel provides no 64-bit division to Rust code (`__aeabi_uldivmod`
 /// panics), and `core`'s `Display for u64` divides; this splits the number into 16-bit limbs
 /// and divides by 10000, so every step fits in 32 bits.
-#[cfg(feature = "stats")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dec(pub(crate) u64);
 
-#[cfg(feature = "stats")]
 impl fmt::Display for Dec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // u64::MAX has 20 digits: at most five groups of four.
@@ -1112,7 +1025,6 @@ impl fmt::Display for Dec {
 
 /// The text of the statistics file: one `name: value` per line, sizes as `size_<bytes>`
 /// (requests of at most that many bytes and more than half of it).
-#[cfg(feature = "stats")]
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "commands: {}", Dec(self.commands))?;

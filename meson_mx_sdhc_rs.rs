@@ -4,7 +4,9 @@
 //!
 //! A Rust port of `drivers/mmc/host/meson-mx-sdhc-mmc.c` that drives the hardware the same way,
 //! with features of its own, each a module below (the bounce buffer, double buffering, the
-//! software deadline, the statistics, the SDIO card interrupt).
+//! software deadline, the statistics, the SDIO card interrupt). All of them are always built;
+//! the module parameters switch the bounce buffer, double buffering and the SDIO card
+//! interrupt at load time.
 //!
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
@@ -22,21 +24,19 @@
 //! the driver: `kernel::mmc`, the MMC host API with the DMA mapping of a request's
 //! scatterlist and the host's registration, tied to the device's binding;
 //! `kernel::irq::managed`, the interrupt requested for the device's binding;
-//! `kernel::io::window`, the register window, which `IoMem` cannot map; and
+//! `kernel::io::window`, the register window, which `IoMem` cannot map;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
-//! from. Each feature brings what it needs of them with its module.
+//! from; and `kernel::dma::noncoherent`, the bounce buffer's cached memory.
 
 use kernel::prelude::*;
 
 mod bindings;
 // A bounce buffer, so that one request can carry many scatterlist segments: the buffers the
 // module parameters ask for and the policy of which requests go through them.
-#[cfg(feature = "bounce")]
 mod bounce;
 mod clkc;
 mod controller;
 // What happens when a request's software deadline passes.
-#[cfg(feature = "deadline")]
 mod deadline;
 mod drain;
 mod host_ops;
@@ -45,45 +45,28 @@ mod ios;
 mod irq;
 mod logic;
 // `pre_req` and `post_req`: the work done for a request while the previous one runs.
-#[cfg(feature = "double_buffer")]
 mod prepare;
 mod probe;
 mod regs;
 mod request;
 // The SDIO card interrupt and every `ICTL` write.
-#[cfg(feature = "sdio_irq")]
 mod sdio_irq;
 mod soc;
 // The statistics, in debugfs.
-#[cfg(feature = "stats")]
 mod stats;
 mod stop;
-// The stubs of the features the driver is built without, each used below under the name of
-// the feature's module.
-#[cfg(not(all(
-    feature = "bounce",
-    feature = "double_buffer",
-    feature = "deadline",
-    feature = "sdio_irq",
-    feature = "stats"
-)))]
-mod stubs;
-#[cfg(feature = "stats")]
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 mod test_knobs;
 mod tuning;
 
-#[cfg(not(feature = "bounce"))]
-use stubs::bounce;
-#[cfg(not(feature = "deadline"))]
-use stubs::deadline;
-#[cfg(not(feature = "sdio_irq"))]
-use stubs::sdio_irq;
-#[cfg(not(feature = "stats"))]
-use stubs::stats;
-
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
+///
+/// Here they are modules of the driver, so what the driver does not use of their API is dead
+/// code to the compiler (`kernel::mmc` covers more of `struct mmc_host_ops` than this driver
+/// uses, `kernel::irq::managed` more than one threaded interrupt by index), and `kernel::mmc`'s
+/// re-exports are unused imports. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir`
+/// stand in for what the kernel crate has or the upstream series adds to its existing modules.
 #[path = "rust/kernel"]
 mod kernel_ext {
     pub(crate) mod io {
@@ -92,7 +75,6 @@ mod kernel_ext {
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]
-        #[cfg(feature = "bounce")]
         pub(crate) mod noncoherent;
     }
     pub(crate) mod clk {
@@ -103,29 +85,27 @@ mod kernel_ext {
         pub(crate) mod round_rate;
     }
     pub(crate) mod irq {
+        #[allow(dead_code)]
         pub(crate) mod managed;
     }
     pub(crate) mod debugfs {
         // Out of tree only: the series adds `ScopedDir::from_raw()` to `kernel::debugfs` itself.
-        #[cfg(feature = "stats")]
         pub(crate) mod foreign_dir;
     }
     pub(crate) mod workqueue {
-        #[cfg(feature = "deadline")]
         pub(crate) mod alloc;
-        #[cfg(feature = "deadline")]
         pub(crate) mod rearm;
     }
+    #[allow(dead_code, unused_imports)]
     pub(crate) mod mmc;
+    pub(crate) mod out_of_tree;
 }
 
 use kernel_ext::mmc;
 
-#[cfg(feature = "bounce")]
 use logic::Params;
 
 /// The module parameters, checked in module init (so they are valid here).
-#[cfg(feature = "bounce")]
 fn params() -> Params {
     Params::from_module(
         *module_parameters::bounce_size.value_ref(),
@@ -140,43 +120,36 @@ fn params() -> Params {
 }
 
 /// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
-#[cfg(feature = "bounce")]
 fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
 }
 
 /// Whether a read into a cached bounce buffer with no dirty cache line skips the invalidate
 /// before the transfer (`skip_clean_invalidate`).
-#[cfg(feature = "bounce")]
 fn skip_clean_invalidate() -> bool {
     *module_parameters::skip_clean_invalidate.value_ref()
 }
 
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
-#[cfg(feature = "double_buffer")]
 fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
 }
 
 /// Whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than from
 /// the MMC core's polling.
-#[cfg(feature = "sdio_irq")]
 fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
 /// Whether every read is bounced and its data used only once its last words are seen in memory
 /// (`dram_write_check`, `bounce::tail`).
-#[cfg(feature = "bounce")]
 fn dram_write_check() -> bool {
     *module_parameters::dram_write_check.value_ref()
 }
 
 /// The message of a [`logic::ParamError`] for the kernel's formatting macros.
-#[cfg(feature = "bounce")]
 struct ParamMsg(logic::ParamError);
 
-#[cfg(feature = "bounce")]
 impl kernel::fmt::Display for ParamMsg {
     fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         core::fmt::Display::fmt(&self.0, f)
@@ -184,7 +157,6 @@ impl kernel::fmt::Display for ParamMsg {
 }
 
 /// Checks the module parameters: `EINVAL`, with a message, if one is out of range.
-#[cfg(feature = "bounce")]
 fn check_params() -> Result {
     Params::from_module(
         *module_parameters::bounce_size.value_ref(),
@@ -196,12 +168,6 @@ fn check_params() -> Result {
         pr_err!("{}\n", ParamMsg(e));
         EINVAL
     })
-}
-
-/// Without a bounce buffer the module has no parameter to check.
-#[cfg(not(feature = "bounce"))]
-fn check_params() -> Result {
-    Ok(())
 }
 
 /// The module: checks its parameters, then registers the platform driver.

@@ -4,13 +4,12 @@
 //! data, or, with two bounce buffers, copying a write in before it starts and a read out
 //! after it completed.
 
-use crate::{
-    controller::Sdhc,
-    mmc::{
-        self,
-        IdleRequest, //
-    }, //
+use crate::mmc::{
+    self,
+    IdleRequest, //
 };
+
+use crate::controller::Sdhc;
 
 impl Sdhc {
     /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,

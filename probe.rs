@@ -21,6 +21,14 @@ use kernel::{
     }, //
 };
 
+use crate::kernel_ext::irq::managed;
+use crate::mmc::{
+    self,
+    Cap,
+    HostConfig,
+    UnregisteredHost, //
+};
+
 use crate::{
     bounce::Buffers,
     clkc::Clkc,
@@ -32,14 +40,7 @@ use crate::{
     deadline::BusLines,
     hw,
     irq::IrqHandler,
-    kernel_ext::irq::managed,
     logic::Limits,
-    mmc::{
-        self,
-        Cap,
-        HostConfig,
-        UnregisteredHost, //
-    },
     regs::{
         Regs,
         REGS_SIZE, //
@@ -206,7 +207,6 @@ fn new_host<'a>(
 }
 
 /// SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
-#[cfg(feature = "sdio_irq")]
 fn set_up_sdio_irq(host: &mut UnregisteredHost<'_, SdhcHost>, sdhc: &Sdhc) {
     let sdio_irq = crate::sdio_irq();
     host.set_sdio_irq(sdio_irq);
@@ -214,10 +214,6 @@ fn set_up_sdio_irq(host: &mut UnregisteredHost<'_, SdhcHost>, sdhc: &Sdhc) {
         sdhc.sdio.set_signal(host.sdio_irq_signal());
     }
 }
-
-/// Without SDIO card interrupts the core polls the card.
-#[cfg(not(feature = "sdio_irq"))]
-fn set_up_sdio_irq(_host: &mut UnregisteredHost<'_, SdhcHost>, _sdhc: &Sdhc) {}
 
 /// Probes `pdev`: the controller, then its interrupt, then the host. The interrupt is requested
 /// before the host exists, so the host is removed before the interrupt is freed at unbind

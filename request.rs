@@ -10,6 +10,12 @@ use kernel::{
     }, //
 };
 
+use crate::mmc::{
+    DmaRequest,
+    Host,
+    Request, //
+};
+
 use crate::{
     bounce::Slot,
     controller::{
@@ -18,12 +24,7 @@ use crate::{
         SdhcHost, //
     },
     deadline::Deadline,
-    hw::CmdInfo,
-    mmc::{
-        DmaRequest,
-        Host,
-        Request, //
-    }, //
+    hw::CmdInfo, //
 };
 
 /// A request ready to start.
@@ -112,17 +113,12 @@ impl Sdhc {
 
     /// The `send_stall_ms` fault: sleeps before the command is sent, as a preempted thread
     /// would.
-    #[cfg(feature = "stats")]
     fn stall_before_send(&self) {
         let ms = self.debugfs.take_send_stall_ms();
         if ms != 0 {
             kernel::time::delay::fsleep(kernel::time::Delta::from_millis(i64::from(ms)));
         }
     }
-
-    /// Without the test knobs' fault a command is sent at once.
-    #[cfg(not(feature = "stats"))]
-    fn stall_before_send(&self) {}
 
     /// Sets up the request's data and collects what `start_cmd` needs.
     fn prepare(&self, mrq: &mut DmaRequest) -> Result<Prepared> {

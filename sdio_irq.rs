@@ -38,6 +38,8 @@ use kernel::{
     time::Delta, //
 };
 
+use crate::mmc::SdioIrqSignal;
+
 use crate::{
     controller::Sdhc,
     logic::{
@@ -47,7 +49,6 @@ use crate::{
         CMD_IRQS,
         DAT1_IRQS, //
     },
-    mmc::SdioIrqSignal,
     regs::{
         self,
         Regs, //
@@ -188,7 +189,6 @@ impl SdioIrqs {
     /// service and enables the interrupt without looking at DAT1. Under the edge reading an
     /// interrupt the card raised in between is lost until the host's timer finds DAT1 low; the
     /// knob shows that [`Self::enable`]'s way is what keeps it.
-    #[cfg(feature = "stats")]
     pub(crate) fn ack_faulty(&self, regs: &Regs) {
         let mut st = self.state.lock();
         st.enabled = true;
@@ -345,18 +345,11 @@ impl SdioIrqs {
 impl Sdhc {
     /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]), or, with the
     /// test knob `sdio_ack_fault`, acks it the faulty way ([`SdioIrqs::ack_faulty`]).
-    #[cfg(feature = "stats")]
     pub(crate) fn ack_sdio_irq(&self) {
         if self.debugfs.sdio_ack_fault() {
             self.sdio.ack_faulty(&self.regs);
         } else {
             self.sdio.enable(&self.regs, true);
         }
-    }
-
-    /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]).
-    #[cfg(not(feature = "stats"))]
-    pub(crate) fn ack_sdio_irq(&self) {
-        self.sdio.enable(&self.regs, true);
     }
 }

@@ -30,6 +30,11 @@ use kernel::{
 
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 use crate::kernel_ext::debugfs::foreign_dir::ScopedDir;
+use crate::mmc::{
+    HostOps,
+    UnregisteredHost, //
+};
+
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 use crate::test_knobs::TestKnobs;
 use crate::{
@@ -37,10 +42,6 @@ use crate::{
     logic::{
         Limits,
         Stats, //
-    },
-    mmc::{
-        HostOps,
-        UnregisteredHost, //
     }, //
 };
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
@@ -179,7 +180,6 @@ impl HostDebugfs {
     }
 
     /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.knobs.sdio_ack_fault()
     }
@@ -226,7 +226,6 @@ impl TestKnobs {
     }
 
     /// The ack keeps a latched DAT1 and looks at DAT1.
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         false
     }

@@ -26,15 +26,16 @@ use kernel::{
     time::Delta, //
 };
 
+use crate::mmc::{
+    Command,
+    Request, //
+};
+
 use crate::{
     controller::Sdhc,
     hw::CmdInfo,
     irq::Errors,
     logic,
-    mmc::{
-        Command,
-        Request, //
-    },
     regs, //
 };
 

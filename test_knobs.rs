@@ -90,7 +90,6 @@ impl TestKnobs {
     }
 
     /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
-    #[cfg(feature = "sdio_irq")]
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.sdio.ack_fault.load(Relaxed) != 0
     }
@@ -116,12 +115,10 @@ impl TestKnobs {
 /// `ack_sdio_irq` clear a DAT1 latched meanwhile and enable the interrupt without looking at
 /// DAT1, the way that loses a card interrupt raised between the service and the ack if DAT1
 /// latches on its edge.
-#[cfg(feature = "sdio_irq")]
 struct SdioKnob {
     ack_fault: Atomic<u32>,
 }
 
-#[cfg(feature = "sdio_irq")]
 impl SdioKnob {
     /// 0: no fault.
     fn new() -> Self {
@@ -134,19 +131,4 @@ impl SdioKnob {
     fn add_file<'data, M: ModuleMetadata>(&'data self, dir: &ScopedDir<'data, '_, M>) {
         dir.read_write_file(c"sdio_ack_fault", &self.ack_fault);
     }
-}
-
-/// Without SDIO card interrupts there is no knob for them.
-#[cfg(not(feature = "sdio_irq"))]
-struct SdioKnob;
-
-#[cfg(not(feature = "sdio_irq"))]
-impl SdioKnob {
-    /// Nothing.
-    fn new() -> Self {
-        Self
-    }
-
-    /// No file.
-    fn add_file<M: ModuleMetadata>(&self, _dir: &ScopedDir<'_, '_, M>) {}
 }

@@ -8,10 +8,11 @@ use kernel::{
     sync::atomic::Relaxed, //
 };
 
+use crate::mmc::Tuning;
+
 use crate::{
     controller::SdhcHost,
     logic::PhaseScan,
-    mmc::Tuning,
     regs, //
 };
 

@@ -19,21 +19,20 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::{
-    kernel_ext::dma::noncoherent::{
-        MapSync,
-        Mapping,
-        NoncoherentPages, //
-    },
-    logic::{
-        self,
-        Limits,
-        Params, //
-    },
-    mmc::{
-        self,
-        CpuBuffer, //
-    }, //
+use crate::kernel_ext::dma::noncoherent::{
+    MapSync,
+    Mapping,
+    NoncoherentPages, //
+};
+use crate::mmc::{
+    self,
+    CpuBuffer, //
+};
+
+use crate::logic::{
+    self,
+    Limits,
+    Params, //
 };
 
 use super::{
@@ -89,7 +88,6 @@ impl BounceBuffer {
     }
 
     /// Whether the memory is cached (streaming DMA) rather than coherent.
-    #[cfg(feature = "double_buffer")]
     pub(crate) fn cached(&self) -> bool {
         matches!(self.mem, Memory::Cached(_))
     }
@@ -258,13 +256,11 @@ impl Buffers {
     }
 
     /// Whether the buffers are cached memory with streaming syncs.
-    #[cfg(feature = "stats")]
     pub(crate) fn cached(&self) -> bool {
         self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
     }
 
     /// The number of buffers allocated.
-    #[cfg(feature = "stats")]
     pub(crate) fn count(&self) -> usize {
         if self.unaligned_only {
             return 0;
@@ -322,15 +318,8 @@ fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
         .ok()
 }
 
-/// Without double buffering there is no second buffer: the host bounces through one.
-#[cfg(not(feature = "double_buffer"))]
-fn second_buffer(_dev: &Device<Bound>, _first: &BounceBuffer) -> Option<BounceBuffer> {
-    None
-}
-
 /// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
 /// through one buffer.
-#[cfg(feature = "double_buffer")]
 fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {
     if !crate::double_buffer() {
         return None;

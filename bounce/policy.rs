@@ -242,7 +242,6 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
 /// which the core calls after it started the next request, so two reads into the same memory
 /// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
 /// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
-#[cfg(feature = "double_buffer")]
 pub(crate) fn pre_map(
     sg_len: u32,
     offset: u32,

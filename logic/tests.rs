@@ -10,26 +10,22 @@ pub(crate) mod suite {
     use super::super::*;
 
     const KIB: u32 = 1024;
-    #[cfg(feature = "bounce")]
     const MIB: u32 = 1024 * 1024;
 
     /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
     type TestResult = Result<(), &'static str>;
 
     /// `Ok`/`Some`, or the test fails.
-    #[cfg(feature = "bounce")]
     trait ExpectOk<T> {
         fn expect_ok(self) -> Result<T, &'static str>;
     }
 
-    #[cfg(feature = "bounce")]
     impl<T, E> ExpectOk<T> for Result<T, E> {
         fn expect_ok(self) -> Result<T, &'static str> {
             self.map_err(|_| "unexpected Err")
         }
     }
 
-    #[cfg(feature = "bounce")]
     impl<T> ExpectOk<T> for Option<T> {
         fn expect_ok(self) -> Result<T, &'static str> {
             self.ok_or("unexpected None")
@@ -75,7 +71,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn limits_of_a_bounce_buffer() -> TestResult {
         assert_eq!(
@@ -101,7 +96,6 @@ pub(crate) mod suite {
     }
 
     /// The deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.
-    #[cfg(feature = "deadline")]
     fn deadline(f: impl FnOnce(&mut DeadlineInput)) -> u32 {
         let mut r = DeadlineInput {
             bus_hz: 50_000_000,
@@ -112,7 +106,6 @@ pub(crate) mod suite {
         request_deadline_ms(&r)
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn bounce_size_boundaries() -> TestResult {
         for ok in [0, 4 * KIB, 8 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
@@ -137,7 +130,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn max_segs_boundaries() -> TestResult {
         for ok in [1, 2, 64, 255, 256] {
@@ -155,7 +147,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn defaults_are_valid() -> TestResult {
         let p = Params::from_module(BOUNCE_FOLLOWS_MAX_DMA, MAX_SEGS_DEFAULT, MAX_DMA_DEFAULT)
@@ -167,7 +158,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn max_dma_size_boundaries() -> TestResult {
         for ok in [4 * KIB, 64 * KIB, 128 * KIB, 512 * KIB, 4 * MIB] {
@@ -179,7 +169,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn bounce_size_above_max_dma_size_is_refused() -> TestResult {
         let e = ParamError::BounceAboveMaxDma {
@@ -207,7 +196,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn bounce_size_follows_max_dma_size_by_default() -> TestResult {
         // -1, the default: the buffer is as large as max_dma_size, whatever that is.
@@ -250,7 +238,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn limits_without_buffer_follow_max_dma_size() -> TestResult {
         let p = Params::new(0, 64, 64 * KIB).expect_ok()?;
@@ -270,7 +257,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn limits_without_allocated_buffer_are_the_c_drivers() -> TestResult {
         let p = Params::new(0, 64, BOUNCE_MAX).expect_ok()?;
@@ -281,7 +267,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "bounce")]
     #[test]
     fn limits_with_buffer() -> TestResult {
         let p = Params::new(128 * KIB, 64, BOUNCE_MAX).expect_ok()?;
@@ -312,7 +297,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "stats")]
     #[test]
     fn histogram_buckets() -> TestResult {
         assert_eq!(hist_bucket(0), 0);
@@ -335,7 +319,6 @@ pub(crate) mod suite {
     }
 
     /// A request of `len` bytes that succeeded (also used by the host's tests of text).
-    #[cfg(feature = "stats")]
     pub(crate) fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
         Outcome {
             len,
@@ -349,7 +332,6 @@ pub(crate) mod suite {
         }
     }
 
-    #[cfg(feature = "stats")]
     #[test]
     fn stats_count_requests() -> TestResult {
         let mut s = Stats::new();
@@ -371,7 +353,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "stats")]
     #[test]
     fn stats_errors_and_copy_back() -> TestResult {
         let mut s = Stats::new();
@@ -422,7 +403,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "stats")]
     #[test]
     fn stats_count_pre_mapped_errors() -> TestResult {
         let mut s = Stats::new();
@@ -450,7 +430,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_without_data_is_the_minimum() -> TestResult {
         assert_eq!(deadline(|_| {}), DEADLINE_MIN_MS);
@@ -461,7 +440,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_allows_the_data_timeout_for_every_block() -> TestResult {
         // The emulated eMMC: TAAC 1 ms x 10 x R2W 16 = 160 ms per block written. Eight stalls
@@ -502,7 +480,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_has_a_ceiling_that_still_allows_the_transfer() -> TestResult {
         // A 1024-block SD write at 3 s per block would be 51 minutes.
@@ -535,7 +512,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_busy_is_capped_at_the_controller_limit() -> TestResult {
         let unset = deadline(|r| r.busy = true);
@@ -563,7 +539,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "sdio_irq")]
     #[test]
     fn relatch_window_covers_the_sampling_period() -> TestResult {
         // 16 clocks at 400 kHz are 40 us; at 50 MHz well under the 20 us floor.
@@ -576,7 +551,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn stop_follows_a_frozen_transfer() -> TestResult {
         // The controller froze mid-transfer: the card may be in its data state.
@@ -645,7 +619,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn expiry_times_out_only_when_due() -> TestResult {
         assert_eq!(expiry(0), Expiry::TimeOut);
@@ -675,7 +648,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "deadline")]
     #[test]
     fn deadline_of_sdio_data_stays_within_the_ceiling() -> TestResult {
         // The core gives SDIO data 1 s per block (`mmc_set_data_timeout()`), no clocks. One
@@ -717,7 +689,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "sdio_irq")]
     #[test]
     fn irq_sources_split_the_sdio_interrupt_from_the_command() -> TestResult {
         const DAT1: u32 = 1 << 10;
@@ -747,7 +718,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "sdio_irq")]
     #[test]
     fn ictl_enables_keep_dat1_as_the_sdio_interrupt_has_it() -> TestResult {
         let cmd = (1 << 11) | (1 << 5) | (1 << 6) | (1 << 1);
@@ -766,7 +736,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(all(feature = "deadline", feature = "stats"))]
     #[test]
     fn arming_early_is_a_fault_that_keeps_at_least_a_millisecond() -> TestResult {
         assert_eq!(arm_after_ms(10_000, 0), 10_000);
@@ -838,7 +807,6 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "sdio_irq")]
     #[test]
     fn dat1_bits_that_do_not_clear_are_dropped_only_while_dat1_is_high() -> TestResult {
         const DAT1_IRQ: u32 = 1 << 10;

@@ -16,7 +16,6 @@ mod suite {
     /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
     type TestResult = Result<(), &'static str>;
 
-    #[cfg(feature = "double_buffer")]
     #[test]
     fn pre_map_only_what_goes_direct() -> TestResult {
         // One entry of a write that goes direct: mapped in pre_req.
@@ -247,7 +246,6 @@ mod suite {
         Ok(())
     }
 
-    #[cfg(feature = "double_buffer")]
     #[test]
     fn pre_map_never_an_unaligned_segment() -> TestResult {
         assert!(pre_map(1, 0, 4 * KIB, 512 * KIB, DIRECT, false, true));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! MMC host controllers (`include/linux/mmc/host.h`).
+//! MMC host controllers.
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 //!
 //! A host controller driver describes its callbacks with a [`HostOps`] implementation, allocates
 //! a host with its driver data pin-initialised in the host's private area
@@ -84,41 +86,26 @@
 //!     host.register()
 //! }
 //! ```
-//!
-//! Out of tree this layer is built as part of this driver's module, with the other kernel-crate
-//! abstractions under `rust/kernel/`. It is shaped like a kernel-crate abstraction and covers
-//! more of `struct mmc_host_ops` than this driver uses; the rest is for the next driver, hence
-//! `dead_code` is allowed here, and `unused_imports` for the types that are exported so that
-//! users can name them.
-
-#![allow(dead_code, unused_imports)]
 
 mod caps;
-#[cfg(feature = "bounce")]
 mod cpu_copy;
-#[cfg(feature = "stats")]
 mod debugfs;
 mod dma;
 mod host;
 mod ios;
-#[cfg(feature = "double_buffer")]
 mod pre_map;
 mod request;
-#[cfg(feature = "sdio_irq")]
 mod sdio;
-#[cfg(feature = "deadline")]
 mod timer;
 
 pub(crate) use caps::{
     Cap,
     Caps, //
 };
-#[cfg(feature = "double_buffer")]
 pub(crate) use cpu_copy::{
     copy_buffer_to_idle,
     copy_idle_to_buffer, //
 };
-#[cfg(feature = "bounce")]
 pub(crate) use cpu_copy::{
     read_buffer_word,
     write_buffer_word,
@@ -143,7 +130,6 @@ pub(crate) use ios::{
     SignalVoltage,
     Timing, //
 };
-#[cfg(feature = "double_buffer")]
 pub(crate) use pre_map::{
     pre_map,
     unmap_pre_mapped, //
@@ -156,7 +142,6 @@ pub(crate) use request::{
     RequestView,
     SgList, //
 };
-#[cfg(feature = "sdio_irq")]
 pub(crate) use sdio::SdioIrqSignal;
 
 use crate::bindings;

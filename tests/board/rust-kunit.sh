@@ -13,12 +13,12 @@
 g=$(guest kunit <<'G'
 load_driver rust
 wait_card
-dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ meson_mx_sdhc_rs_|# (meson_mx_sdhc_rs_[a-z_]+|Totals): pass' > /tmp/kunit || true
+dmesg | grep -E '^\[[ 0-9.]+\] +(not )?ok [0-9]+ (meson_mx_sdhc_rs|rust_kernel)_|# ((meson_mx_sdhc_rs|rust_kernel)_[a-z_]+|Totals): pass' > /tmp/kunit || true
 cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
-for s in meson_mx_sdhc_rs_mmc_caps meson_mx_sdhc_rs_mmc_ios meson_mx_sdhc_rs_bounce_policy \
-         meson_mx_sdhc_rs_bounce_slots meson_mx_sdhc_rs_dma_noncoherent_dirty \
-         meson_mx_sdhc_rs_workqueue_rearm meson_mx_sdhc_rs_logic \
+for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy \
+         meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
+         rust_kernel_workqueue_rearm meson_mx_sdhc_rs_logic \
          meson_mx_sdhc_rs_debugfs_foreign_dir; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done

@@ -4,28 +4,29 @@
 #
 #   1. without a git identity and without --author, the generator stops and
 #      says how to give one; without --base-commit it stops too;
-#   2. with a test identity and base: two series, each "[RFC PATCH n/N]"
-#      numbered with its cover letter: 1-core (the fixes, the kernel crate's new
-#      modules, kernel::mmc, the driver as a port of the C driver, last) and
-#      2-followup (one driver patch per feature, in Kbuild's order, each after
-#      the kernel-crate patches of what only it needs: kernel::mmc's timer,
-#      debugfs files and SDIO interrupt signal, the workqueue modules of the
-#      timer, debugfs's ScopedDir::from_raw(); none of those in 1-core; no
-#      feature condition left; a driver patch changes no kernel-crate file,
-#      a kernel-crate patch no driver file); the test identity as author, no trailer (no
-#      Signed-off-by, no Assisted-by: the sender adds their own), Cc: lines from
-#      get_maintainer.pl naming linux-mmc and rust-for-linux on every patch;
-#      both cover letters say what ran them (QEMU's virt machine, the emulated
-#      Meson8b board) and that no real board did; 1-core's ends with
-#      base-commit:, 2-followup's names 1-core as its base (base-commit: and a
-#      prerequisite-patch-id: per patch of 1-core); both apply in order with
-#      git am to the pristine files they change;
-#   3. no commit message, cover letter or added line speaks of this
+#   2. with a test identity and base: one series, "[RFC PATCH n/N]" numbered
+#      with its cover letter, one patch per line of series/series in that
+#      order: the fixes (each with a Fixes: tag) first, the driver last; a
+#      patch that adds a kernel-crate module adds its files under rust/kernel/
+#      and none of the driver's, the driver's patch nothing under rust/; no
+#      feature condition, no out-of-tree stand-in and no test knob in it; the
+#      test identity as author, no trailer (no Signed-off-by, no Assisted-by:
+#      the sender adds their own), Cc: lines from get_maintainer.pl naming
+#      linux-mmc and rust-for-linux on every patch; the cover letter says what
+#      ran it (QEMU's virt machine, the emulated Meson8b board) and that no
+#      real board did, and ends with base-commit:; the patches apply in order
+#      with git am to the pristine files they change;
+#   3. the generator rewrites no prose: each commit message is its file's,
+#      the cover letter's text is series/cover-letter's, and every comment
+#      line of a Rust file the series adds is a comment line of the file of
+#      this repository it comes from, in the same order; the generator is at
+#      most 600 lines;
+#   4. no commit message, cover letter or added line speaks of this
 #      repository: its test names, scripts, make targets or documents;
-#   4. Clk::round_rate(), which 7.3's Clk lacks, is a patch of its own
-#      adding the method to rust/kernel/clk.rs, without a Fixes: tag, after
-#      the fixes and before the clock providers' patch; the extension trait that stands in for it
-#      out of tree (RoundRate, kernel_ext::clk::round_rate) is in no patch.
+#   5. Clk::round_rate(), which 7.3's Clk lacks, is a patch of its own adding
+#      the method to rust/kernel/clk.rs as the out-of-tree stand-in has it,
+#      without a Fixes: tag, after the fixes and before the clock providers'
+#      patch.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -51,119 +52,124 @@ grep -q "no base commit" <<<"$out" || fail "no-base message: $out"
 out=$(noid --author "$ME" --base-commit v7.3) && fail "accepted base commit 'v7.3'"
 echo "no base: stops; a tag name instead of a hash: stops"
 
-# 2. The two series: the first posting (the fixes, the kernel crate's new modules,
-# kernel::mmc, the port) and the follow-up (one patch per feature), each with its cover letter.
+# 2. The series.
 "$TOP/scripts/make-series" --author "$ME" --base-commit "$BASE" --out "$T/s" >/dev/null
-[ -z "$(ls "$T"/s/*.patch 2>/dev/null)" ] || fail "patches outside the series' directories: $(ls "$T"/s/*.patch)"
-mapfile -t C < <(ls "$T"/s/1-core/*.patch)
-mapfile -t F < <(ls "$T"/s/2-followup/*.patch)
-read -r -a FEATURES <<<"$(sed -n 's/^FEATURES *:= *//p' "$TOP/Kbuild")"
-NC=$((${#C[@]} - 1))
-NF=$((${#F[@]} - 1))
-[ "$NC" -ge 2 ] || fail "expected a cover letter and at least 2 patches in 1-core, got: ${C[*]}"
-[ "$NF" -ge "${#FEATURES[@]}" ] || fail "2-followup has $NF patches, Kbuild has ${#FEATURES[@]} features"
-for d in 1-core 2-followup; do
-    [ -f "$T/s/$d/0000-cover-letter.patch" ] || fail "no $d/0000-cover-letter.patch"
-done
-# The first posting ends with the driver as a port of the C driver; the follow-up is one driver
-# patch per feature (Kbuild's FEATURES, in order), each after the kernel-crate patches it needs.
-case "$(basename "${C[$NC]}")" in *-mmc-meson-mx-sdhc-add-a-Rust-driver.patch) ;;
-    *) fail "the last patch of 1-core is not the port of the driver: $(basename "${C[$NC]}")" ;; esac
-grep -q '^+++ b/rust/kernel/mmc.rs$' "${C[@]}" || fail "kernel::mmc is not in 1-core"
-for f in rust/kernel/mmc/timer.rs rust/kernel/mmc/debugfs.rs rust/kernel/mmc/sdio.rs \
-    rust/kernel/workqueue/alloc.rs rust/kernel/workqueue/rearm.rs; do
-    grep -qxF "+++ b/$f" "${C[@]}" && fail "1-core adds $f, which only a feature needs"
-    grep -qxF "+++ b/$f" "${F[@]}" || fail "2-followup does not add $f"
-done
-grep -qE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" &&
-    fail "1-core names a feature's kernel::mmc item: $(grep -hE '^\+.*(timer_expired|SdioIrqSignal|register_with_debugfs)' "${C[@]}" | head -2)"
-grep -q '^+.*pub unsafe fn from_raw(dentry' "${F[@]}" || fail "2-followup does not add debugfs's ScopedDir::from_raw()"
-grep -rqE 'foreign_dir' "${C[@]}" "${F[@]}" && fail "the out-of-tree debugfs stand-in (foreign_dir) is in the series"
-grep -qE '^\+.*(TEST_KNOBS|test_knobs)' "${C[@]}" "${F[@]}" &&
-    fail "the test knobs (out of tree only) are in the series: $(grep -hE '^\+.*(TEST_KNOBS|test_knobs)' "${C[@]}" "${F[@]}" | head -2)"
-k=0
-kernel_since=0
-for ((i = 1; i <= NF; i++)); do
-    files=$(sed -n 's|^+++ b/||p' "${F[$i]}")
-    case "$(basename "${F[$i]}")" in
-    *-mmc-meson-mx-sdhc-rs-*)
-        grep -q '^rust/' <<<"$files" && fail "driver patch $(basename "${F[$i]}") changes the kernel crate"
-        k=$((k + 1)); kernel_since=0 ;;
-    *-rust-*)
-        grep -qv '^rust/\|^MAINTAINERS$' <<<"$files" &&
-            fail "kernel-crate patch $(basename "${F[$i]}") changes: $(grep -v '^rust/' <<<"$files" | head -2)"
-        kernel_since=$((kernel_since + 1)) ;;
-    *) fail "patch $i of 2-followup is neither the driver's nor the kernel crate's: $(basename "${F[$i]}")" ;;
+mapfile -t P < <(ls "$T"/s/*.patch)
+mapfile -t L < <(sed 's/#.*//' "$TOP/series/series" | awk 'NF')
+N=$((${#P[@]} - 1))
+[ "$N" = "${#L[@]}" ] || fail "$N patches, series/series has ${#L[@]} lines"
+[ "$(basename "${P[0]}")" = 0000-cover-letter.patch ] || fail "no 0000-cover-letter.patch"
+w=${#N}
+for ((i = 0; i <= N; i++)); do
+    p=${P[$i]} n=$(basename "${P[$i]}")
+    grep -qE "^Subject: \[RFC PATCH $(printf "%0${w}d/%d" "$i" "$N")\] " "$p" ||
+        fail "$n: subject is not [RFC PATCH $(printf "%0${w}d/%d" "$i" "$N")]"
+    grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
+    if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
+        fail "$n: has a trailer"
+    fi
+    for l in linux-mmc@vger.kernel.org rust-for-linux@vger.kernel.org; do
+        sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "$l" || fail "$n: no Cc: $l"
+    done
+    ! sed -n '/^Cc:/,/^$/p' "$p" | grep -qF jane.sender@example.org || fail "$n: the author is in Cc"
+    [ "$i" = 0 ] && continue
+    read -r file what <<<"${L[$((i - 1))]}"
+    files=$(sed -n 's|^+++ b/||p' "$p")
+    case "$file" in kernel-fixes/*) grep -q '^Fixes: ' "$p" || fail "$n: a fix without Fixes:" ;; esac
+    case "$what" in
+    kernel::*)
+        m=${what#kernel::}
+        grep -qx "rust/kernel/${m//:://}.rs" <<<"$files" || fail "$n does not add rust/kernel/${m//:://}.rs"
+        ! grep -q '^drivers/mmc/host/' <<<"$files" || fail "$n: a kernel-crate patch changes the driver" ;;
+    driver)
+        [ "$i" = "$N" ] || fail "the driver is not the last patch"
+        grep -qx 'drivers/mmc/host/meson_mx_sdhc_rs/meson_mx_sdhc_rs.rs' <<<"$files" || fail "$n does not add the driver"
+        ! grep -q '^rust/' <<<"$files" || fail "$n: the driver's patch changes the kernel crate" ;;
     esac
 done
-[ "$k" = "${#FEATURES[@]}" ] || fail "2-followup has $k driver patches, Kbuild has ${#FEATURES[@]} features"
-[ "$kernel_since" = 0 ] || fail "2-followup ends with a kernel-crate patch no feature uses"
-P=("${C[@]}" "${F[@]}")
-if grep -nE '^\+.*(cfg\((not\()?feature|// cfg\()' "${P[@]}"; then
-    fail "a feature condition of the driver's sources is left in the series"
+if grep -nE '^\+.*(cfg\((not\()?feature|cfg_attr\(.*feature)' "${P[@]}"; then
+    fail "a feature condition is in the series (above)"
 fi
-echo "1-core: $NC patches, the port last; 2-followup: $NF patches, ${#FEATURES[@]} features (${FEATURES[*]}) each after its kernel-crate patches, no feature condition left"
-check_series() { # name, patches (cover letter first)
-    local name=$1 k=0 p n s w
-    shift
-    local N=$(($# - 1))
-    w=${#N}
-    for p in "$@"; do
-        n=$name/$(basename "$p")
-        s=$(printf "%0${w}d/%d" "$k" "$N")
-        grep -qE "^Subject: \[RFC PATCH $s\] " "$p" || fail "$n: subject is not [RFC PATCH $s]"
-        k=$((k + 1))
-        grep -qxF "From: $ME" "$p" || fail "$n: author is not the given identity"
-        if grep -nE '^(Signed-off-by|Assisted-by|Co-developed-by|Reviewed-by):' "$p"; then
-            fail "$n: has a trailer"
-        fi
-        for l in linux-mmc@vger.kernel.org rust-for-linux@vger.kernel.org; do
-            sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "$l" || fail "$n: no Cc: $l"
-        done
-        if sed -n '/^Cc:/,/^$/p' "$p" | grep -qF "jane.sender@example.org"; then
-            fail "$n: the author is in Cc"
-        fi
-    done
-}
-check_series 1-core "${C[@]}"
-check_series 2-followup "${F[@]}"
-# Each cover letter says what ran it (the emulated board) and what did not (a real board).
-for c in "${C[0]}" "${F[0]}"; do
-    n=$(basename "$(dirname "$c")")
-    grep -q '^What was and was not run$' "$c" || fail "$n: the cover letter has no section 'What was and was not run'"
-    grep -q 'emulated Meson8b board' "$c" || fail "$n: the cover letter does not name the emulated board"
-    grep -q "QEMU's virt" "$c" || fail "$n: the cover letter does not say the board is QEMU's virt machine"
-    grep -q 'Nothing in this series has been run on real hardware' "$c" ||
-        fail "$n: the cover letter does not say that no real board ran it"
-done
-grep -q 'port of the C driver' "${C[0]}" || fail "1-core: the cover letter does not say what ran the port"
-# The first ends with its base; the follow-up names the first as its base: the base commit and
-# the patch id of each patch of the first (as git format-patch --base writes them).
-tail -1 "${C[0]}" | grep -qxF "base-commit: $BASE" || fail "1-core: the cover letter does not end with base-commit"
-grep -qxF "base-commit: $BASE" "${F[0]}" || fail "2-followup: the cover letter has no base-commit"
-mapfile -t want < <(for p in "${C[@]:1}"; do git patch-id --stable < "$p" | cut -d' ' -f1; done)
-mapfile -t got < <(sed -n 's/^prerequisite-patch-id: //p' "${F[0]}")
-[ "${want[*]}" = "${got[*]}" ] || fail "2-followup: prerequisite-patch-id lines (${#got[@]}) are not the patch ids of 1-core's ${#want[@]} patches"
-grep -q "based on \"\[RFC PATCH 0/$NC\] " "${F[0]}" || fail "2-followup: the cover letter does not name the first posting as its base"
-echo "series: RFC subjects numbered per series, author given, no trailers, Cc on each; both cover letters say what ran and what did not; the follow-up's base is the first ($NC prerequisite-patch-id lines)"
-# Both apply, in order, with git am to the pristine files they change.
+if grep -nE '^\+.*(kernel_ext|out_of_tree|foreign_dir|RoundRate|ClkFromRaw|DeviceAsRaw|FlagsAsRaw)' "${P[@]}"; then
+    fail "an out-of-tree stand-in is in the series (above)"
+fi
+if grep -nE '^\+.*(TEST_KNOBS|test_knobs)' "${P[@]}"; then
+    fail "the test knobs (out of tree only) are in the series (above)"
+fi
+grep -q '^What was and was not run$' "${P[0]}" || fail "the cover letter has no section 'What was and was not run'"
+grep -q 'emulated Meson8b board' "${P[0]}" || fail "the cover letter does not name the emulated board"
+grep -q "QEMU's virt" "${P[0]}" || fail "the cover letter does not say the board is QEMU's virt machine"
+grep -q 'Nothing in this series has been run on real hardware' "${P[0]}" ||
+    fail "the cover letter does not say that no real board ran it"
+tail -1 "${P[0]}" | grep -qxF "base-commit: $BASE" || fail "the cover letter does not end with base-commit"
+echo "series: $N patches in series/series' order, fixes first, the driver last; RFC subjects, author given, no trailers, Cc on each; no feature condition, stand-in or test knob; the cover letter says what ran and ends with base-commit"
 SRC=$(readlink -f "$MESON_SDHC_CACHE/kernel/source" 2>/dev/null || true)
 if [ -n "$SRC" ] && [ -f "$SRC/MAINTAINERS" ]; then
     G=(git -C "$T/tree" -c user.name=t -c user.email=t@localhost)
     mkdir -p "$T/tree"
-    sed -n 's|^--- a/||p' "${C[@]:1}" "${F[@]:1}" | sort -u | while read -r f; do
+    sed -n 's|^--- a/||p' "${P[@]:1}" | sort -u | while read -r f; do
         [ -e "$SRC/$f" ] && mkdir -p "$T/tree/$(dirname "$f")" && cp "$SRC/$f" "$T/tree/$f"
     done
     "${G[@]}" init -q && "${G[@]}" add -A && "${G[@]}" commit -qm base
-    for p in "${C[@]:1}" "${F[@]:1}"; do
-        "${G[@]}" am -q "$p" >/dev/null 2>&1 || fail "git am: $(basename "$(dirname "$p")")/$(basename "$p") does not apply"
+    for p in "${P[@]:1}"; do
+        "${G[@]}" am -q "$p" >/dev/null 2>&1 || fail "git am: $(basename "$p") does not apply"
     done
-    echo "git am: 1-core then 2-followup apply to the pristine files ($(( NC + NF )) patches)"
+    echo "git am: the $N patches apply to the pristine files"
 else
     echo "(no pristine tree at $MESON_SDHC_CACHE/kernel/source: the git am check is not run)"
 fi
 
-# 3. Words of this repository.  The message (up to ---) and the added lines.
+# 3. No prose rewritten.
+python3 - "$TOP" "$T/s" <<'PY' || fail "the generator rewrote prose (above)"
+import email.parser, glob, os, re, sys
+
+top, out = sys.argv[1], sys.argv[2]
+bad = 0
+lines = [ln.split("#")[0].split() for ln in open(top + "/series/series")]
+lines = [ln for ln in lines if ln]
+patches = sorted(glob.glob(out + "/0*.patch"))
+for (rel, *what), p in zip(lines, patches[1:]):
+    msg = email.parser.Parser().parse(open(p, encoding="utf-8"))
+    subject = re.sub(r"^\[[^]]*\] ", "", re.sub(r"\s*\n\s*", " ", msg["Subject"]))
+    body = msg.get_payload().split("\n---\n", 1)[0].strip("\n")
+    want = open(os.path.join(top, rel), encoding="utf-8").read().split("\n---\n", 1)[0]
+    if subject + "\n\n" + body != want.strip("\n"):
+        print("%s: the commit message is not %s's" % (os.path.basename(p), rel))
+        bad = 1
+cover = open(patches[0], encoding="utf-8").read()
+subject, _, blurb = open(top + "/series/cover-letter", encoding="utf-8").read().partition("\n\n")
+if "] " + subject.strip() not in re.sub(r"\n\s+", " ", cover) or blurb.strip() not in cover:
+    print("the cover letter is not series/cover-letter's")
+    bad = 1
+# The Rust files the series adds, each as it is at the end of the series, and where it comes from.
+added = {}
+for p in patches[1:]:
+    for m in re.finditer(r"^\+\+\+ b/(\S+\.rs)\n@@ -0,0 \+1,\d+ @@\n((?:\+.*\n?)*)", open(p).read(), re.M):
+        added[m.group(1)] = [ln[1:] for ln in m.group(2).split("\n") if ln.startswith("+")]
+def comments(lines):
+    return [ln.strip() for ln in lines if ln.strip().startswith("//")]
+n = 0
+for path, new in sorted(added.items()):
+    src = path.replace("drivers/mmc/host/meson_mx_sdhc_rs/", "")
+    orig = comments(open(os.path.join(top, src), encoding="utf-8").read().split("\n"))
+    it = iter(orig)
+    for c in comments(new):
+        if not any(c == o for o in it):
+            print("%s: comment not in %s, or out of order: %s" % (path, src, c))
+            bad = 1
+            break
+    n += 1
+if n < 30:
+    print("only %d new Rust files found in the series" % n)
+    bad = 1
+print("%d commit messages as their files have them, the cover letter as series/cover-letter, the comments of %d Rust files as this repository has them" % (len(lines), n))
+sys.exit(bad)
+PY
+lines=$(wc -l < "$TOP/scripts/make-series")
+[ "$lines" -le 600 ] || fail "scripts/make-series has $lines lines, more than 600"
+echo "scripts/make-series: $lines lines"
+
+# 4. Words of this repository.  The message (up to ---) and the added lines.
 tests=$(cd "$TOP/tests/board" && ls -- *.sh | sed 's/\.sh$//' | paste -sd'|')
 for p in "${P[@]}"; do
     awk '/^---$/ { body = 1 } !body || (/^\+/ && !/^\+\+\+ /)' "$p"
@@ -172,7 +178,7 @@ hits=$(grep -nP "(?<![\w-])($tests)(?![\w-])|tests/(host|board)|scripts/(bench|m
 [ -z "$hits" ] || { echo "$hits" | head -20; fail "the series speaks of this repository (above)"; }
 echo "no test names, scripts, make targets or documents of this repository in $(wc -l < "$T/said") lines"
 
-# 4. Clk::round_rate(): a method the series adds to 7.3's Clk, not a fix.
+# 5. Clk::round_rate(): a method the series adds to 7.3's Clk, not a fix, as the stand-in has it.
 rr=$(grep -lE '^Subject: \[RFC PATCH [0-9]+/[0-9]+\] rust: clk: add Clk::round_rate\(\)$' "${P[@]}" || true)
 [ -n "$rr" ] || fail "no patch 'rust: clk: add Clk::round_rate()'"
 lastfix=$( (grep -l '^Fixes:' "${P[@]}" || true) | tail -1)
@@ -185,9 +191,11 @@ prov=$(grep -lE '^Subject: \[RFC PATCH [0-9]+/[0-9]+\] rust: clk: add basic cloc
 if grep -n '^Fixes:' "$rr"; then fail "$(basename "$rr"): a Fixes: tag on an addition"; fi
 [ "$(sed -n 's|^+++ b/||p' "$rr")" = rust/kernel/clk.rs ] ||
     fail "$(basename "$rr") changes other files than rust/kernel/clk.rs: $(sed -n 's|^+++ b/||p' "$rr" | paste -sd' ')"
-grep -qxF '+        pub fn round_rate(&self, rate: Hertz) -> Result<Hertz> {' "$rr" ||
-    fail "$(basename "$rr") does not add the method to Clk"
-if grep -nE '^\+.*(\bRoundRate\b|\bround_rate::)' "${P[@]}"; then
-    fail "the out-of-tree stand-in of Clk::round_rate() is in the series (above)"
-fi
-echo "Clk::round_rate(): $(basename "$rr" | cut -c1-4), rust/kernel/clk.rs only, no Fixes:, after the fixes and before the clock providers; no stand-in left"
+# The method's lines, from its doc comment to its end, as the stand-in's impl has them.
+sed -n '/^impl RoundRate for Clk {$/,/^}$/p' "$TOP/rust/kernel/clk/round_rate.rs" | sed '1d;$d' |
+    sed 's/^    fn /    pub fn /; s/^\(.\)/    \1/' > "$T/rr.want"
+sed -n 's/^+//p' "$rr" | sed -n '/^        \/\/\/ Get the rate/,/^        }$/p' > "$T/rr.got"
+sed -i '1{/^$/d}' "$T/rr.want"
+diff "$T/rr.want" "$T/rr.got" >/dev/null ||
+    { diff "$T/rr.want" "$T/rr.got" | head; fail "$(basename "$rr") does not add the stand-in's method"; }
+echo "Clk::round_rate(): $(basename "$rr" | cut -c1-4), rust/kernel/clk.rs only, no Fixes:, after the fixes and before the clock providers; the stand-in's method"

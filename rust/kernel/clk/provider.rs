@@ -101,6 +101,7 @@ use kernel::{
 };
 
 use crate::bindings;
+use crate::kernel_ext::out_of_tree::ClkFromRaw as _;
 
 /// A 32-bit register of an MMIO mapping, for basic clocks.
 ///
@@ -420,7 +421,7 @@ impl<M> Hw<M> {
             bindings::clk_hw_get_clk(self.hw.as_ptr(), con_id.as_char_ptr())
         })?;
         // SAFETY: `clk` is a reference of a clock, which the `Clk` puts when dropped.
-        Ok(unsafe { clk_from_raw(clk) })
+        Ok(unsafe { Clk::from_raw(clk) })
     }
 }
 
@@ -435,15 +436,4 @@ impl<M> Drop for Hw<M> {
         drop(unsafe { KBox::from_raw(self.raw.as_ptr()) });
         // The table, the node reference and the register's mapping go after this.
     }
-}
-
-/// `Clk::from_raw()`: the crate's [`Clk`] has no constructor from a `struct clk` pointer.
-///
-/// # Safety
-///
-/// `clk` must be a valid `struct clk` reference, owned by the caller, or NULL.
-unsafe fn clk_from_raw(clk: *mut bindings::clk) -> Clk {
-    // SAFETY: `Clk` is a `#[repr(transparent)]` wrapper of a `struct clk` pointer whose
-    // invariant the caller guarantees; it puts the reference when dropped.
-    unsafe { core::mem::transmute::<*mut bindings::clk, Clk>(clk) }
 }

@@ -6,8 +6,9 @@
 //! method to a type of the kernel crate. Here the method belongs to the extension trait
 //! [`RoundRate`]: a caller imports it on a `use` item of its own (`use
 //! crate::kernel_ext::clk::round_rate::RoundRate as _;`) and calls `clk.round_rate(rate)` as it
-//! would call the method. The upstream series adds the methods of `impl RoundRate for Clk`, as
-//! they are below, to the crate's `impl Clk`, and leaves this module and its `use` items out.
+//! would call the method. The upstream series adds the method, as it is below, to the crate's
+//! `impl Clk` (`kernel-extensions/0001-rust-clk-add-Clk-round_rate.patch`), and leaves this
+//! module and its `use` items out.
 
 use kernel::{
     bindings,

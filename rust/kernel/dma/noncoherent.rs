@@ -48,37 +48,12 @@ use kernel::{
 };
 
 use crate::bindings;
+use crate::kernel_ext::out_of_tree::{
+    DeviceAsRaw as _,
+    FlagsAsRaw as _, //
+};
 
 use dirty::Dirty;
-
-/// `dev.as_raw()`, which is private to the kernel crate: this module is built outside it.
-/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call.)
-fn raw_dev<Ctx: kernel::device::DeviceContext>(dev: &Device<Ctx>) -> *mut bindings::device {
-    // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
-    // zero-sized marker), which itself is a transparent wrapper of `struct device`.
-    core::ptr::from_ref(dev)
-        .cast::<bindings::device>()
-        .cast_mut()
-}
-
-/// `flags.as_raw()`, which is private to the kernel crate: this module is built outside it.
-/// (In the kernel crate, `flags.as_raw()` is written for each call.) Out of it, the value is
-/// the union of the kernel crate's allocation flags that `flags` contains.
-fn raw_gfp(flags: Flags) -> bindings::gfp_t {
-    use kernel::alloc::flags::*;
-    [
-        (GFP_KERNEL_ACCOUNT, bindings::GFP_KERNEL_ACCOUNT),
-        (GFP_KERNEL, bindings::GFP_KERNEL),
-        (GFP_ATOMIC, bindings::GFP_ATOMIC),
-        (GFP_NOWAIT, bindings::GFP_NOWAIT),
-        (__GFP_ZERO, bindings::__GFP_ZERO),
-        (__GFP_HIGHMEM, bindings::__GFP_HIGHMEM),
-        (__GFP_NOWARN, bindings::__GFP_NOWARN),
-    ]
-    .iter()
-    .filter(|(f, _)| flags.contains(*f))
-    .fold(0, |raw, (_, r)| raw | r)
-}
 
 /// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
 const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
@@ -91,7 +66,7 @@ const MAPPING_ERROR: DmaAddress = DmaAddress::MAX;
 #[cfg(CONFIG_DMA_API_DEBUG)]
 fn mapping_error(dev: &Device, addr: DmaAddress) -> bool {
     // SAFETY: `dev` is a valid device; the function only looks the address up.
-    unsafe { bindings::debug_dma_mapping_error(raw_dev(dev), addr) };
+    unsafe { bindings::debug_dma_mapping_error(dev.as_raw(), addr) };
     addr == MAPPING_ERROR
 }
 
@@ -243,7 +218,7 @@ impl NoncoherentPages {
             .next_power_of_two()
             .trailing_zeros();
         // SAFETY: `alloc_pages()` may be called with any flags and order.
-        let page = unsafe { bindings::alloc_pages(raw_gfp(gfp_flags), order) };
+        let page = unsafe { bindings::alloc_pages(gfp_flags.as_raw(), order) };
         let page = NonNull::new(page).ok_or(ENOMEM)?;
         // SAFETY: `page` is a valid page just allocated.
         let cpu_addr = unsafe { bindings::page_address(page.as_ptr()) }.cast::<u8>();
@@ -370,7 +345,7 @@ impl NoncoherentPages {
         // are inside the buffer (checked above). `dev` is a valid device.
         let addr = unsafe {
             bindings::dma_map_page_attrs(
-                raw_dev(dev),
+                dev.as_raw(),
                 self.page.as_ptr().add(offset / kernel::page::PAGE_SIZE),
                 page_offset,
                 len,
@@ -426,7 +401,7 @@ impl NoncoherentPages {
         let dev = self.dev();
         // SAFETY: `mapping` is the mapping of these pages (its id is theirs, type invariants),
         // made by `dma_map_page_attrs()` with these values, and consumed here.
-        unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
+        unsafe { bindings::dma_unmap_page_attrs(dev.as_raw(), addr, len, dir.into(), 0) };
         let (to_device, from_device) = dir_sides(dir);
         if dirty::leaves_clean(to_device, from_device, false) {
             // `len` fits in `u32`: it was checked against the size when mapped.
@@ -450,7 +425,7 @@ impl Drop for NoncoherentPages {
         if let Some(MapState { addr, len, dir, .. }) = leaked {
             // SAFETY: A mapping was leaked: by the type invariants it was made with these
             // values and nobody else can unmap it now (`&mut self`).
-            unsafe { bindings::dma_unmap_page_attrs(raw_dev(dev), addr, len, dir.into(), 0) };
+            unsafe { bindings::dma_unmap_page_attrs(dev.as_raw(), addr, len, dir.into(), 0) };
         }
         // SAFETY: By the type invariants the pages were allocated with this order, are owned by
         // this object, which goes now, and are not mapped any more.

@@ -60,11 +60,6 @@
 //!     Ok(count)
 //! }
 //! ```
-//!
-//! Out of tree this module is built as part of one driver, which requests one threaded
-//! interrupt by index; the other function is for the next driver.
-
-#![allow(dead_code)]
 
 use kernel::{
     device::{

@@ -46,7 +46,8 @@ impl Caps {
     }
 }
 
-#[kernel::macros::kunit_tests(meson_mx_sdhc_rs_mmc_caps)]
+#[cfg(CONFIG_RUST_MMC_KUNIT_TEST)]
+#[kernel::macros::kunit_tests(rust_kernel_mmc_caps)]
 mod tests {
     use super::*;
 

@@ -18,7 +18,6 @@ use kernel::{
 
 use crate::kernel_ext::dma::noncoherent::NoncoherentPages;
 
-#[cfg(feature = "double_buffer")]
 use super::{
     dma::is_pre_mapped,
     IdleRequest, //
@@ -93,7 +92,6 @@ impl DmaRequest {
 
 /// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
 /// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
-#[cfg(feature = "double_buffer")]
 pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
     mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
         // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_map`
@@ -104,7 +102,6 @@ pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u
 
 /// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
 /// the rules of [`DmaRequest::copy_from_buffer`].
-#[cfg(feature = "double_buffer")]
 pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
     mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
         // SAFETY: As in `copy_idle_to_buffer`.

@@ -16,10 +16,8 @@ use super::{
     HostOps,
     UnregisteredHost, //
 };
-use crate::{
-    bindings,
-    kernel_ext::debugfs::foreign_dir::ScopedDir, //
-};
+use crate::bindings;
+use crate::kernel_ext::debugfs::foreign_dir::ScopedDir;
 
 impl<T: HostOps> UnregisteredHost<'_, T> {
     /// Registers the host, as [`Self::register`] does, then has `files` create the driver's

@@ -39,8 +39,7 @@ use super::{
 };
 
 use crate::bindings;
-
-use super::host::raw_dev;
+use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 
 /// The `host_cookie` of a request whose data was mapped for the device in `pre_req` (the
 /// direct path, mapped and cleaned off the transfer's path as
@@ -120,7 +119,7 @@ pub(super) unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<
 /// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
 pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
     // SAFETY: `dev` is a valid, bound device.
-    unsafe { bindings::dma_get_merge_boundary(raw_dev(dev)) }
+    unsafe { bindings::dma_get_merge_boundary(dev.as_raw()) }
 }
 
 /// An in-flight request and the DMA state of its data.
@@ -290,7 +289,6 @@ impl DmaRequest {
 
     /// The data, if nothing maps it: neither this object nor `pre_req` (whose mapping this
     /// object may have handed back, [`Self::end_transfer`]).
-    #[cfg(feature = "bounce")]
     pub(super) fn unmapped_data(&self) -> Option<&Data> {
         self.mrq
             .data()

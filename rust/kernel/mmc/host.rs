@@ -23,7 +23,6 @@ use kernel::{
     types::Opaque, //
 };
 
-#[cfg(feature = "deadline")]
 use super::timer::{
     new_timer,
     Timer, //
@@ -35,6 +34,7 @@ use super::{
     Request, //
 };
 use crate::bindings;
+use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 
 /// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
 /// that lives in the host's private area.
@@ -106,7 +106,6 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     /// Enables or disables the SDIO card interrupt. The core enables it when a function claims
     /// its interrupt and disables it when the last one releases it, with the host claimed; it
     /// stays enabled across requests until then.
-    #[cfg(feature = "sdio_irq")]
     fn enable_sdio_irq(_host: &Host<Self>, _enable: bool) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -114,7 +113,6 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     /// Enables the SDIO card interrupt again once the core has run the functions' handlers for
     /// the one the host signalled ([`super::SdioIrqSignal`]) and masked; called with the host
     /// claimed.
-    #[cfg(feature = "sdio_irq")]
     fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -124,7 +122,6 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     /// driver's interrupt handlers; the host may be being removed (`mmc_remove_host()`), but
     /// its data is valid: the host cancels the timer before dropping it. Implementing this
     /// gives the host its timer (and its workqueue).
-    #[cfg(feature = "deadline")]
     fn timer_expired(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -156,47 +153,18 @@ pub(crate) struct HostConfig {
     pub(crate) caps: Caps,
 }
 
-/// `dev.as_raw()`, which is private to the kernel crate: this layer is built outside it.
-/// (In the kernel crate, `scripts/make-series` writes `dev.as_raw()` for each call, in every
-/// file of the layer.)
-pub(super) fn raw_dev<Ctx: kernel::device::DeviceContext>(
-    dev: &Device<Ctx>,
-) -> *mut bindings::device {
-    // CAST: `Device<Ctx>` is a `#[repr(transparent)]` wrapper of `Opaque<struct device>` (and a
-    // zero-sized marker), which itself is a transparent wrapper of `struct device`.
-    core::ptr::from_ref(dev)
-        .cast::<bindings::device>()
-        .cast_mut()
-}
-
 /// What a host's private area holds: the driver data, and what the host runs beside its
 /// callbacks that reaches the data.
 #[pin_data]
 pub(super) struct Private<T: HostOps> {
     /// The host's timer, when `T` implements [`HostOps::timer_expired`]. Fields drop in
     /// declaration order: the timer is stopped before the data goes.
-    #[cfg(feature = "deadline")]
     pub(super) timer: Option<Timer>,
     #[pin]
     data: T,
 }
 
 impl<T: HostOps> Private<T> {
-    /// The private area of `host`, whose parent is `dev`, with the driver data `data`.
-    ///
-    /// # Safety
-    ///
-    /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
-    /// (after [`Self::stop`] once it was added) before it is freed.
-    #[cfg(not(feature = "deadline"))]
-    unsafe fn new(
-        _host: NonNull<bindings::mmc_host>,
-        _dev: &Device<Bound>,
-        data: impl PinInit<T, Error>,
-    ) -> impl PinInit<Self, Error> {
-        try_pin_init!(Private { data <- data }? Error)
-    }
-
     /// The private area of `host`, whose parent is `dev`, with the driver data `data` and the
     /// host's timer.
     ///
@@ -204,7 +172,6 @@ impl<T: HostOps> Private<T> {
     ///
     /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
     /// (after [`Self::stop`] once it was added) before it is freed.
-    #[cfg(feature = "deadline")]
     unsafe fn new(
         host: NonNull<bindings::mmc_host>,
         dev: &Device<Bound>,
@@ -218,15 +185,9 @@ impl<T: HostOps> Private<T> {
         try_pin_init!(Private { timer: timer()?, data <- data }? Error)
     }
 
-    /// Stops what the host runs beside its callbacks, before the removed host drops the data.
-    /// Without a timer there is nothing: the removed host calls no callback any more.
-    #[cfg(not(feature = "deadline"))]
-    fn stop(&self) {}
-
     /// Stops what the host runs beside its callbacks, before the removed host drops the data:
     /// the timer, which `timer_expired` may arm again while it runs, so it is stopped for good
     /// (no arming from here on, disarmed, waited for).
-    #[cfg(feature = "deadline")]
     fn stop(&self) {
         if let Some(timer) = self.timer.as_ref() {
             timer.stop();
@@ -268,7 +229,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
         // parent without taking a reference; the returned object borrows `dev` for `'a`, and
         // frees the host (which reads the parent) on drop, within `'a`.
-        let raw = unsafe { bindings::mmc_alloc_host(extra, raw_dev(dev)) };
+        let raw = unsafe { bindings::mmc_alloc_host(extra, dev.as_raw()) };
         let host = NonNull::new(raw).ok_or(ENOMEM)?;
         // SAFETY: `host` was allocated with `size_of::<Private<T>>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
@@ -346,17 +307,6 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
     }
 
-    /// Clears `MMC_CAP_SDIO_IRQ`, which `mmc_of_parse()` sets for a device tree's
-    /// `cap-sdio-irq`: the core would then call `enable_sdio_irq` and `ack_sdio_irq`, which
-    /// [`HostOps`] does not have.
-    #[cfg(not(feature = "sdio_irq"))]
-    pub(super) fn settle_sdio_irq_caps(&mut self) {
-        let h = self.raw();
-        // SAFETY: As in `configure`: the host is valid and not added, and the field is written
-        // through the raw pointer.
-        unsafe { (*h).caps &= !bindings::MMC_CAP_SDIO_IRQ };
-    }
-
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
     /// calls the callbacks at any time until the parent device is unbound.
     ///
@@ -391,7 +341,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // the host runs (`mmc_setup_queue()`): a host's DMA never relies on it staying put.
         // Written here for cards without a queue (SDIO), with the value the core writes for one
         // with a queue, before the host has any card.
-        unsafe { bindings::dma_set_max_seg_size(raw_dev(self.parent), (*h).max_seg_size) };
+        unsafe { bindings::dma_set_max_seg_size(self.parent.as_raw(), (*h).max_seg_size) };
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);
@@ -570,13 +520,11 @@ impl<T: HostOps> Adapter<T> {
         } else {
             Some(bindings::mmc_gpio_get_ro)
         },
-        #[cfg(feature = "sdio_irq")]
         enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
             Some(Self::enable_sdio_irq)
         } else {
             None
         },
-        #[cfg(feature = "sdio_irq")]
         ack_sdio_irq: if T::HAS_ACK_SDIO_IRQ {
             Some(Self::ack_sdio_irq)
         } else {

@@ -215,7 +215,8 @@ impl Ios {
     }
 }
 
-#[kernel::macros::kunit_tests(meson_mx_sdhc_rs_mmc_ios)]
+#[cfg(CONFIG_RUST_MMC_KUNIT_TEST)]
+#[kernel::macros::kunit_tests(rust_kernel_mmc_ios)]
 mod tests {
     use super::*;
 

@@ -152,7 +152,6 @@ impl RequestView {
 pub(crate) struct IdleRequest {
     /// The host whose callback the request was passed to, whose DMA device maps it in
     /// `pre_req`.
-    #[cfg(feature = "double_buffer")]
     host: NonNull<bindings::mmc_host>,
     mrq: NonNull<bindings::mmc_request>,
 }
@@ -163,21 +162,6 @@ impl IdleRequest {
     /// `mrq` must be a valid request that is not in flight on `host` while the returned object
     /// lives, which must be within the `pre_req` or `post_req` callback of `host` that passed
     /// it.
-    #[cfg(not(feature = "double_buffer"))]
-    pub(super) unsafe fn new(
-        _host: NonNull<bindings::mmc_host>,
-        mrq: NonNull<bindings::mmc_request>,
-    ) -> Self {
-        // INVARIANT: By the safety requirements.
-        Self { mrq }
-    }
-
-    /// # Safety
-    ///
-    /// `mrq` must be a valid request that is not in flight on `host` while the returned object
-    /// lives, which must be within the `pre_req` or `post_req` callback of `host` that passed
-    /// it.
-    #[cfg(feature = "double_buffer")]
     pub(super) unsafe fn new(
         host: NonNull<bindings::mmc_host>,
         mrq: NonNull<bindings::mmc_request>,
@@ -187,7 +171,6 @@ impl IdleRequest {
     }
 
     /// The host whose callback the request was passed to.
-    #[cfg(feature = "double_buffer")]
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
     }

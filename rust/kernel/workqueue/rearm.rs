@@ -226,7 +226,7 @@ where
     unsafe { container_of!(work, bindings::delayed_work, work) }
 }
 
-#[kernel::macros::kunit_tests(meson_mx_sdhc_rs_workqueue_rearm)]
+#[kernel::macros::kunit_tests(rust_kernel_workqueue_rearm)]
 mod tests {
     use super::*;
     use crate::kernel_ext::workqueue::alloc::{

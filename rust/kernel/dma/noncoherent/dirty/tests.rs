@@ -6,7 +6,7 @@
 /// The suite.
 #[cfg_attr(
     not(test),
-    kernel::macros::kunit_tests(meson_mx_sdhc_rs_dma_noncoherent_dirty)
+    kernel::macros::kunit_tests(rust_kernel_dma_noncoherent_dirty)
 )]
 mod suite {
     use super::super::*;
