@@ -343,17 +343,17 @@ new=$(cat "$B/boot.ini")
 [ "$(cat "$B/boot.ini.before-kit")" = "$BOOTINI" ] && ok "boot.ini.before-kit is the previous boot.ini" || bad "boot.ini.before-kit"
 bm=$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')
 read -r ka ia da <<< "$bm"
-usz=$(wc -c < "$B/uImage-$REL"); isz=$(wc -c < "$B/uInitrd-$REL" 2>/dev/null || echo 0)
+usz=$(wc -c < "$B/uImage-$REL"); isz=$(wc -c < "$B/uInitrd-kit-$REL" 2>/dev/null || echo 0)
 if [ -n "$bm" ] && [ $((ka + usz)) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ] && [ $((ia + isz)) -le $((0x30000000)) ] &&
-   echo "$new" | grep -q "fatload mmc 0:1 $da meson8b-odroidc1-$REL.dtb" && echo "$new" | grep -q "fatload mmc 0:1 $ia uInitrd-$REL"; then
+   echo "$new" | grep -q "fatload mmc 0:1 $da meson8b-odroidc1-$REL.dtb" && echo "$new" | grep -q "fatload mmc 0:1 $ia uInitrd-kit-$REL"; then
     ok "load addresses: uImage $ka ($usz bytes, over 8 MiB), DTB $da, uInitrd $ia ($isz bytes): none overlaps"
 else bad "load addresses: bootm '$bm', uImage $usz bytes, uInitrd $isz"; echo "$new" | sed 's/^/    | /'; fi
 echo "$new" | grep -qxF 'if test "${kit_ok}" = "1"; then setenv bootargs "console=ttyAML0,115200 root=UUID=1234 rootwait ro initcall_blacklist=meson_mx_sdhc_driver_init"; fi' &&
     ok "bootargs: the running command line (ttyS0 as ttyAML0, BOOT_IMAGE= dropped) with initcall_blacklist=" || bad "bootargs: $(echo "$new" | grep bootargs | head -1)"
-[ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] &&
-    ok "uImage-$REL, uInitrd-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
-"$TOP/scripts/check-board-config" --initramfs "$B/uInitrd-$REL" --release "$REL" > "$T/uinitrd.chk" 2>&1 &&
-    ok "check-board-config --initramfs on uInitrd-$REL: accepted" || { bad "uInitrd-$REL refused:"; sed 's/^/    | /' "$T/uinitrd.chk"; }
+[ -f "$B/meson8b-odroidc1-$REL.dtb" ] && [ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-kit-$REL" ] &&
+    ok "uImage-$REL, uInitrd-kit-$REL and the DTB in the FAT folder" || bad "boot files: $(ls "$B")"
+"$TOP/scripts/check-board-config" --initramfs "$B/uInitrd-kit-$REL" --release "$REL" > "$T/uinitrd.chk" 2>&1 &&
+    ok "check-board-config --initramfs on uInitrd-kit-$REL: accepted" || { bad "uInitrd-kit-$REL refused:"; sed 's/^/    | /' "$T/uinitrd.chk"; }
 grep -q -- '-T kernel .*vmlinuz' "$STUB_LOG" && grep -q -- '-T ramdisk .*initrd.img' "$STUB_LOG" &&
     ok "mkimage made the uImage and the uInitrd" || bad "mkimage calls: $(grep mkimage "$STUB_LOG")"
 grep -q '^apt-get' "$STUB_LOG" && bad "apt-get ran although mkimage is there" || ok "apt-get not run (mkimage there)"
@@ -372,17 +372,17 @@ grep -qx meson_mx_sdhc_rs "$R/etc/initramfs-tools/modules" && [ -x "$R/etc/initr
 run again "$T/kit" "$R"; refused again "a second install" 'installed already' "$B/boot.ini" "$new"
 
 # a later initramfs without the module: the hook refuses it and keeps the uInitrd that works
-cp "$B/uInitrd-$REL" "$T/uinitrd.good"
+cp "$B/uInitrd-kit-$REL" "$T/uinitrd.good"
 rc=0; ROOT=$R STUB_DROP_MODULE=1 update-initramfs -u -k "$REL" > "$T/upd.out" 2>&1 || rc=$?
-if [ "$rc" != 0 ] && grep -q 'REFUSED: the new uInitrd' "$T/upd.out" && cmp -s "$B/uInitrd-$REL" "$T/uinitrd.good"; then
-    ok "update-initramfs without the module: the hook refuses (status $rc), uInitrd-$REL kept"
+if [ "$rc" != 0 ] && grep -q 'REFUSED: the new uInitrd' "$T/upd.out" && cmp -s "$B/uInitrd-kit-$REL" "$T/uinitrd.good"; then
+    ok "update-initramfs without the module: the hook refuses (status $rc), uInitrd-kit-$REL kept"
 else bad "the hook on an initramfs without the module: status $rc"; sed 's/^/    | /' "$T/upd.out"; fi
 
 run ini-undo "$T/kit" "$R" --undo
 if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.ini.before-kit" ] &&
    [ "$(cat "$R/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ] &&
    [ ! -e "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] && [ ! -e "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
-   [ ! -e "$B/uInitrd-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ]; then
+   [ ! -e "$B/uInitrd-kit-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ]; then
     ok "--undo: boot.ini and the modules file as before, the hooks and the kit's boot files gone"
 else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
 run undo-again "$T/kit" "$R" --undo
@@ -405,7 +405,7 @@ echo k > "$R/boot/uImage"
 : > "$STUB_LOG"
 PATH="$N/stubs:$N/bin:$N/sbin" run ext4 "$T/kit" "$R"
 if [ "$rc" = 0 ] && grep -q "then ext4load mmc 0:2 0x21000000 /boot/uImage-$REL && " "$R/boot/boot.ini" &&
-   grep -q "ext4load mmc 0:2 0x[0-9a-f]* /boot/meson8b-odroidc1-$REL.dtb" "$R/boot/boot.ini" && [ -f "$R/boot/uInitrd-$REL" ]; then
+   grep -q "ext4load mmc 0:2 0x[0-9a-f]* /boot/meson8b-odroidc1-$REL.dtb" "$R/boot/boot.ini" && [ -f "$R/boot/uInitrd-kit-$REL" ]; then
     ok "boot.ini with ext4load /boot/...: the kit's lines load the same way (ext4load mmc 0:2 /boot/uImage-$REL)"
 else bad "ext4load boot.ini: status $rc"; sed 's/^/    | /' "$T/ext4.out" "$R/boot/boot.ini"; fi
 grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: apt-get install -y u-boot-tools first" ||
@@ -431,8 +431,9 @@ run ext-undo "$T/kit-onecloud" "$R" --undo
 scr_text() { tail -c +73 "$1" | head -c "$(od -An -tu1 -j64 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')"; }
 R="$T/r-scr"; root "$R" armbian
 mkdir -p "$R/etc/initramfs/post-update.d" "$R/lib/modules/6.6.0-armbian/kernel" "$R/lib/modules/6.6.0-armbian/updates"; : > "$R/lib/modules/6.6.0-armbian/modules.dep"
-# as Armbian's post-update.d/99-uboot on a FAT /boot: the newest initramfs becomes /boot/uInitrd
-printf '#!/bin/sh\necho "uinitrd of $1" > "$ROOT/boot/uInitrd"\n' > "$R/etc/initramfs/post-update.d/99-uboot"
+# as Armbian's post-update.d/99-uboot on a FAT /boot: the newest initramfs made into
+# /boot/uInitrd-RELEASE, then moved over /boot/uInitrd (no symbolic links on FAT)
+printf '#!/bin/sh\necho "uinitrd of $1" > "$ROOT/boot/uInitrd-$1"\nmv "$ROOT/boot/uInitrd-$1" "$ROOT/boot/uInitrd"\n' > "$R/etc/initramfs/post-update.d/99-uboot"
 chmod +x "$R/etc/initramfs/post-update.d/99-uboot"
 scr0=$(od -An -tx1 "$R/boot/boot.scr" | md5sum)
 : > "$STUB_LOG"
@@ -449,20 +450,28 @@ new=$(cat "$B/boot.cmd")
 loads=$(echo "$new" | sed -n 's/^if test "${kit_rust}" = "1"; then \(.*\) \&\& setenv kit_ok "1"; fi$/\1/p')
 bm="$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then bootm \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\); fi$/\1 \2 \3/p')|$(echo "$new" | sed -n 's/^if test "${kit_ok}" = "1"; then setenv bootargs "\(.*\)"; fi$/\1/p')"
 read -r ka ia da <<< "${bm%%|*}"
-if [ -n "$loads" ] && [ "$loads" = "fatload \${bootdev} $ka /uImage-$REL && fatload \${bootdev} $ia /uInitrd-$REL && fatload \${bootdev} $da /meson8b-onecloud-$REL.dtb" ] &&
+if [ -n "$loads" ] && [ "$loads" = "fatload \${bootdev} $ka /uImage-$REL && fatload \${bootdev} $ia /uInitrd-kit-$REL && fatload \${bootdev} $da /meson8b-onecloud-$REL.dtb" ] &&
    [ $((ka + $(wc -c < "$B/uImage-$REL"))) -le $((da)) ] && [ $((da + 30000)) -le $((ia)) ]; then
     ok "the kit's lines: all three files with fatload \${bootdev} (as the previous script), bootm only if they loaded; uImage $ka, DTB $da, uInitrd $ia"
 else bad "the kit's lines: loads '$loads', bootm '${bm%%|*}'"; echo "$new" | sed 's/^/    | /'; fi
 [ "${bm#*|}" = "root=UUID=1234 rootwait rw console=ttyAML0,115200n8 no_console_suspend consoleblank=0 initcall_blacklist=meson_mx_sdhc_driver_init" ] &&
     ok "bootargs: the running command line with initcall_blacklist=" || bad "bootargs: '${bm#*|}'"
-[ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-$REL" ] && [ -f "$B/meson8b-onecloud-$REL.dtb" ] &&
-    ok "uImage-$REL, uInitrd-$REL and the DTB in /boot (the FAT partition)" || bad "boot files: $(ls "$B")"
+[ -f "$B/uImage-$REL" ] && [ -f "$B/uInitrd-kit-$REL" ] && [ -f "$B/meson8b-onecloud-$REL.dtb" ] &&
+    ok "uImage-$REL, uInitrd-kit-$REL and the DTB in /boot (the FAT partition)" || bad "boot files: $(ls "$B")"
 [ "$(cat "$B/uInitrd")" = i ] && grep -q '/boot/uInitrd changed' "$T/scr.out" &&
     ok "the system's 99-uboot re-pointed /boot/uInitrd during the install: put back" || bad "/boot/uInitrd after install: '$(cat "$B/uInitrd")'"
 rc=0; ROOT=$R update-initramfs -u -k "$REL" > "$T/scr-upd.out" 2>&1 || rc=$?
 [ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = i ] && grep -q 'put back' "$T/scr-upd.out" &&
     ok "a later update-initramfs for the kit's release: the kit's hook puts /boot/uInitrd back after 99-uboot" ||
     { bad "later update-initramfs: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")'"; sed 's/^/    | /' "$T/scr-upd.out"; }
+# a later initramfs without the module, 99-uboot there: the kit's hook refuses it and the
+# kit's uInitrd is kept (its name is not the uInitrd-RELEASE that 99-uboot moves away)
+cp "$B/uInitrd-kit-$REL" "$T/scr-uinitrd.good"
+rc=0; ROOT=$R STUB_DROP_MODULE=1 update-initramfs -u -k "$REL" > "$T/scr-drop.out" 2>&1 || rc=$?
+if [ "$rc" != 0 ] && cmp -s "$B/uInitrd-kit-$REL" "$T/scr-uinitrd.good" && [ "$(cat "$B/uInitrd")" = i ]; then
+    ok "update-initramfs without the module, Armbian's 99-uboot there: refused (status $rc), uInitrd-kit-$REL kept, /boot/uInitrd the fallback's"
+else bad "scr: initramfs without the module: status $rc, /boot: $(ls "$B" | tr '\n' ' ')"; sed 's/^/    | /' "$T/scr-drop.out"; fi
+ROOT=$R update-initramfs -u -k "$REL" > /dev/null 2>&1
 # the system's own kernel updated as Armbian's package does it on a FAT /boot: its
 # preinst removes /boot/uImage, its postinst runs postinst.d (the kit's hook, for
 # 6.6.0-armbian: no uImage to save yet) and update-initramfs (99-uboot: the new
@@ -537,7 +546,7 @@ R="$T/r-armc1"; root "$R" none
 printf 'ODROIDC-UBOOT-CONFIG\nsetenv bootargs "root=UUID=1234 rootwait"\next4load mmc 0:1 0x21000000 /boot/uImage || fatload mmc 0:1 0x21000000 uImage\next4load mmc 0:1 0x22000000 /boot/uInitrd || fatload mmc 0:1 0x22000000 uInitrd\next4load mmc 0:1 0x21800000 /boot/dtb/meson8b-odroidc1.dtb || fatload mmc 0:1 0x21800000 dtb/meson8b-odroidc1.dtb\nbootm 0x21000000 0x22000000 0x21800000\n' > "$R/boot/boot.ini"
 mkdir -p "$R/boot/dtb"; echo k > "$R/boot/uImage"; echo i > "$R/boot/uInitrd"; echo d > "$R/boot/dtb/meson8b-odroidc1.dtb"
 PATH="$T/bin-vfat:$PATH" run armc1 "$T/kit" "$R"
-if [ "$rc" = 0 ] && grep -q "then fatload mmc 0:1 0x21000000 uImage-$REL && fatload mmc 0:1 0x[0-9a-f]* uInitrd-$REL && fatload mmc 0:1 0x[0-9a-f]* meson8b-odroidc1-$REL.dtb && " "$R/boot/boot.ini"; then
+if [ "$rc" = 0 ] && grep -q "then fatload mmc 0:1 0x21000000 uImage-$REL && fatload mmc 0:1 0x[0-9a-f]* uInitrd-kit-$REL && fatload mmc 0:1 0x[0-9a-f]* meson8b-odroidc1-$REL.dtb && " "$R/boot/boot.ini"; then
     ok "Armbian's C1 boot.ini (ext4load || fatload) on a FAT /boot: the kit's lines use fatload, names from the partition's root"
 else bad "Armbian's C1 boot.ini: status $rc"; sed 's/^/    | /' "$T/armc1.out" "$R/boot/boot.ini"; fi
 # under another kernel's driver for the SDHC (HardKernel's 3.10: switch-driver finds no
