@@ -4,10 +4,7 @@
 //! data, or, with two bounce buffers, copying a write in before it starts and a read out
 //! after it completed.
 
-use crate::mmc::{
-    self,
-    IdleRequest, //
-};
+use crate::mmc::IdleRequest;
 
 use crate::controller::Sdhc;
 
@@ -29,10 +26,9 @@ impl Sdhc {
         }
     }
 
-    /// `post_req`: unmaps what `pre_req` mapped; with double buffering, copies a read out of
-    /// its buffer while the next request runs.
+    /// `post_req` (after the MMC layer unmapped what `pre_req` mapped): with double buffering,
+    /// copies a read out of its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
-        mmc::unmap_pre_mapped(mrq);
         if self.bounce.clean_up(&self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();
         }

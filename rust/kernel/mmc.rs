@@ -10,9 +10,9 @@
 //! [`Caps`], the device tree and the supplies) and registers it ([`UnregisteredHost::register`]).
 //! From then on the MMC core calls the callbacks:
 //!
-//! - [`HostOps::request`] receives an owned [`Request`]: dropping it completes it
-//!   (`mmc_request_done()`), so every request is completed exactly once. Its command, the
-//!   optional `sbc` (CMD23) and `stop` (CMD12) commands and its data are views
+//! - [`HostOps::request`] receives an owned [`Request`], completed exactly once by
+//!   [`Request::done`] (`mmc_request_done()`); dropped without it, it completes as failed. Its
+//!   command, the optional `sbc` (CMD23) and `stop` (CMD12) commands and its data are views
 //!   ([`Command`], [`Data`]) borrowed from it.
 //! - [`HostOps::set_ios`] receives the bus settings as [`Ios`], which is also the only way to
 //!   report the actual clock and to switch the vmmc supply.
@@ -130,10 +130,7 @@ pub(crate) use ios::{
     SignalVoltage,
     Timing, //
 };
-pub(crate) use pre_map::{
-    pre_map,
-    unmap_pre_mapped, //
-};
+pub(crate) use pre_map::pre_map;
 pub(crate) use request::{
     Command,
     Data,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, the debugfs stand-in
+# The KUnit tests of the MMC host layer (rust/kernel/mmc/caps.rs, ios.rs, request.rs: a request
+# completed by done() and one dropped, on a real host of a faux device; the debugfs stand-in
 # rust/kernel/debugfs/foreign_dir.rs (a directory another subsystem owns, as the series'
 # ScopedDir::from_raw()), and the non-coherent
 # pages' rust/kernel/dma/noncoherent/dirty/tests.rs), of the workqueue extension
@@ -19,9 +20,12 @@ grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
 for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy \
          meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
          rust_kernel_workqueue_rearm meson_mx_sdhc_rs_logic \
-         meson_mx_sdhc_rs_debugfs_foreign_dir; do
+         meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
+# rust_kernel_mmc_request drops a request without done(): the layer's one warning for it
+dmesg | grep -q 'a request was dropped without done(): completed as failed' ||
+  fail "a dropped request completed without the layer's warning"
 say "KUnit suites of the MMC layer and of the driver's pure logic passed"
 G
 )

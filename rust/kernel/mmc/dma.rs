@@ -20,6 +20,7 @@
 //! clears it.
 
 use core::{
+    mem::ManuallyDrop,
     ops::Deref,
     ptr::NonNull, //
 };
@@ -134,7 +135,7 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// device since; with `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it
 /// while this object holds it (the request is not idle).
 pub(crate) struct DmaRequest {
-    mrq: Request,
+    mrq: ManuallyDrop<Request>,
     dev: NonNull<bindings::device>,
     mapped: Option<Mapping>,
 }
@@ -158,7 +159,11 @@ impl DmaRequest {
         // request's host (the core sends a request to one host only); the driver cannot write it
         // (`set_host_cookie` ignores negative values); every unmapping clears it, and the core
         // writes only 0 (a new or prepared-again request).
-        Self { mrq, dev, mapped }
+        Self {
+            mrq: ManuallyDrop::new(mrq),
+            dev,
+            mapped,
+        }
     }
 
     /// The data's transfer direction (`mmc_get_dma_dir()`).
@@ -295,8 +300,14 @@ impl DmaRequest {
             .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))
     }
 
-    /// Unmaps the data and completes the request; same as dropping it.
-    pub(crate) fn done(self) {}
+    /// Unmaps the data and completes the request with the errors set on it
+    /// ([`Request::done`]).
+    pub(crate) fn done(self) {
+        let mut this = ManuallyDrop::new(self);
+        this.unmap();
+        // SAFETY: `this` is never dropped, so `mrq` is taken once and not used again.
+        unsafe { ManuallyDrop::take(&mut this.mrq) }.done();
+    }
 }
 
 impl Deref for DmaRequest {
@@ -308,8 +319,11 @@ impl Deref for DmaRequest {
 }
 
 impl Drop for DmaRequest {
+    /// Unmaps the data, then drops the request: completed as failed, with a warning (see
+    /// [`Request`]), as it was not completed with [`DmaRequest::done`].
     fn drop(&mut self) {
-        // Unmapped before `mrq` is dropped, i.e. completed.
         self.unmap();
+        // SAFETY: This is the only place `mrq` is dropped, once, and nothing uses it after.
+        unsafe { ManuallyDrop::drop(&mut self.mrq) };
     }
 }

@@ -28,6 +28,7 @@ use super::timer::{
     Timer, //
 };
 use super::{
+    pre_map::unmap_pre_mapped,
     Caps,
     IdleRequest,
     Ios,
@@ -57,7 +58,7 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
 #[vtable]
 pub(crate) trait HostOps: Send + Sync + Sized {
-    /// Starts `mrq`; it is completed when the [`Request`] is dropped.
+    /// Starts `mrq`, which the driver completes with [`Request::done`].
     fn request(host: &Host<Self>, mrq: Request);
 
     /// Applies bus settings.
@@ -68,7 +69,9 @@ pub(crate) trait HostOps: Send + Sync + Sized {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Cleans up after `mrq` once the core has taken its result; `error` is the request's.
+    /// Cleans up after `mrq` once the core has taken its result; `error` is the request's. A
+    /// mapping of its data made by [`pre_map`](super::pre_map) in `pre_req` is undone before
+    /// this runs, whether or not a driver implements it.
     fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -324,9 +327,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// the host as its cookie) is freed after the host: `mmc_remove_host()` disables it
     /// (`__mmc_stop_host()`), so it does not run on a freed host.
     ///
-    /// The parent device's DMA segment limit becomes the host's `max_seg_size`, which the core
-    /// otherwise sets only for a memory card's block queue: SDIO function drivers map segments
-    /// up to the host's limit too.
+    /// The parent device's DMA segment limit becomes the host's `max_seg_size` when the parent
+    /// has DMA parameters, as the core sets it for a memory card's block queue: SDIO function
+    /// drivers map segments up to the host's limit too.
     pub(crate) fn register(mut self) -> Result
     where
         T: 'static,
@@ -336,12 +339,18 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
         unsafe { (*h).ops = &Adapter::<T>::VTABLE };
-        // SAFETY: `self.parent` is the bound parent device of the host (type invariant). The
-        // MMC core itself writes this limit, unsynchronized, for each memory card's queue while
-        // the host runs (`mmc_setup_queue()`): a host's DMA never relies on it staying put.
-        // Written here for cards without a queue (SDIO), with the value the core writes for one
-        // with a queue, before the host has any card.
-        unsafe { bindings::dma_set_max_seg_size(self.parent.as_raw(), (*h).max_seg_size) };
+        let parent = self.parent.as_raw();
+        // SAFETY: `self.parent` is the bound parent device of the host (type invariant), so
+        // `parent` is valid; `dma_parms` is set when the device is created and not changed after.
+        if !unsafe { (*parent).dma_parms }.is_null() {
+            // SAFETY: `parent` is valid and has `dma_parms`, without which the helper warns. The
+            // MMC core itself writes this limit, unsynchronized, for each memory card's queue
+            // while the host runs, and only under the same condition (`mmc_setup_queue()`): a
+            // host's DMA never relies on it staying put. Written here for cards without a queue
+            // (SDIO), with the value the core writes for one with a queue, before the host has
+            // any card.
+            unsafe { bindings::dma_set_max_seg_size(parent, (*h).max_seg_size) };
+        }
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);
@@ -485,7 +494,8 @@ impl<T: HostOps> Adapter<T> {
         } else {
             None
         },
-        post_req: if T::HAS_POST_REQ {
+        // A mapping `pre_req` made is undone in `post_req` whatever the driver's `post_req` does.
+        post_req: if T::HAS_PRE_REQ || T::HAS_POST_REQ {
             Some(Self::post_req)
         } else {
             None
@@ -592,9 +602,13 @@ impl<T: HostOps> Adapter<T> {
         // SAFETY: The request is valid during the callback and completed (or never started);
         // the object does not outlive the callback.
         let mrq = unsafe { IdleRequest::new(hp, mp) };
-        let error = (err != 0).then(|| Error::from_errno(err));
-        // SAFETY: Called by the MMC core on a host registered with `T`.
-        T::post_req(unsafe { Self::host(host) }, &mrq, error);
+        // Before the driver's `post_req`, which may copy into the data's pages with the CPU.
+        unmap_pre_mapped(&mrq);
+        if T::HAS_POST_REQ {
+            let error = (err != 0).then(|| Error::from_errno(err));
+            // SAFETY: Called by the MMC core on a host registered with `T`.
+            T::post_req(unsafe { Self::host(host) }, &mrq, error);
+        }
     }
 
     /// # Safety

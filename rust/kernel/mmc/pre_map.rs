@@ -5,9 +5,9 @@
 //! A request that goes direct may be mapped in `pre_req` ([`pre_map`]), as
 //! Documentation/driver-api/mmc/mmc-async-req.rst prescribes: the cache maintenance of its
 //! mapping then overlaps the transfer of the request before it. Its `host_cookie` is then
-//! `COOKIE_PRE_MAPPED` (-1) until the mapping is undone, by `post_req` ([`unmap_pre_mapped`])
-//! after a transfer, or by the request path ([`DmaRequest`]) if it bounces or fails the request
-//! instead. Either clears the cookie, so the mapping is undone exactly once. A driver that uses
+//! `COOKIE_PRE_MAPPED` (-1) until the mapping is undone, by the layer's `post_req`
+//! ([`unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by the
+//! request path ([`DmaRequest`]) if it bounces or fails the request instead. Either clears the cookie, so the mapping is undone exactly once. A driver that uses
 //! [`pre_map`] keeps its own `host_cookie` values positive (0 is the core's); negative ones are
 //! refused.
 //!
@@ -62,8 +62,10 @@ pub(crate) fn pre_map(mrq: &IdleRequest) -> bool {
 
 /// `post_req`: unmaps the data of `mrq` if `pre_req` mapped it and the request path left it
 /// mapped (it went direct), on the DMA device of its host, synchronizing it for the CPU (the
-/// invalidate after a read), and clears the cookie. Returns whether it did.
-pub(crate) fn unmap_pre_mapped(mrq: &IdleRequest) -> bool {
+/// invalidate after a read), and clears the cookie. Returns whether it did. The layer's
+/// `post_req` calls it for every request, before the driver's own `post_req`, so a mapping
+/// [`pre_map`] made never outlives the request's `post_req`.
+pub(super) fn unmap_pre_mapped(mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;
     };

@@ -5,6 +5,7 @@
 
 use core::{
     marker::PhantomData,
+    mem::ManuallyDrop,
     ops::Deref,
     ptr::{
         addr_of_mut,
@@ -13,6 +14,7 @@ use core::{
 };
 
 use kernel::{
+    pr_warn_once,
     prelude::*,
     types::Opaque, //
 };
@@ -22,8 +24,9 @@ use crate::bindings;
 /// A request the MMC core handed to [`HostOps::request`](super::HostOps::request), owned by
 /// the driver until it is completed.
 ///
-/// Dropping it completes it (`mmc_request_done()`), so it is completed exactly once, from any
-/// context. Its command, `sbc`, `stop` and data are reached through [`RequestView`].
+/// It is completed exactly once, from any context: by [`Request::done`] with the errors its
+/// driver set, or, dropped without it, as failed (`-EIO` unless an error is set) with a
+/// warning. Its command, `sbc`, `stop` and data are reached through [`RequestView`].
 ///
 /// # Invariants
 ///
@@ -55,8 +58,26 @@ impl Request {
         self.host
     }
 
-    /// Completes the request (`mmc_request_done()`); same as dropping it.
-    pub(crate) fn done(self) {}
+    /// Completes the request (`mmc_request_done()`) with the errors set on it.
+    pub(crate) fn done(self) {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: By the type invariant the request is in flight on `host`; `this` is never
+        // dropped, so it is completed once.
+        unsafe { bindings::mmc_request_done(this.host.as_ptr(), this.mrq.as_ptr()) };
+    }
+
+    /// Marks a request completed without [`Request::done`] as failed, unless it already is.
+    fn fail_unfinished(&self) {
+        let failed =
+            self.cmd().error().is_some() || self.data().is_some_and(|d| d.error().is_some());
+        if !failed {
+            self.cmd().set_error(EIO);
+            if let Some(d) = self.data() {
+                d.set_error(EIO);
+                d.set_bytes_xfered(0);
+            }
+        }
+    }
 }
 
 impl Deref for Request {
@@ -70,7 +91,11 @@ impl Deref for Request {
 }
 
 impl Drop for Request {
+    /// A request its driver did not complete (an early return, a panic's unwinding) completes
+    /// as failed: never as a success nobody reported.
     fn drop(&mut self) {
+        pr_warn_once!("mmc: a request was dropped without done(): completed as failed\n");
+        self.fail_unfinished();
         // SAFETY: By the type invariant the request is in flight on `host`; this consumes it.
         unsafe { bindings::mmc_request_done(self.host.as_ptr(), self.mrq.as_ptr()) };
     }
@@ -437,4 +462,75 @@ impl SgList<'_> {
 
 fn errno(e: c_int) -> Option<Error> {
     (e != 0).then(|| Error::from_errno(e))
+}
+
+#[cfg(CONFIG_RUST_MMC_KUNIT_TEST)]
+#[kernel::macros::kunit_tests(rust_kernel_mmc_request)]
+mod tests {
+    use super::*;
+    use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
+    use core::sync::atomic::{
+        AtomicI32,
+        Ordering::Relaxed, //
+    };
+    use kernel::{
+        c_str,
+        device::{
+            Bound,
+            Device, //
+        },
+        faux, //
+    };
+
+    /// The command error `mrq->done` saw, [`NOT_DONE`] before it ran.
+    static SEEN: AtomicI32 = AtomicI32::new(NOT_DONE);
+    const NOT_DONE: i32 = i32::MIN;
+
+    /// # Safety
+    ///
+    /// Only `mmc_request_done()` calls this, with a request whose command is valid.
+    unsafe extern "C" fn record_done(mrq: *mut bindings::mmc_request) {
+        // SAFETY: The core passes the request being completed; its command is valid.
+        SEEN.store(unsafe { (*(*mrq).cmd).error }, Relaxed);
+    }
+
+    /// Completes a request of one command whose error is `preset` on a real host (of a faux
+    /// device), through `complete`, and returns the error its `done` callback saw.
+    fn complete_fake(preset: i32, complete: impl FnOnce(Request)) -> Result<i32> {
+        let parent = faux::Registration::new(c_str!("rust-mmc-request-test"), None)?;
+        let faux_dev: &faux::Device<Bound> = parent.as_ref();
+        let dev: &Device<Bound> = faux_dev.as_ref();
+        // SAFETY: `dev` is a valid, bound device, alive until the host is freed below.
+        let host =
+            NonNull::new(unsafe { bindings::mmc_alloc_host(0, dev.as_raw()) }).ok_or(ENOMEM)?;
+        let mut cmd: KBox<bindings::mmc_command> = KBox::new(Default::default(), GFP_KERNEL)?;
+        cmd.error = preset;
+        let mut mrq: KBox<bindings::mmc_request> = KBox::new(Default::default(), GFP_KERNEL)?;
+        mrq.cmd = &raw mut *cmd;
+        mrq.done = Some(record_done);
+        SEEN.store(NOT_DONE, Relaxed);
+        // SAFETY: `mrq` is a request of one command, not in flight elsewhere, and outlives the
+        // `Request`, which `complete` consumes; `host` is a live host.
+        complete(unsafe { Request::from_raw(host, NonNull::from(&mut *mrq)) });
+        // SAFETY: `host` was allocated above, never added, and nothing uses it any more.
+        unsafe { bindings::mmc_free_host(host.as_ptr()) };
+        Ok(SEEN.load(Relaxed))
+    }
+
+    #[test]
+    fn done_completes_with_the_errors_set() -> Result {
+        assert_eq!(complete_fake(0, Request::done)?, 0);
+        assert_eq!(
+            complete_fake(ETIMEDOUT.to_errno(), Request::done)?,
+            ETIMEDOUT.to_errno()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_dropped_request_completes_as_failed() -> Result {
+        assert_eq!(complete_fake(0, drop)?, EIO.to_errno());
+        assert_eq!(complete_fake(EILSEQ.to_errno(), drop)?, EILSEQ.to_errno());
+        Ok(())
+    }
 }
