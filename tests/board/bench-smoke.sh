@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The bench pipeline end to end with tiny jobs (BENCH_SMOKE=1): every variant
-# boots, the table is printed, results/bench.json is complete and numeric, and
-# the chart is well-formed SVG; the C driver with the RFC's bounce buffer is
-# a variant of its own (its 128k transfers bounced: more than 4 KiB each) and
+# The bench pipeline end to end with tiny jobs (BENCH_SMOKE=1): the three
+# variants README quotes (the C driver, the RFC design, the Rust default) boot
+# twice each (BENCH_REPEAT's smoke default), every cell is the median of the
+# two boots with both kept, the table is printed with the range, results/bench.json
+# is complete and numeric, and the chart is well-formed SVG; the C driver with
+# the RFC's bounce buffer is a variant of its own (its 128k transfers bounced: more than 4 KiB each) and
 # the Rust variants' cells give their ratio to it; the rows users recognise
 # and the Cortex-A9 table (the C driver, the RFC design and the default bounce
 # design, the kernel's charge at scale_percent 0 and 100: nothing charged at
@@ -32,7 +34,18 @@ def need(cond, what):
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
 RFC = "C driver + RFC bounce"
-need(len(d["variants"]) >= 3 and d["variants"][:2] == ["C driver", RFC], "variants: %s" % d["variants"])
+need(d["variants"] == ["C driver", RFC, "Rust bounce=128K"], "variants: %s" % d["variants"])
+need(d.get("boots") == {v: 2 for v in d["variants"]}, "two boots per variant: %s" % d.get("boots"))
+for v in d["variants"]:
+    for j in d["jobs"] + d["user_jobs"]:
+        c = d["results"][v][j]
+        s = [x["mib_s"] for x in c.get("samples", [])]
+        need(c.get("runs") == 2 and len(s) == 2 and abs(c["mib_s"] - sum(s) / 2) < 1e-9
+             and (c["min"]["mib_s"], c["max"]["mib_s"]) == (min(s), max(s)),
+             "%s / %s: the median of 2 boots %s, range [%s, %s]" % (v, j, s, c.get("min", {}).get("mib_s"),
+                                                                   c.get("max", {}).get("mib_s")))
+need(len(d.get("boot_seconds", {})) == 2 * len(d["variants"]) + 3 + 3, "wall time of every boot: %s" % d.get("boot_seconds"))
+need("every figure the median of 2 boots" in table, "table: says its cells are medians of 2 boots")
 if RFC in d["variants"]:
     c = d["results"][RFC]["read-128k"]
     need(c["avg_transfer_kib"] > 4, "%s / read-128k: average transfer %.1f KiB (bounced)" % (RFC, c["avg_transfer_kib"]))
@@ -85,6 +98,9 @@ need(all(set(t.get("ratio_to_rfc", {})) == set(a9.get("jobs", [])) for t in (a9.
      "Cortex-A9 table: each Rust design's ratio to the RFC design on every job")
 a9_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l and "charged" in l]
 need(len(a9_rows) == len(a9.get("jobs", [])) and len(a9_rows) == 4, "Cortex-A9 table: a 1x row per job")
+need(all(c.get("runs") == 1 for r in a9.get("results", {}).values() for c in r.values())
+     and "One boot per column" in table and a9.get("order"),
+     "Cortex-A9 table: one boot per column, said so, and the scales' order recorded")
 aroot = ET.parse(out + "/bench-a9.svg").getroot()
 need(aroot.tag.endswith("svg") and len(aroot.findall("{http://www.w3.org/2000/svg}rect")) >= 8 * 2,
      "Cortex-A9 chart: an SVG with a bar per cell")

@@ -69,3 +69,105 @@ if not ok:
     sys.exit(1)
 PY
 echo "bench-tables: a run with the RFC design gets its column and the Rust ratios to it"
+# Repeated boots: scripts/bench's merge_boots makes each cell the median of its boots with the
+# lowest and highest (checked against medians computed here), and bench-tables renders a
+# repeated cell as "median [min-max]", the single cells with "*", and the ratios from the
+# medians (a synthetic run: the imported run's three quoted variants, each cell in three
+# boots at factors whose median is neither the first boot nor the mean)
+cp "$TOP/Documentation/bench.rst" "$TOP/Documentation/bench-run.json" "$T/Documentation/"
+cp "$TOP/README.md" "$T/"
+python3 - "$TOP/scripts/bench" "$T/Documentation/bench-run.json" <<'PY'
+import copy, importlib.machinery, json, sys
+bench = importlib.machinery.SourceFileLoader("bench", sys.argv[1]).load_module()
+p = sys.argv[2]
+run = json.load(open(p))
+factors = {"C driver": (1.10, 0.90, 0.99), "C driver + RFC bounce": (0.95, 1.02, 1.20),
+           "Rust bounce=128K": (1.30, 1.01, 0.80)}
+bad = []
+for v, fs in factors.items():
+    old = run["results"][v]
+    boots = []
+    for f in fs:
+        b = copy.deepcopy(old)
+        for c in b.values():
+            c["mib_s"] *= f
+            if c["cpu_ms_per_mib"] is not None:
+                c["cpu_ms_per_mib"] /= f
+        boots.append(b)
+    new = bench.merge_columns(boots)
+    for t, c in new.items():
+        ms = sorted(b[t]["mib_s"] for b in boots)
+        if (c["runs"], len(c["samples"])) != (3, 3) or abs(c["mib_s"] - ms[1]) > 1e-9 \
+                or (c["min"]["mib_s"], c["max"]["mib_s"]) != (ms[0], ms[2]) or c["samples"][0] != boots[0][t]:
+            bad.append("%s / %s: %s (the boots: %s)" % (v, t, {k: c[k] for k in ("mib_s", "min", "max", "runs")}, ms))
+        cpus = [b[t]["cpu_ms_per_mib"] for b in boots]
+        if None not in cpus and abs(c["cpu_ms_per_mib"] - sorted(cpus)[1]) > 1e-9:
+            bad.append("%s / %s: CPU %s, not the median of %s" % (v, t, c["cpu_ms_per_mib"], cpus))
+    run["results"][v] = new
+for v in run["variants"]:
+    if v not in factors:
+        for c in run["results"][v].values():
+            c["runs"] = 1
+if bad:
+    print("bench-tables: scripts/bench's medians are wrong:\n  " + "\n  ".join(bad[:5]))
+    sys.exit(1)
+json.dump(run, open(p, "w"))
+PY
+python3 "$T/scripts/bench-tables" >/dev/null
+python3 "$T/scripts/bench-tables" --check >/dev/null
+python3 - "$T/Documentation/bench.rst" "$T/README.md" "$T/Documentation/bench-run.json" <<'PY'
+import re, sys
+rst, md, run = open(sys.argv[1]).read(), open(sys.argv[2]).read(), __import__("json").load(open(sys.argv[3]))
+r = run["results"]
+row = next(l for l in rst.splitlines() if l.startswith("    | read-128k |"))
+cells = dict(zip(run["variants"], [c.strip() for c in row.split("|")[2:-1]]))
+ok, why = True, []
+def need(cond, what):
+    global ok
+    ok &= bool(cond)
+    if not cond:
+        why.append(what)
+for v in ("C driver", "C driver + RFC bounce", "Rust bounce=128K"):
+    ms = sorted(s["mib_s"] for s in r[v]["read-128k"]["samples"])
+    need(cells[v].startswith("%.2f [%.2f-%.2f] (" % (ms[1], ms[0], ms[2])), "%s: %r, boots %s" % (v, cells[v], ms))
+for v in ("Rust bounce=0", "Rust bounce=512K"):
+    need(cells[v].startswith("%.2f* (" % r[v]["read-128k"]["mib_s"]), "%s: %r not marked single" % (v, cells[v]))
+med = r["Rust bounce=128K"]["read-128k"]["mib_s"] / r["C driver"]["read-128k"]["mib_s"]
+first = (r["Rust bounce=128K"]["read-128k"]["samples"][0]["mib_s"]
+         / r["C driver"]["read-128k"]["samples"][0]["mib_s"])
+need("%.2fx" % med != "%.2fx" % first, "the test's factors do not tell a median from the first boot")
+need("(%.2fx, " % med in cells["Rust bounce=128K"], "the default's ratio is not %.2fx: %r" % (med, cells["Rust bounce=128K"]))
+need("**Speed** against the C driver: read %.2fx at 128k" % med in md, "README's read 128k is not %.2fx" % med)
+need("ratios of medians of 3 boots" in md and "psync read (each figure from one boot)" in md,
+     "README does not say which figures are medians and which single boots")
+need("the median of 3 boots with the lowest and highest" in rst and "cells marked *: one boot" in rst,
+     "bench.rst's variants table does not say what its cells are")
+need("(the table above; ratios of medians of 3 boots)" in rst, "against-c: not said to be ratios of medians")
+if not ok:
+    print("bench-tables: a run with repeated boots is rendered wrong:\n  " + "\n  ".join(why))
+    sys.exit(1)
+PY
+echo "bench-tables: repeated boots give medians with their range, ratios of medians, single cells marked"
+# The Cortex-A9 guest script interleaves the scales: each job runs at every scale before the
+# next job, no two jobs of a boot in the same order, a column's next boot in another order,
+# every scale first somewhere
+python3 - "$TOP/scripts/bench" <<'PY'
+import importlib.machinery, sys
+bench = importlib.machinery.SourceFileLoader("bench", sys.argv[1]).load_module()
+scales = bench.A9_SCALES
+def orders(boot):
+    g = bench.copy_guest_script(32, "rust", scales, "x", boot).splitlines()
+    tags = [l.split()[2] for l in g if l.startswith("echo \"@@CHG ")]
+    return [[int(t.split("@")[1]) for t in tags if t.startswith(j + "@")] for j, _ in bench.COPY_JOBS]
+runs = orders(0) + orders(1)
+ok = all(sorted(o) == list(scales) for o in runs) and len({tuple(o) for o in orders(0)}) == len(bench.COPY_JOBS) \
+    and orders(0)[0] != orders(1)[0] and len({o[0] for o in runs}) == len(scales)
+g = bench.copy_guest_script(32, "rust", scales, "x", 0).splitlines()
+tags = [l.split()[2] for l in g if l.startswith("echo \"@@CHG ")]
+jobs = [t.split("@")[0] for t in tags]
+ok = ok and jobs == sorted(jobs, key=[j for j, _ in bench.COPY_JOBS].index)
+if not ok:
+    print("bench-tables: the Cortex-A9 scales are not interleaved:", runs)
+    sys.exit(1)
+print("bench-tables: the Cortex-A9 scales interleaved, orders %s" % runs[:4])
+PY
