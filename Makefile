@@ -10,10 +10,11 @@
 #   make check    rustfmt and clippy
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
-#   make series SERIES_BASE=<v7.3 commit>  the upstream RFC series against
-#                 Linux 7.3 in build/series (series/series: the fixes, the kernel
-#                 crate's additions and modules, kernel::mmc, the driver); author:
-#                 your git identity
+#   make series SERIES_BASE=<v7.3 commit>  the upstream series against Linux
+#                 7.3, as postings to their own maintainers, in build/series/NN-name/
+#                 (series/series: the fixes, clk, debugfs, io and irq, dma,
+#                 workqueue, then kernel::mmc and the driver); author: your git
+#                 identity
 #   make board-kit BOARD=odroidc1|onecloud  the kit for a real board: kernel
 #                 package, this module, scripts, on-board installer (board.rst)
 #   make series-test  the series applied with git am, checked and built patch by

@@ -14,8 +14,8 @@
 //! `request_mem_region()` does, rather than through [`Resource::request_region`]: in Linux 7.3
 //! that requests the range as a child of the resource, which for a resource taken from the device
 //! tree is not in the tree, so the request is seen by nobody else and its release (from the root)
-//! fails, leaving the range busy. "rust: io: resource: request regions from the root of the
-//! resource tree" fixes that, and with it [`ExclusiveIoMem`](kernel::io::mem::ExclusiveIoMem);
+//! fails, leaving the range busy. "rust: io: request regions from the root of the resource tree"
+//! fixes that, and with it [`ExclusiveIoMem`](kernel::io::mem::ExclusiveIoMem);
 //! the request of its own keeps `IoWindow` right on kernels without the fix.
 //!
 //! C header: [`include/linux/io.h`](srctree/include/linux/io.h)
