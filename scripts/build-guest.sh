@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make guest: the guest initramfs for the emulated board: busybox, fio
-# (cross-built static from Debian's source, cached), the kernel modules
+# (cross-built static from Debian's source, cached), e2fsck (Debian's
+# e2fsck-static, as /sbin/e2fsck), the kernel modules
 # (C driver, the C driver with the RFC's bounce buffer, mmc_test, our Rust
 # module when built) and the guest helpers.
 # KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
@@ -30,6 +31,8 @@ RSKO=${RSKO:-$DEF_RSKO}
 [ -f "$KDIR/.done" ] || die "the ${KERNEL_VARIANT:-test} kernel is not built (run 'make kernel' / 'make kernel-bench' / 'make kernel-board')"
 BB="$CACHE/src/busybox-static/bin/busybox"
 [ -x "$BB" ] || die "busybox-static (armhf) missing (run 'make setup')"
+E2FSCK="$CACHE/src/e2fsck-static/sbin/e2fsck.static"
+[ -x "$E2FSCK" ] || die "e2fsck-static (armhf) missing (run 'make setup')"
 
 # --- fio -------------------------------------------------------------------
 fio_orig=$(ls "$CACHE"/src/fio_*.orig.tar.{gz,xz,bz2} 2>/dev/null | sort -V | tail -1 || true)
@@ -79,6 +82,7 @@ ROOT="$OUT/root"
 rm -rf "$ROOT"; mkdir -p "$ROOT"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,etc,root}
 cp "$BB" "$ROOT/bin/busybox"
 cp "$FIO/fio" "$ROOT/bin/fio"
+cp "$E2FSCK" "$ROOT/sbin/e2fsck"
 kver=$(cat "$KDIR/include/config/kernel.release")
 for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko \
          drivers/mmc/core/sdio_uart.ko; do

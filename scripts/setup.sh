@@ -221,6 +221,17 @@ if ! ls "$SRCDIR"/busybox-static/bin/busybox >/dev/null 2>&1; then
     fi
     [ -x "$SRCDIR/busybox-static/bin/busybox" ] || die "no busybox in the busybox-static package"
 fi
+# e2fsprogs' static e2fsck for the guest (first-contact's file mode checks the
+# file system with it): the package ships sbin/e2fsck.static (usr/sbin
+# with a merged /usr)
+if ! ls "$SRCDIR"/e2fsck-static/sbin/e2fsck.static >/dev/null 2>&1; then
+    armhf_fetch e2fsck-static "$SRCDIR/e2fsck-static"
+    if [ ! -e "$SRCDIR/e2fsck-static/sbin/e2fsck.static" ] && [ -x "$SRCDIR/e2fsck-static/usr/sbin/e2fsck.static" ]; then
+        mkdir -p "$SRCDIR/e2fsck-static/sbin"
+        ln -s ../usr/sbin/e2fsck.static "$SRCDIR/e2fsck-static/sbin/e2fsck.static"
+    fi
+    [ -x "$SRCDIR/e2fsck-static/sbin/e2fsck.static" ] || die "no e2fsck.static in the e2fsck-static package"
+fi
 # libaio for fio's libaio engine (linked statically)
 if ! ls "$SRCDIR"/libaio-armhf/usr/lib/arm-linux-gnueabihf/libaio.a >/dev/null 2>&1; then
     armhf_fetch libaio-dev "$SRCDIR/libaio-armhf"

@@ -140,7 +140,7 @@ echo "$BEFORE" > "$R/boot/extlinux/extlinux.conf"
 # --- ./install ----------------------------------------------------------------------------
 # the JSON of a first contact that passed (the fields install checks; first-contact itself
 # runs in tests/board/first-contact.sh)
-printf '{\n "tool": "first-contact",\n "result": "pass",\n "mode": "file",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk0p1", "sizes": [512], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "ok", "c_read_back": "ok", "reads_compared": "same"},\n "save_file": null\n}\n' \
+printf '{\n "tool": "first-contact",\n "result": "pass",\n "mode": "file",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk0p1", "sizes": [512], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "ok", "c_read_back": "ok", "reads_compared": "same"},\n "fsck": "clean",\n "fsck_command": "e2fsck -fn /dev/mmcblk0p1",\n "fsck_status": 0,\n "fsck_summary": null,\n "save_file": null\n}\n' \
     "$(md5sum < "$K/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "$REL" > "$T/first-contact.json"
 # the SDHC's card as install finds it on a board (switch-driver disk and its sysfs
 # entries: here a stand-in, the host has no SDHC), taken out of the image after

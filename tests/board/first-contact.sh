@@ -5,9 +5,13 @@
 #      read comparison alone), a raw region over p1 or over the partition
 #      table area unless named, sizes that are not sizes, --offset without
 #      --size, --fs naming no partition of the card, --restore of no file;
+#      file mode on a partition with no file system it can check (p2's
+#      random bytes), on p2 as vfat without fsck.vfat (the guest has none),
+#      on p1's ext2 without e2fsck on PATH;
 #   2. the healthy driver passes: raw mode in p2 (named with
-#      --destroy-partitions) with a read comparison of 8 MiB, its JSON,
-#      then --restore puts p2's bytes back; file mode on p1's ext2, the file
+#      --destroy-partitions) with a read comparison of 8 MiB, its JSON
+#      ("fsck": "not-run"), then --restore puts p2's bytes back; file mode
+#      on p1's ext2, e2fsck -fn (Debian's e2fsck-static) clean, the file
 #      gone afterwards;
 #   3. the model's corrupt-read-byte-now (one byte of one read flipped, no
 #      error) armed over QMP by the test hook just before the Rust driver's
@@ -18,7 +22,13 @@
 #   4. the model's corrupt-write-byte-now (one byte of one write flipped on
 #      its way to the card, no error) armed just before the Rust driver's
 #      pattern writes: first-contact fails (exit 4), both drivers' read-backs
-#      bad and the same, and --restore puts p2 back.
+#      bad and the same, and --restore puts p2 back;
+#   5. the ext2's metadata damaged after the C driver's read-back and the
+#      unmount (the test hook at c-unmounted sets the root directory's link
+#      count, in inode 2, to 7 with dd): the data compare, but e2fsck -fn
+#      finds the wrong count, first-contact fails with exit 5, "fsck":
+#      "errors" in its JSON, and first-contact.dat is left on the file
+#      system (not mounted writable).
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
@@ -47,7 +57,6 @@ write_mbr $D '\000\376\377\377\203\376\377\377\000\010\000\000\000\130\000\000\0
 mke2fs -q ${D}p1 > /dev/null 2>&1 || mke2fs ${D}p1 > /dev/null || fail "mke2fs"
 mkdir -p /mnt/p1
 p2sum() { dd if=$D bs=1M skip=12 count=20 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
-P2=$(p2sum)
 drivers_unchanged() { [ "$(sdhc_driver)" = c ] && [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "$1: the drivers changed"; }
 expect() { # RC PATTERN WHAT ARGS...: first-contact ARGS exits RC, stderr/stdout has PATTERN
     want=$1 pat=$2 what=$3; shift 3
@@ -72,7 +81,15 @@ expect 1 "--fs: '${N}p7' is not a partition of $D" "--fs on no partition" --fs $
 expect 1 "exclude each other" "--fs with --offset" --fs ${N}p1 --offset 12m --size 4m
 expect 1 "no file /tmp/none" "--restore of no file" --restore /tmp/none
 expect 1 "belong to raw mode" "--destroy-partitions in file mode" --fs ${N}p1 --destroy-partitions ${N}p2
+expect 1 "/dev/${N}p2 holds no ext2, ext3, ext4 or vfat file system" "--fs on random bytes" --fs ${N}p2
+mkdosfs ${D}p2 > /dev/null || fail "mkdosfs ${D}p2"
+expect 1 "fsck.vfat is missing (Debian: apt install dosfstools): file mode checks the vfat file system on /dev/${N}p2" "--fs on vfat, no fsck.vfat" --fs ${N}p2
+rc=0
+PATH=/bin $FC --fs ${N}p1 > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 1 ] && grep -q "e2fsck is missing (Debian: apt install e2fsprogs): file mode checks the ext file system on /dev/${N}p1" /tmp/e ||
+    { cat /tmp/o /tmp/e; fail "--fs on ext2 without e2fsck: exit $rc"; }
 drivers_unchanged "refusals"
+P2=$(p2sum)
 say "ok: refusals and bad input, nothing switched"
 
 # 2. the healthy driver
@@ -140,6 +157,45 @@ expect 0 "restored" "--restore after the corrupted write" --restore /tmp/fc2.sav
 [ "$(p2sum)" = "$P2" ] || fail "--restore after the corrupted write: p2 is not as it was"
 host_sync stats
 say "ok: one corrupted byte fails raw mode, file mode and the read comparison, and a corrupted write"
+
+# 5. the file system's metadata damaged between the C driver's read-back and the check
+cat > /tmp/hook-fs <<'H'
+#!/bin/sh
+# at c-unmounted: the root directory's link count (inode 2's i_links_count)
+# set to 7 on the unmounted ext2 of $FC_PART, through the C driver
+[ "$1" = c-unmounted ] || exit 0
+P=$FC_PART
+le() { dd if=$P bs=1 skip=$1 count=$2 2>/dev/null | od -An -tu$2 | tr -d ' \n'; }
+bs=$((1024 << $(le 1048 4)))            # s_log_block_size (superblock at 1024)
+fdb=$(le 1044 4)                        # s_first_data_block
+isz=$(le 1112 2)                        # s_inode_size
+itab=$(le $(((fdb + 1) * bs + 8)) 4)    # group 0's bg_inode_table
+off=$((itab * bs + isz + 26))           # inode 2 (the second), i_links_count
+echo "hook: the root inode's link count $(le $off 2) at byte $off of $P set to 7"
+printf '\007\000' | dd of=$P bs=1 seek=$off conv=notrunc 2>/dev/null
+sync
+[ "$(le $off 2)" = 7 ] || { echo "hook: the link count did not change"; exit 1; }
+H
+chmod +x /tmp/hook-fs
+rc=0
+MESON_SDHC_TEST_HOOKS=1 FIRST_CONTACT_HOOK=/tmp/hook-fs FC_PART=${D}p1 $FC --fs ${N}p1 --file-size 1m --read-size 0 --json /tmp/fsck-bad.json > /tmp/o 2> /tmp/e || rc=$?
+# e2fsck's "WARNING: Filesystem still has errors" shown as "Warning:" here:
+# emu-run takes a "WARNING:" on the console for a kernel report
+sed 's/WARNING:/Warning:/' /tmp/e /tmp/o
+grep -q "e2fsck: .*WARNING: Filesystem still has errors" /tmp/e || fail "metadata damaged: e2fsck's output not shown"
+[ $rc = 5 ] || fail "file mode, metadata damaged: exit $rc, expected 5"
+grep -q '^first-contact: FAIL (file mode)' /tmp/o || fail "metadata damaged: no FAIL line"
+grep -q "read back: Rust driver ok, C driver ok; the two reads same" /tmp/o || fail "metadata damaged: the data did not compare"
+grep -q "file system check: e2fsck -fn ${D}p1 through the C driver, unmounted: errors (status 4)" /tmp/o ||
+    fail "metadata damaged: the summary has no fsck errors"
+grep -q "e2fsck: Inode 2 ref count is 7, should be" /tmp/e || fail "metadata damaged: e2fsck's finding not shown"
+grep -q "first-contact.dat is left on ${D}p1" /tmp/e || fail "metadata damaged: not said that the file is left"
+echo "@@JSON fsck-bad $(tr -d '\n' < /tmp/fsck-bad.json)"
+drivers_unchanged "metadata damaged"
+mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1 after the damaged run"
+[ -e /mnt/p1/first-contact.dat ] || fail "metadata damaged: first-contact.dat was removed"
+umount /mnt/p1
+say "ok: metadata damaged after the read-backs fails file mode (exit 5, fsck errors)"
 G
 )
 emu --card emmc --size 32 --driver c --timeout 600 --host-script "$T/host.sh" "$g"
@@ -157,9 +213,10 @@ def need(cond, what):
     global ok
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
-need(set(js) == {"raw", "file", "raw-bad", "file-bad", "read-bad", "write-bad"}, "JSON of the six runs: %s" % sorted(js))
+need(set(js) == {"raw", "file", "raw-bad", "file-bad", "read-bad", "write-bad", "fsck-bad"}, "JSON of the seven runs: %s" % sorted(js))
 for k, d in js.items():
-    for f in ("result", "mode", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version", "max_req_size"):
+    for f in ("result", "mode", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version", "max_req_size",
+              "fsck", "fsck_command", "fsck_status", "fsck_summary"):
         need(f in d, "%s: has %s" % (k, f))
 r = js["raw"]
 need(r["result"] == "pass" and r["mode"] == "raw" and r["mismatches"] == 0, "raw: pass, no mismatch")
@@ -168,8 +225,18 @@ need(r["read_compare"]["size"] == 8 << 20 and r["read_compare"]["result"] == "sa
 need(r["patterns"]["sizes"][0] == 512 and 131072 in r["patterns"]["sizes"] and max(r["patterns"]["sizes"]) > 131072,
      "raw: sizes from 512 to max_req_size and beyond: %s" % r["patterns"]["sizes"])
 need(r["bytes_compared"] == (8 << 20) + 2 * r["patterns"]["bytes"], "raw: bytes_compared = card + 2 x patterns")
+need(r["fsck"] == "not-run" and r["fsck_command"] is None and r["fsck_status"] is None, "raw: fsck not-run")
 f = js["file"]
 need(f["result"] == "pass" and f["mode"] == "file" and f["patterns"]["file_system"].endswith("p1"), "file: pass, on p1")
+need(f["fsck"] == "clean" and f["fsck_status"] == 0 and re.fullmatch(r"e2fsck -fn /dev/mmcblk\d+p1", f["fsck_command"] or "")
+     and re.search(r"\d+/\d+ files .*\d+/\d+ blocks", f["fsck_summary"] or ""),
+     "file: fsck clean: %s, status %s: %s" % (f["fsck_command"], f["fsck_status"], f["fsck_summary"]))
+need(js["file-bad"]["fsck"] == "clean", "file-bad: a corrupted read, the file system clean (%s)" % js["file-bad"]["fsck"])
+b = js["fsck-bad"]
+need(b["result"] == "fail" and b["mismatches"] == 0 and b["patterns"]["reads_compared"] == "same",
+     "fsck-bad: fail, no mismatch, the reads the same")
+need(b["fsck"] == "errors" and b["fsck_status"] == 4 and "Inode 2 ref count is 7" in (b["fsck_summary"] or ""),
+     "fsck-bad: fsck errors, status 4: %s" % b["fsck_summary"])
 for k in ("raw-bad", "file-bad", "read-bad", "write-bad"):
     need(js[k]["result"] == "fail" and js[k]["mismatches"] >= 1 and js[k]["first_mismatch"], "%s: fail, the mismatch named" % k)
 st = json.load(open(sys.argv[2]))

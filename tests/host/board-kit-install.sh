@@ -45,7 +45,8 @@
 #   the kit's release, saved anew after one for the system's own kernel;
 #   --undo: boot.cmd and boot.scr byte for byte;
 #   refused too: a first contact in read mode (no write verified), one whose
-#   read-backs were bad, one on another card than the SDHC's (switch-driver
+#   read-backs were bad, one in file mode whose file system check found
+#   errors or that has no check (no "fsck" field), one on another card than the SDHC's (switch-driver
 #   disk, a stub; the card's name and size under sys/block); --rescue on a
 #   system whose root is on the SDHC's card; a boot partition whose UUID
 #   another file system carries (fstab's UUID= or LABEL=); a boot.ini line
@@ -198,10 +199,14 @@ root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
 }
 # fc_json KIT FILE [RESULT] [KERNEL]: a first-contact --json for KIT's module, as first-contact
 # writes it (the fields install reads)
-# [MODE] [RUST_READ_BACK] [CARD_NAME]
+# [MODE] [RUST_READ_BACK] [CARD_NAME] [FSCK] [FSCK_STATUS]: FSCK "none" leaves the fsck fields out
 fc_json() {
-    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [512, 4096], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n "save_file": null\n}\n' \
-        "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "${6:-ok}" > "$2"
+    local fsck=""
+    [ "${8:-}" = none ] ||
+        fsck=$(printf ' "fsck": "%s",\n "fsck_command": "e2fsck -fn /dev/mmcblk1p2",\n "fsck_status": %s,\n "fsck_summary": "mmcblk1p2: 11/2816 files (0.0%% non-contiguous), 2592/11264 blocks",' \
+            "${8:-clean}" "${9:-0}")
+    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [512, 4096], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n%s\n "save_file": null\n}\n' \
+        "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "${6:-ok}" "$fsck" > "$2"
 }
 # run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc; a
 # passing first contact for KIT's module given unless FC_ARGS says otherwise
@@ -298,6 +303,12 @@ FC_ARGS="--first-contact $T/fc-read.json" run fcread "$T/kit" "$T/r-nofc"; refus
 fc_json "$T/kit" "$T/fc-rbad.json" pass "" file bad
 FC_ARGS="--first-contact $T/fc-rbad.json" run fcrbad "$T/kit" "$T/r-nofc"; refused fcrbad "a first contact whose Rust read-back was bad" "writes were not verified" \
     "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-fsck.json" pass "" file ok "" errors 4
+FC_ARGS="--first-contact $T/fc-fsck.json" run fcfsck "$T/kit" "$T/r-nofc"; refused fcfsck "a first contact whose file system check found errors" \
+    "file system check was not clean .*fsck 'errors', command 'e2fsck -fn /dev/mmcblk1p2', status '4'" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-nofsck.json" pass "" file ok "" none
+FC_ARGS="--first-contact $T/fc-nofsck.json" run fcnofsck "$T/kit" "$T/r-nofc"; refused fcnofsck "a first contact in file mode without a file system check" \
+    "file system check was not clean .*fsck ''" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
 fc_json "$T/kit" "$T/fc-othercard.json" pass "" file ok 4FTE4R
 FC_ARGS="--first-contact $T/fc-othercard.json" run fcothercard "$T/kit" "$T/r-nofc"; refused fcothercard "a first contact on another card" "ran on 4FTE4R.*8GTF4R" \
     "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
@@ -336,6 +347,8 @@ B="$R/media/boot"
 # KIT_SCRIPTS_OUT=DIR: the generated boot.ini and boot.cmd copied there (tests/host/uboot-script.sh runs them)
 [ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.ini" "$KIT_SCRIPTS_OUT/boot.ini"
 if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
+grep -q 'first contact passed .*: file mode, writes read back through both drivers, its file system checked clean (e2fsck -fn /dev/mmcblk1p2)' "$T/ini.out" &&
+    ok "the file-mode first contact taken with its clean file system check named" || bad "first contact's file system check not named: $(grep 'first contact' "$T/ini.out")"
 new=$(cat "$B/boot.ini")
 [ "$(echo "$new" | head -n 1)" = ODROIDC-UBOOT-CONFIG ] && ok "boot.ini starts with ODROIDC-UBOOT-CONFIG" || bad "boot.ini header: $(echo "$new" | head -n 1)"
 [ "$(echo "$new" | sed -n '/^# <<< the kit/,$p' | tail -n +2)" = "$(echo "$BOOTINI" | tail -n +2)" ] &&
