@@ -19,6 +19,10 @@
 //! `skip_clean_invalidate` a read's mapping skips its invalidate when no byte of the buffer can
 //! be in a dirty cache line ([`MapSync::SkipIfClean`]): the CPU only writes the buffer when it
 //! copies a write in, which is noted before the copy starts and cleaned by the write's mapping.
+//! That rests on the device being given the buffer's own memory: with the default (-1) it is on
+//! only when the first mapping of every cached buffer, made at probe, reaches the buffer itself
+//! and not a copy the DMA API bounces the data through (SWIOTLB), see
+//! [`Buffers::skip_clean`].
 //!
 //! With one buffer a write is copied into it before its command starts and a read copied out
 //! after the controller completed it, and only if neither the command nor the data phase
@@ -64,6 +68,7 @@ use crate::kernel_ext::dma::noncoherent::{
     Mapping,
     SyncCounts, //
 };
+use crate::logic::SkipCleanReason;
 use crate::mmc::{
     DmaMapError,
     DmaRequest, //
@@ -120,6 +125,8 @@ pub(crate) enum BufferCache {
 pub(crate) struct CacheState {
     /// Whether a read skips its first invalidate when the buffer is clean.
     pub(crate) skip_clean: bool,
+    /// Why.
+    pub(crate) skip_reason: SkipCleanReason,
     /// Per buffer, `None` if it does not exist.
     pub(crate) bufs: [Option<BufferCache>; MAX_BUFFERS],
 }
@@ -142,6 +149,8 @@ pub(crate) struct Bouncer {
     maps: Mutex<[Option<Mapping>; MAX_BUFFERS]>,
     /// Whether a read's mapping skips its invalidate when its buffer is clean.
     skip_clean: bool,
+    /// Why: `skip_clean_invalidate`, or the buffers' DMA mapping.
+    skip_reason: SkipCleanReason,
     /// Whether every read is bounced and its last words are seen in memory before its data is
     /// used (`dram_write_check`, [`tail`]).
     check_tail: bool,
@@ -159,14 +168,15 @@ impl Bouncer {
     /// copies in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most
     /// `max_direct` bytes to one DMA address (longer single segments are bounced). With
-    /// `skip_clean` a read into a cached buffer with no dirty cache line skips the invalidate
-    /// before the transfer ([`MapSync::SkipIfClean`]). With `check_tail` every read is bounced
+    /// `skip_clean` (given with its reason, which the `bounce` file shows) a read into a cached
+    /// buffer with no dirty cache line skips the invalidate before the transfer
+    /// ([`MapSync::SkipIfClean`]). With `check_tail` every read is bounced
     /// and its data used only once its last words are in memory ([`tail`]).
     pub(crate) fn new(
         bufs: [Option<BounceBuffer>; MAX_BUFFERS],
         merge_boundary: usize,
         max_direct: u32,
-        skip_clean: bool,
+        (skip_clean, skip_reason): (bool, SkipCleanReason),
         check_tail: bool,
     ) -> impl PinInit<Self> {
         let count = bufs.iter().take_while(|b| b.is_some()).count();
@@ -177,6 +187,7 @@ impl Bouncer {
             max_direct,
             maps <- new_mutex!([None, None], "meson_mx_sdhc_rs::bounce::maps"),
             skip_clean,
+            skip_reason,
             check_tail,
             tail_seq: Atomic::new(0),
             tail_counts: TailCounts::new(),
@@ -191,6 +202,7 @@ impl Bouncer {
     pub(crate) fn cache_state(&self) -> CacheState {
         let mut st = CacheState {
             skip_clean: self.skip_clean,
+            skip_reason: self.skip_reason,
             bufs: [None; MAX_BUFFERS],
         };
         for (buf, out) in self.bufs.iter().zip(st.bufs.iter_mut()) {
@@ -508,7 +520,8 @@ impl Bouncer {
     }
 }
 
-/// The `bounce` file: `skip_clean_invalidate`; `dram_write_check` with the reads whose last
+/// The `bounce` file: `skip_clean_invalidate` with why (`forced by parameter`, or `auto:` and
+/// what the buffers' DMA mapping was found to be); `dram_write_check` with the reads whose last
 /// words were looked for in memory (`tail_checks`), not there at the first look (`tail_waits`)
 /// and failed for it (`tail_late`); then per buffer `bufferN: coherent`, or
 /// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
@@ -516,7 +529,12 @@ impl Bouncer {
 impl Writer for Bouncer {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let st = self.cache_state();
-        writeln!(f, "skip_clean_invalidate: {}", u8::from(st.skip_clean))?;
+        writeln!(
+            f,
+            "skip_clean_invalidate: {} ({})",
+            u8::from(st.skip_clean),
+            st.skip_reason.as_str()
+        )?;
         writeln!(f, "dram_write_check: {}", u8::from(self.check_tail))?;
         let t = &self.tail_counts;
         writeln!(f, "tail_checks: {}", t.checked.load(Relaxed))?;

@@ -52,6 +52,8 @@ pub(crate) enum ParamError {
         /// `max_dma_size`.
         max_dma: u32,
     },
+    /// `skip_clean_invalidate` is not -1 ([`SKIP_CLEAN_AUTO`]), 0 or 1.
+    SkipCleanInvalidate(i32),
 }
 
 impl fmt::Display for ParamError {
@@ -81,6 +83,11 @@ impl fmt::Display for ParamError {
                 f,
                 "invalid bounce_size={}: above max_dma_size={}, the largest transfer to one DMA address (sizes above {} are unproven on the silicon)",
                 bounce, max_dma, MAX_DMA_DEFAULT
+            ),
+            Self::SkipCleanInvalidate(v) => write!(
+                f,
+                "invalid skip_clean_invalidate={}: must be -1 (on if the bounce buffers' DMA mapping is their own memory, decided at probe; the default), 0 (off) or 1 (on)",
+                v
             ),
         }
     }
@@ -147,6 +154,105 @@ impl Params {
             max_segs,
             max_dma,
         })
+    }
+}
+
+/// Default `skip_clean_invalidate`: -1, decided at probe by the bounce buffers' DMA mapping
+/// ([`skip_clean`]).
+pub(crate) const SKIP_CLEAN_AUTO: i32 = -1;
+
+/// What `skip_clean_invalidate` asks for: whether a read into a clean cached bounce buffer
+/// skips the invalidate before its transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SkipClean {
+    /// -1: on when the DMA mapping of the cached bounce buffers is their own memory.
+    Auto,
+    /// 0: never.
+    Off,
+    /// 1: always.
+    On,
+}
+
+impl SkipClean {
+    /// Checks the module parameter: -1, 0 or 1.
+    pub(crate) fn from_module(v: i32) -> Result<Self, ParamError> {
+        match v {
+            SKIP_CLEAN_AUTO => Ok(Self::Auto),
+            0 => Ok(Self::Off),
+            1 => Ok(Self::On),
+            _ => Err(ParamError::SkipCleanInvalidate(v)),
+        }
+    }
+}
+
+/// What the DMA mapping of a host's bounce buffers was found to be at probe.
+///
+/// Skipping the invalidate of a clean buffer is right when the device reads and writes the
+/// buffer itself: the only bytes the invalidate would protect are dirty lines the CPU left,
+/// and there are none. When the DMA API moves the data through memory of its own (SWIOTLB
+/// bouncing, which 32-bit ARM selects only with `ARM_LPAE` or `XEN`), the mapping's copy from
+/// that memory into the buffer on unmap is what the read depends on, and the mapping with
+/// `DMA_ATTR_SKIP_CPU_SYNC` is not the DMA API's promise any more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BufferMapping {
+    /// No cached bounce buffer (coherent buffers, or none): there is nothing to skip.
+    NoCachedBuffer,
+    /// Every cached buffer's DMA address is its own memory's.
+    Identity,
+    /// A cached buffer's DMA address is other memory's (a bounce buffer of the DMA API, an
+    /// IOMMU's address space).
+    Differs,
+    /// Not known: the device has DMA ranges, which the check does not translate.
+    Unknown,
+}
+
+impl BufferMapping {
+    /// The mapping of a host with these buffers and a further one that maps as `other`: any
+    /// buffer that does not map to itself decides.
+    pub(crate) fn and(self, other: Self) -> Self {
+        use BufferMapping::*;
+        match (self, other) {
+            (Differs, _) | (_, Differs) => Differs,
+            (Unknown, _) | (_, Unknown) => Unknown,
+            (Identity, _) | (_, Identity) => Identity,
+            (NoCachedBuffer, NoCachedBuffer) => NoCachedBuffer,
+        }
+    }
+}
+
+/// Why a host skips the invalidate of a clean buffer or not: `skip_clean_invalidate` forced it,
+/// or it was left at -1 and the mapping decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SkipCleanReason {
+    /// `skip_clean_invalidate` is 0 or 1.
+    Forced,
+    /// -1: decided by the buffers' mapping.
+    Auto(BufferMapping),
+}
+
+impl SkipCleanReason {
+    /// The reason in words, as the `bounce` debugfs file and the probe's message give it.
+    pub(crate) fn as_str(&self) -> &'static str {
+        match self {
+            Self::Forced => "forced by parameter",
+            Self::Auto(BufferMapping::Identity) => "auto: identity mapping",
+            Self::Auto(BufferMapping::Differs) => "auto: mapping differs",
+            Self::Auto(BufferMapping::Unknown) => "auto: mapping unknown, DMA ranges",
+            Self::Auto(BufferMapping::NoCachedBuffer) => "auto: no cached buffer",
+        }
+    }
+}
+
+/// Whether a read into a clean cached bounce buffer skips the invalidate before its transfer,
+/// and why: as `param` says, or with -1 only when every cached buffer maps to its own memory.
+pub(crate) fn skip_clean(param: SkipClean, mapping: BufferMapping) -> (bool, SkipCleanReason) {
+    match param {
+        SkipClean::Off => (false, SkipCleanReason::Forced),
+        SkipClean::On => (true, SkipCleanReason::Forced),
+        SkipClean::Auto => (
+            mapping == BufferMapping::Identity,
+            SkipCleanReason::Auto(mapping),
+        ),
     }
 }
 

@@ -125,9 +125,11 @@ fn bounce_cached() -> bool {
 }
 
 /// Whether a read into a cached bounce buffer with no dirty cache line skips the invalidate
-/// before the transfer (`skip_clean_invalidate`).
-fn skip_clean_invalidate() -> bool {
-    *module_parameters::skip_clean_invalidate.value_ref()
+/// before the transfer (`skip_clean_invalidate`): always, never, or decided at probe (checked in
+/// module init, so valid here).
+fn skip_clean_invalidate() -> logic::SkipClean {
+    logic::SkipClean::from_module(*module_parameters::skip_clean_invalidate.value_ref())
+        .unwrap_or(logic::SkipClean::Off)
 }
 
 /// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
@@ -164,6 +166,10 @@ fn check_params() -> Result {
         *module_parameters::max_dma_size.value_ref(),
     )
     .map(|_| ())
+    .and_then(|()| {
+        logic::SkipClean::from_module(*module_parameters::skip_clean_invalidate.value_ref())
+            .map(|_| ())
+    })
     .map_err(|e| {
         pr_err!("{}\n", ParamMsg(e));
         EINVAL
@@ -214,9 +220,9 @@ module! {
             default: true,
             description: "Bounce buffer memory: true (default) cached with streaming DMA syncs (as sdhci), false DMA-coherent (uncached on the Meson8b)",
         },
-        skip_clean_invalidate: bool {
-            default: false,
-            description: "Cached bounce buffer: a read skips the invalidate before its transfer when no CPU write left the buffer maybe dirty (default false)",
+        skip_clean_invalidate: i32 {
+            default: crate::logic::SKIP_CLEAN_AUTO,
+            description: "Cached bounce buffer: a read skips the invalidate before its transfer when no CPU write left the buffer maybe dirty: -1 (default) if the buffers' DMA mapping is their own memory (no SWIOTLB bouncing), decided at probe; 0 never; 1 always",
         },
         double_buffer: bool {
             default: true,

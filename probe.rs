@@ -124,6 +124,13 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
 
     let merge_boundary = mmc::dma_merge_boundary(dev);
     let buffers = Buffers::allocate(dev);
+    let (skip_clean, skip_reason) = buffers.skip_clean();
+    dev_info!(
+        dev,
+        "skip_clean_invalidate: {} ({})\n",
+        u8::from(skip_clean),
+        skip_reason.as_str()
+    );
     let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
     let debugfs = HostDebugfs::new(limits, &buffers, merge_boundary);

@@ -21,6 +21,7 @@ use kernel::{
 
 use crate::kernel_ext::dma::noncoherent::{
     MapSync,
+    MapTarget,
     Mapping,
     NoncoherentPages, //
 };
@@ -31,8 +32,10 @@ use crate::mmc::{
 
 use crate::logic::{
     self,
+    BufferMapping,
     Limits,
-    Params, //
+    Params,
+    SkipCleanReason, //
 };
 
 use super::{
@@ -54,32 +57,54 @@ pub(super) enum Memory {
 /// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
 pub(crate) struct BounceBuffer {
     pub(super) mem: Memory,
+    /// What the DMA address of cached memory was found to reach when it was allocated.
+    mapping: BufferMapping,
 }
 
 impl BounceBuffer {
     /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
     /// allocation warning): the caller falls back to single-segment requests. Cached memory is
-    /// cleaned whole once (mapped to the device and unmapped), so that it starts clean.
+    /// cleaned whole once (mapped to the device and unmapped), so that it starts clean; that
+    /// mapping tells whether the device is given the buffer's own memory
+    /// ([`Self::mapping`]).
     pub(crate) fn new(dev: &Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
-        let mem = if cached {
-            let pages = NoncoherentPages::alloc(
-                dev,
-                len,
-                DataDirection::Bidirectional,
-                GFP_KERNEL | __GFP_NOWARN,
-            )?;
-            pages.unmap(pages.map(0, len, DataDirection::ToDevice, MapSync::Always)?)?;
-            Memory::Cached(pages)
-        } else {
-            Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
+        if !cached {
+            let mem = Memory::Coherent(Coherent::<u8>::zeroed_slice_with_attrs(
                 dev,
                 len,
                 GFP_KERNEL | __GFP_NOWARN,
                 DMA_ATTR_NO_WARN,
-            )?)
+            )?);
+            return Ok(Self {
+                mem,
+                mapping: BufferMapping::NoCachedBuffer,
+            });
+        }
+        let pages = NoncoherentPages::alloc(
+            dev,
+            len,
+            DataDirection::Bidirectional,
+            GFP_KERNEL | __GFP_NOWARN,
+        )?;
+        let m = pages.map(0, len, DataDirection::ToDevice, MapSync::Always)?;
+        let target = pages.map_target(&m);
+        pages.unmap(m)?;
+        let mapping = match target? {
+            MapTarget::Pages => BufferMapping::Identity,
+            MapTarget::Elsewhere => BufferMapping::Differs,
+            MapTarget::Unknown => BufferMapping::Unknown,
         };
-        Ok(Self { mem })
+        Ok(Self {
+            mem: Memory::Cached(pages),
+            mapping,
+        })
+    }
+
+    /// What the DMA address of the buffer reaches: its own memory (a cached buffer the DMA API
+    /// does not bounce), or not; coherent memory is no cached buffer.
+    pub(crate) fn mapping(&self) -> BufferMapping {
+        self.mapping
     }
 
     /// Size in bytes.
@@ -268,6 +293,17 @@ impl Buffers {
         self.bufs.iter().filter(|b| b.is_some()).count()
     }
 
+    /// Whether a read into a clean cached buffer skips the invalidate before its transfer, and
+    /// why: `skip_clean_invalidate`, or with -1 the buffers' DMA mapping.
+    pub(crate) fn skip_clean(&self) -> (bool, SkipCleanReason) {
+        let mapping = self
+            .bufs
+            .iter()
+            .flatten()
+            .fold(BufferMapping::NoCachedBuffer, |m, b| m.and(b.mapping()));
+        logic::skip_clean(crate::skip_clean_invalidate(), mapping)
+    }
+
     /// The host's queue limits with these buffers.
     pub(crate) fn limits(&self) -> Limits {
         logic::limits(&self.params, self.size())
@@ -276,11 +312,12 @@ impl Buffers {
     /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary`; transfers longer than `max_dma_size` are bounced too.
     pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
+        let skip_clean = self.skip_clean();
         Bouncer::new(
             self.bufs,
             merge_boundary,
             self.params.max_dma,
-            crate::skip_clean_invalidate(),
+            skip_clean,
             crate::dram_write_check(),
         )
     }

@@ -239,6 +239,66 @@ pub(crate) mod suite {
     }
 
     #[test]
+    fn skip_clean_param_range() -> TestResult {
+        assert_eq!(SkipClean::from_module(SKIP_CLEAN_AUTO), Ok(SkipClean::Auto));
+        assert_eq!(SkipClean::from_module(0), Ok(SkipClean::Off));
+        assert_eq!(SkipClean::from_module(1), Ok(SkipClean::On));
+        for bad in [-2, 2, 3, i32::MIN, i32::MAX] {
+            assert_eq!(
+                SkipClean::from_module(bad),
+                Err(ParamError::SkipCleanInvalidate(bad))
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn skip_clean_forced_whatever_the_mapping() -> TestResult {
+        use BufferMapping::*;
+        for m in [NoCachedBuffer, Identity, Differs, Unknown] {
+            assert_eq!(
+                skip_clean(SkipClean::On, m),
+                (true, SkipCleanReason::Forced)
+            );
+            assert_eq!(
+                skip_clean(SkipClean::Off, m),
+                (false, SkipCleanReason::Forced)
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn skip_clean_auto_only_with_identity_mapping() -> TestResult {
+        use BufferMapping::*;
+        for m in [NoCachedBuffer, Identity, Differs, Unknown] {
+            assert_eq!(
+                skip_clean(SkipClean::Auto, m),
+                (m == Identity, SkipCleanReason::Auto(m))
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn buffer_mapping_any_buffer_not_in_place_decides() -> TestResult {
+        use BufferMapping::*;
+        let all = [NoCachedBuffer, Identity, Differs, Unknown];
+        for a in all {
+            for b in all {
+                assert_eq!(a.and(b), b.and(a));
+                let differs = a.and(b) == Differs;
+                assert_eq!(differs, a == Differs || b == Differs);
+            }
+            assert_eq!(a.and(NoCachedBuffer), a);
+        }
+        assert_eq!(Identity.and(Identity), Identity);
+        assert_eq!(Identity.and(Unknown), Unknown);
+        assert_eq!(Unknown.and(Differs), Differs);
+        Ok(())
+    }
+
+    #[test]
     fn limits_without_buffer_follow_max_dma_size() -> TestResult {
         let p = Params::new(0, 64, 64 * KIB).expect_ok()?;
         let l = limits(&p, 0);

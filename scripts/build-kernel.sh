@@ -19,6 +19,15 @@
 # adding the variant left the keys of the test and bench kernels as they were;
 # the board kernel's key hashes them too.
 # <<< board variant
+# >>> swiotlb variant
+#
+# KERNEL_VARIANT=swiotlb (make kernel-swiotlb): the test configuration with
+# CONFIG_ARM_LPAE=y, which selects SWIOTLB (the only way 32-bit ARM builds it
+# besides XEN), for make test-swiotlb: booted with swiotlb=force, every
+# streaming mapping is bounced, and skip_clean_invalidate's default must
+# resolve to off.  Its lines are between these markers, keyed as the board
+# variant's: the other kernels' keys stay as they are.
+# <<< swiotlb variant
 #
 # The source is the tarball with kernel-patches/*.patch applied in name order
 # (patch -p1; a patch that does not apply stops the build).  The unpacked tree
@@ -46,11 +55,16 @@ board) sed 's/^CONFIG_MMC_MESON_MX_SDHC=m$/CONFIG_MMC_MESON_MX_SDHC=y/' "$TOP/sc
        grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$FRAGMENT" || die "scripts/kernel.fragment has no CONFIG_MMC_MESON_MX_SDHC=m to build in"
        NAME=kernel-board ;;
 # <<< board variant
+# >>> swiotlb variant
+swiotlb) sed 's/^CONFIG_ARM_LPAE=n$/CONFIG_ARM_LPAE=y/' "$TOP/scripts/kernel.fragment" > "$FRAGMENT"
+       grep -qx 'CONFIG_ARM_LPAE=y' "$FRAGMENT" || die "scripts/kernel.fragment has no CONFIG_ARM_LPAE=n to turn on"
+       NAME=kernel-swiotlb ;;
+# <<< swiotlb variant
 *) die "KERNEL_VARIANT must be test or bench, not '$VARIANT'" ;;
 esac
 
 # >>> board variant
-hash_inputs() { sed '/^# >>> board variant/,/^# <<< board variant/d' | sha256sum | cut -c1-16; }
+hash_inputs() { sed '/^# >>> [a-z]* variant$/,/^# <<< [a-z]* variant$/d' | sha256sum | cut -c1-16; }
 # <<< board variant
 key=$( {
     echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
@@ -65,6 +79,11 @@ if [ "$VARIANT" = board ]; then
     key=$( { echo "$key"; sed -n '/^# >>> board variant/,/^# <<< board variant/s/^/board: /p' "$TOP/scripts/build-kernel.sh"; } | hash_inputs)
 fi
 # <<< board variant
+# >>> swiotlb variant
+if [ "$VARIANT" = swiotlb ]; then
+    key=$( { echo "$key"; sed -n '/^# >>> swiotlb variant/,/^# <<< swiotlb variant/s/^/swiotlb: /p' "$TOP/scripts/build-kernel.sh"; } | hash_inputs)
+fi
+# <<< swiotlb variant
 KOUT="$CACHE/$NAME-$key"
 SRC="$CACHE/linux-src-$(echo "$(basename "$tarball") $(stat -c %s "$tarball") patches $patches_hash" | hash_inputs)"
 
@@ -107,6 +126,11 @@ if [ "$VARIANT" = board ]; then
     grep -qx 'CONFIG_KALLSYMS=y' "$KOUT/.config" || die "the board kernel needs CONFIG_KALLSYMS for initcall_blacklist="
 fi
 # <<< board variant
+# >>> swiotlb variant
+if [ "$VARIANT" = swiotlb ]; then
+    grep -qx 'CONFIG_SWIOTLB=y' "$KOUT/.config" || die "the swiotlb kernel has no CONFIG_SWIOTLB"
+fi
+# <<< swiotlb variant
 log "building kernel in $KOUT"
 "${KMAKE[@]}" -s zImage modules
 touch "$KOUT/.done"

@@ -3,6 +3,8 @@
 # and above its range, not a power of two, not a number): insmod fails with
 # EINVAL and the kernel log names the parameter, the value and the valid
 # range (for a value that is not a number, the kernel's parser names it); nothing is registered, and valid values load afterwards.
+# skip_clean_invalidate at -1 (default), 0 and 1, with cached and coherent buffers: the value
+# and its reason in the bounce file and the probe's message.
 # A bounce_size above max_dma_size is refused; the queue limits follow max_dma_size, and so
 # does the bounce buffer when bounce_size is left at -1 (max_dma_size=524288 alone: 512 KiB
 # requests).
@@ -34,6 +36,9 @@ bad bounce_size=524288 "invalid bounce_size=524288: above max_dma_size=131072"
 # Not numbers: the kernel's parameter parser rejects them, naming the parameter.
 bad max_segs=-1 "for parameter \`max_segs'"
 bad bounce_size=128k "for parameter \`bounce_size'"
+bad skip_clean_invalidate=2 "invalid skip_clean_invalidate=2: must be -1 (on if the bounce buffers' DMA mapping is their own memory, decided at probe; the default), 0 (off) or 1 (on)"
+bad skip_clean_invalidate=-2 "invalid skip_clean_invalidate=-2: must be -1"
+bad skip_clean_invalidate=y "for parameter \`skip_clean_invalidate'"
 insmod "$RS_MOD" bounce_size=4096 max_segs=256
 wait_card
 [ "$(cat /sys/block/${DEV#/dev/}/queue/max_segments)" = 256 ] || fail "max_segments $(cat /sys/block/${DEV#/dev/}/queue/max_segments)"
@@ -44,6 +49,24 @@ dd if=$DEV of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null
 cmp /tmp/pat /tmp/back || fail "data differs with bounce_size=4096"
 say "bounce_size=4096 max_segs=256: loads, limits right, data intact"
 rmmod meson_mx_sdhc_rs
+# skip_clean_invalidate: the bounce file and the probe's message give the value and why; at -1
+# (default) the test kernel, without SWIOTLB, gives the cached buffers their own memory
+sci() { # PARAMS VALUE REASON
+  dmesg -c >/dev/null
+  insmod "$RS_MOD" $1
+  wait_card || fail "no card with $1"
+  v=$(sed -n 's/^skip_clean_invalidate: //p' "$(rs_debugfs)/bounce")
+  [ "$v" = "$2 ($3)" ] || fail "skip_clean_invalidate '$v' with '$1', not '$2 ($3)'"
+  dmesg | grep -F "skip_clean_invalidate: $2 ($3)" || fail "no probe message 'skip_clean_invalidate: $2 ($3)' with '$1'"
+  say "'$1': skip_clean_invalidate: $v"
+  rmmod meson_mx_sdhc_rs
+}
+sci "" 1 "auto: identity mapping"
+sci "skip_clean_invalidate=-1 double_buffer=0" 1 "auto: identity mapping"
+sci "skip_clean_invalidate=0" 0 "forced by parameter"
+sci "skip_clean_invalidate=1 bounce_cached=0" 1 "forced by parameter"
+sci "bounce_cached=0" 0 "auto: no cached buffer"
+sci "bounce_size=0" 0 "auto: no cached buffer"
 lim() { # max_segments max_hw_sectors_kb
   q=/sys/block/${DEV#/dev/}/queue
   [ "$(cat $q/max_segments) $(cat $q/max_hw_sectors_kb)" = "$1 $2" ] ||

@@ -10,8 +10,9 @@
 #      on p1's ext2 without e2fsck on PATH;
 #   2. the healthy driver passes: raw mode in p2 (named with
 #      --destroy-partitions) with a read comparison of 8 MiB, its JSON
-#      ("fsck": "not-run"), then --restore puts p2's bytes back; file mode
-#      on p1's ext2, e2fsck -fn (Debian's e2fsck-static) clean, the file
+#      ("fsck": "not-run"; the Rust driver at its defaults:
+#      skip_clean_invalidate on, auto), then --restore puts p2's bytes back;
+#      file mode on p1's ext2, e2fsck -fn (Debian's e2fsck-static) clean, the file
 #      gone afterwards;
 #   3. the model's corrupt-read-byte-now (one byte of one read flipped, no
 #      error) armed over QMP by the test hook just before the Rust driver's
@@ -222,6 +223,11 @@ r = js["raw"]
 need(r["result"] == "pass" and r["mode"] == "raw" and r["mismatches"] == 0, "raw: pass, no mismatch")
 need(r["max_req_size"] == 131072 and r["max_req_size_from"] == "debugfs", "raw: max_req_size 131072 from debugfs")
 need(r["read_compare"]["size"] == 8 << 20 and r["read_compare"]["result"] == "same", "raw: 8 MiB compared, same")
+# the driver as first-contact loads it, with no parameter: the default, on (no swiotlb)
+for k in ("raw", "file"):
+    need(js[k].get("rust_skip_clean_invalidate") == "1 (auto: identity mapping)",
+         "%s: the Rust driver ran with skip_clean_invalidate 1 (auto: identity mapping): %s"
+         % (k, js[k].get("rust_skip_clean_invalidate")))
 need(r["patterns"]["sizes"][0] == 512 and 131072 in r["patterns"]["sizes"] and max(r["patterns"]["sizes"]) > 131072,
      "raw: sizes from 512 to max_req_size and beyond: %s" % r["patterns"]["sizes"])
 need(r["bytes_compared"] == (8 << 20) + 2 * r["patterns"]["bytes"], "raw: bytes_compared = card + 2 x patterns")

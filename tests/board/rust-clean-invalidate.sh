@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# skip_clean_invalidate=1 (Documentation/driver.rst, "Skipping the invalidate of a clean
+# skip_clean_invalidate (Documentation/driver.rst, "Skipping the invalidate of a clean
 # buffer"): a read into a cached bounce buffer skips the invalidate before its transfer only
-# when no CPU write left the buffer maybe dirty.  The SDHC non-coherent as on the SoC
+# when no CPU write left the buffer maybe dirty.  Forced on (1), at its default (-1, decided at
+# probe: on, since the test kernel has no SWIOTLB and the buffers' DMA mapping is their own
+# memory; the bounce file and the probe's message say so), then forced off (0).  The SDHC non-coherent as on the SoC
 # (--model dma-noncoherent=on), every request bounced (force_bounce), through 512 KiB buffers
 # (max_dma_size and bounce_size 524288, so that a 256 KiB read is one request).  With one buffer
-# (double_buffer=0), then two (the default):
+# (skip_clean_invalidate=1 double_buffer=0), then two (the default, skip_clean_invalidate -1):
 #  - writes of random data and reads of it interleaved: each write's copy-in is cleaned by its
 #    mapping, so the buffer is clean after it and the next read skips; the data read back is
 #    what was written (cmp);
@@ -14,7 +16,7 @@
 #    whole range cleans it; the card still holds the old data;
 #  - for every read, per buffer (debugfs bounce): a buffer that was dirty before the read is
 #    never skipped, a clean one always is.
-# Then skip_clean_invalidate=0 (default): no read skips.  Any DMA-API report fails the boot
+# Then skip_clean_invalidate=0: no read skips.  Any DMA-API report fails the boot
 # (scripts/emu-run checks the log).
 . "$(dirname "$0")/../lib.sh"
 g=$(guest t <<'G'
@@ -63,17 +65,21 @@ rd() {
 # chunk FILE INDEX: 128 KiB number INDEX of FILE
 chunk() { dd if=$1 of=/tmp/chunk bs=128k count=1 skip=$2 2>/dev/null; }
 all_clean() { ! grep -q '^buffer[0-9]: dirty' "$B"; }
-phase() { # phase "PARAMS" SKIP BUFFERS
+phase() { # phase "PARAMS" SKIP BUFFERS REASON
   SKIP=$2 DONE_DIRTY=0 SKIPS=0
   # 512 KiB buffers: a 256 KiB read is one request, whose buffer the checks follow
+  dmesg -c >/dev/null
   insmod $RS_MOD max_dma_size=524288 bounce_size=524288 $1
   wait_card || fail "no card with $1"
+  dmesg | grep -F "skip_clean_invalidate: $SKIP ($4)" ||
+    fail "no probe message 'skip_clean_invalidate: $SKIP ($4)' with '$1': $(dmesg | grep skip_clean)"
   D=$(rs_debugfs)
   B=$D/bounce
   [ -r "$B" ] || fail "no debugfs $B"
   echo 1 > "$D/force_bounce"
   cat "$B"
-  [ "$(bv skip_clean_invalidate)" = "$SKIP" ] || fail "bounce file: skip_clean_invalidate is $(bv skip_clean_invalidate)"
+  [ "$(bv skip_clean_invalidate)" = "$SKIP ($4)" ] ||
+    fail "bounce file: skip_clean_invalidate is '$(bv skip_clean_invalidate)', not '$SKIP ($4)'"
   [ "$(nbuf)" = "$3" ] || fail "$(nbuf) bounce buffers, not $3"
   # a new buffer is cleaned whole when it is allocated
   all_clean || fail "a new bounce buffer is not clean: $(cat $B)"
@@ -128,9 +134,9 @@ phase() { # phase "PARAMS" SKIP BUFFERS
   [ "$SKIP" = 0 ] || [ $SKIPS -ge 16 ] || fail "only $SKIPS reads skipped"
   rmmod meson_mx_sdhc_rs
 }
-phase "skip_clean_invalidate=1 double_buffer=0" 1 1
-phase "skip_clean_invalidate=1" 1 2
-phase "" 0 2
+phase "skip_clean_invalidate=1 double_buffer=0" 1 1 "forced by parameter"
+phase "" 1 2 "auto: identity mapping"
+phase "skip_clean_invalidate=0" 0 2 "forced by parameter"
 say "skip_clean_invalidate: reads skip the invalidate only of clean buffers"
 G
 )

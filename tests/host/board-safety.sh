@@ -197,6 +197,12 @@ bb -- $D1 --no-write --variant "bounce_size=3000" --variant "max_seg=128" --dry-
 outcome 1 "$T/err" refused "--dry-run with --variant values the module refuses" "would refuse it" "bounce_size=3000: not 0 or a power of two"
 bb -- $D1 --no-write --variant "max_segs=128 bounce_cached=0" --dry-run
 allowed "--dry-run with --variant values the module takes" "dry run: nothing switched"
+bb -- $D1 --no-write --variant "skip_clean_invalidate=2" --dry-run
+outcome 1 "$T/err" refused "--dry-run with skip_clean_invalidate=2" "skip_clean_invalidate=2: not -1, 0 or 1"
+bb -- $D1 --no-write --variant "skip_clean_invalidate=y" --dry-run
+outcome 1 "$T/err" refused "--dry-run with skip_clean_invalidate=y (not a boolean)" "skip_clean_invalidate=y: not a number"
+bb -- $D1 --no-write --variant "skip_clean_invalidate=-1" --variant "skip_clean_invalidate=0" --variant "skip_clean_invalidate=1" --dry-run
+allowed "--dry-run with skip_clean_invalidate -1, 0 and 1" "dry run: nothing switched"
 
 echo "4. a card in use, whatever the options"
 echo "36 25 179:10 / /mnt rw,relatime shared:1 - ext4 /dev/mmcblk1p2 rw" > "$T/mounted"

@@ -63,10 +63,46 @@ mod tests {
             m.contains("bounce_size=-2") && m.contains("-1 (as large as max_dma_size"),
             "{m}"
         );
+        let m = SkipClean::from_module(2).unwrap_err().to_string();
+        assert!(
+            m.contains("skip_clean_invalidate=2")
+                && m.contains("-1 (on if")
+                && m.contains("0 (off) or 1 (on)"),
+            "{m}"
+        );
         let m = Params::new(0, 64, 3000).unwrap_err().to_string();
         assert!(
             m.contains("max_dma_size=3000") && m.contains("power of two"),
             "{m}"
+        );
+    }
+
+    #[test]
+    fn skip_clean_reasons_in_words() {
+        let r = |p, m| skip_clean(p, m).1.as_str();
+        assert_eq!(
+            r(SkipClean::On, BufferMapping::Differs),
+            "forced by parameter"
+        );
+        assert_eq!(
+            r(SkipClean::Off, BufferMapping::Identity),
+            "forced by parameter"
+        );
+        assert_eq!(
+            r(SkipClean::Auto, BufferMapping::Identity),
+            "auto: identity mapping"
+        );
+        assert_eq!(
+            r(SkipClean::Auto, BufferMapping::Differs),
+            "auto: mapping differs"
+        );
+        assert_eq!(
+            r(SkipClean::Auto, BufferMapping::Unknown),
+            "auto: mapping unknown, DMA ranges"
+        );
+        assert_eq!(
+            r(SkipClean::Auto, BufferMapping::NoCachedBuffer),
+            "auto: no cached buffer"
         );
     }
 

@@ -15,6 +15,9 @@
 //! The pages keep track of which of their bytes may be in dirty cache lines ([`dirty`]): a
 //! mapping may then skip its cache maintenance (`DMA_ATTR_SKIP_CPU_SYNC`) when it would only
 //! have protected dirty lines, see [`MapSync::SkipIfClean`].
+//! That is right when the device is given the pages' own memory, which
+//! [`NoncoherentPages::map_target`] tells of a mapping (not when the DMA API bounces the data
+//! through SWIOTLB).
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 
@@ -35,7 +38,10 @@ use kernel::{
         DataDirection,
         DmaAddress, //
     },
-    ffi::c_ulong,
+    ffi::{
+        c_int,
+        c_ulong, //
+    },
     prelude::*,
     sync::{
         aref::ARef,
@@ -141,6 +147,19 @@ impl Mapping {
     pub(crate) fn dma_address(&self) -> DmaAddress {
         self.state.addr
     }
+}
+
+/// What the DMA address of a [`Mapping`] reaches, from [`NoncoherentPages::map_target`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MapTarget {
+    /// The mapped bytes of the pages themselves: the device reads and writes them.
+    Pages,
+    /// Other memory: a buffer the DMA API copies the data through (SWIOTLB), or an address
+    /// that is not one of System RAM (an IOMMU's).
+    Elsewhere,
+    /// Not known: the device has DMA ranges (`dma_range_map`), which are not translated, or
+    /// the memory could not be looked up.
+    Unknown,
 }
 
 /// What [`NoncoherentPages::counts`] returns.
@@ -381,6 +400,68 @@ impl NoncoherentPages {
         // INVARIANT: `mapped` is the id of the mapping, `map_state` holds it.
         self.mapped.store(id, kernel::sync::atomic::Release);
         Ok(Mapping { id, state })
+    }
+
+    /// What the DMA address of `mapping`, a mapping of these pages, reaches: the pages
+    /// themselves when the DMA API hands the device the memory it maps, other memory when it
+    /// bounces the data through a buffer of its own (SWIOTLB: `swiotlb=force`, or pages above
+    /// the device's DMA mask) or the device sees an IOMMU's addresses.
+    ///
+    /// For a device without DMA ranges (`dma_range_map`) a DMA address is the physical address
+    /// it reaches (`dma_to_phys()`). That is the pages' when it is System RAM and its CPU
+    /// address (`memremap()`: the linear mapping, for low memory) is the mapped bytes'. (The
+    /// other way round, `phys_to_dma(page_to_phys())`, takes static inline functions.) Nothing
+    /// is read or written.
+    ///
+    /// Returns `EINVAL` if `mapping` is not a mapping of these pages.
+    pub(crate) fn map_target(&self, mapping: &Mapping) -> Result<MapTarget> {
+        if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
+            return Err(EINVAL);
+        }
+        let dev = self.dev();
+        // SAFETY: `dev` is a valid device. Its DMA ranges are set up before it is probed, and
+        // this only reads whether it has any.
+        let ranges = unsafe { (*dev.as_raw()).dma_range_map };
+        if !ranges.is_null() {
+            return Ok(MapTarget::Unknown);
+        }
+        // `dma_addr_t` may be wider than `phys_addr_t` (`ARCH_DMA_ADDR_T_64BIT` without LPAE).
+        #[allow(clippy::unnecessary_fallible_conversions)]
+        let Some(phys) = bindings::resource_size_t::try_from(mapping.state.addr).ok() else {
+            return Ok(MapTarget::Elsewhere);
+        };
+        // SAFETY: `region_intersects()` only looks the range up in the resource tree.
+        let ram = unsafe {
+            bindings::region_intersects(
+                phys,
+                1,
+                (bindings::IORESOURCE_MEM | bindings::IORESOURCE_SYSRAM) as c_ulong,
+                bindings::IORES_DESC_NONE as c_ulong,
+            )
+        };
+        if ram != bindings::REGION_INTERSECTS as c_int {
+            return Ok(MapTarget::Elsewhere);
+        }
+        // SAFETY: `phys` is a byte of System RAM: `memremap()` returns its CPU address, the
+        // linear mapping's for low memory or a new mapping, which `memunmap()` below undoes.
+        // Nothing is accessed through it.
+        let cpu = unsafe { bindings::memremap(phys, 1, bindings::MEMREMAP_WB as c_ulong) };
+        if cpu.is_null() {
+            return Ok(MapTarget::Unknown);
+        }
+        // `offset` is inside the pages (it was checked when mapped).
+        let own = self
+            .cpu_addr
+            .as_ptr()
+            .wrapping_add(usize::try_from(mapping.state.offset).unwrap_or(usize::MAX));
+        let same = core::ptr::eq(cpu.cast::<u8>().cast_const(), own.cast_const());
+        // SAFETY: `cpu` was returned by `memremap()` above and is not used after this.
+        unsafe { bindings::memunmap(cpu) };
+        Ok(if same {
+            MapTarget::Pages
+        } else {
+            MapTarget::Elsewhere
+        })
     }
 
     /// Unmaps `mapping` (`dma_unmap_page_attrs()`, which invalidates the CPU caches over the
