@@ -65,8 +65,9 @@ impl SdhcHost {
         let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
         let mut cur = sdhc.cur.lock();
         if cur.is_none() {
-            // The first command since an SDIO card interrupt was serviced: none is in flight,
-            // and none starts before the probe is done.
+            // The probe of the DAT1 latch, if an SDIO card interrupt serviced since the last
+            // command left it one (nothing to do otherwise): no command is in flight, and none
+            // starts until it is done.
             sdhc.probe_dat1_latch();
         }
         // Armed before the request can complete; an expiry that finds a later request in
