@@ -228,16 +228,13 @@ impl Sdhc {
         IrqReturn::Handled
     }
 
-    /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, probing the silicon's DAT1
-    /// latch), and returns the command's `ISTA`: `ista` as the hard handler saw it, or, for an
-    /// interrupt of DAT1 alone, a command's status that latched behind it.
+    /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, which leaves the probe of
+    /// the silicon's DAT1 latch to the next request), and returns the command's `ISTA`: `ista`
+    /// as the hard handler saw it, or, for an interrupt of DAT1 alone, a command's status that
+    /// latched behind it.
     fn service_sdio(&self, ista: u32) -> u32 {
-        let probe_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
-        let serviced = self.sdio.service(&self.regs, probe_us);
-        if let Some(relatched) = serviced.relatched {
-            self.debugfs.stats().record_dat1_probe(relatched);
-        }
-        if serviced.signalled && ista == 0 {
+        let signalled = self.sdio.service(&self.regs);
+        if signalled && ista == 0 {
             return self.cmd_behind_dat1();
         }
         ista

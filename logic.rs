@@ -477,10 +477,24 @@ const RELATCH_CLKS: u32 = 12 + 4;
 /// How long the DAT1 latch probe waits for DAT1 to latch again, in microseconds, at a bus clock
 /// of `bus_hz`: [`RELATCH_CLKS`] bus clocks, at least 20 us, at most 200 us (100 kHz and
 /// below, or no clock).
-pub(crate) fn relatch_window_us(bus_hz: u32) -> usize {
+pub(crate) fn relatch_window_us(bus_hz: u32) -> u32 {
     let khz = (bus_hz / 1000).max(1);
-    let us = (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200);
-    us as usize
+    (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200)
+}
+
+/// What a probe of the DAT1 latch found: the DAT1 bits were cleared while the card held DAT1
+/// low, and after [`relatch_window_us`], with no command in between (nothing let DAT1 go and
+/// fall again), they had `latched` again and the card held DAT1 low or not (`dat1_low`).
+/// `Some(true)`: DAT1 latches on its level; `Some(false)`: on its falling edge (or on its level
+/// on a controller that latches nothing while DAT1 is masked, which the probe cannot tell
+/// apart); `None`: the card let DAT1 go before anything latched, no evidence either way.
+pub(crate) fn relatch_reading(latched: bool, dat1_low: bool) -> Option<bool> {
+    match (latched, dat1_low) {
+        // Latched again with no falling edge in between: its level.
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
 }
 
 /// The RX phases tuning tried, in order from 0, and the window it settles in.

@@ -64,6 +64,12 @@ impl SdhcHost {
         let deadline = Deadline::new(sdhc, &mrq);
         let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
         let mut cur = sdhc.cur.lock();
+        if cur.is_none() {
+            // The probe of the DAT1 latch, if an SDIO card interrupt serviced since the last
+            // command left it one (nothing to do otherwise): no command is in flight, and none
+            // starts until it is done.
+            sdhc.probe_dat1_latch();
+        }
         // Armed before the request can complete; an expiry that finds a later request in
         // flight, or this one before it is due, arms again for the rest (see `deadline.rs`).
         deadline.arm(host);

@@ -26,16 +26,25 @@
 //! (`meson.dtsi`): a DAT1 latched while a command's bit holds the line high would raise no
 //! edge. So after clearing a command's bits the driver looks at DAT1 itself
 //! ([`SdioIrqs::end_cmd`]); under a pulse per latch that costs nothing.
+//!
+//! How the silicon latches is found out on the first [`DAT1_PROBES`] interrupts serviced while
+//! the card holds DAT1 low, off the interrupt path: [`SdioIrqs::service`] only notes the
+//! interrupt, and the next request, before its command is sent, clears the DAT1 bits and
+//! sleeps for the window the controller needs to latch DAT1 again
+//! ([`Sdhc::probe_dat1_latch`]); no lock is held with interrupts off while it waits.
 
 use kernel::{
-    io::{
-        poll::read_poll_timeout_atomic,
-        Io, //
-    },
+    io::Io,
     new_spinlock_irq,
     prelude::*,
-    sync::SpinLockIrq,
-    time::Delta, //
+    sync::{
+        atomic::Relaxed,
+        SpinLockIrq, //
+    },
+    time::{
+        delay::fsleep,
+        Delta, //
+    }, //
 };
 
 use crate::mmc::SdioIrqSignal;
@@ -43,6 +52,7 @@ use crate::mmc::SdioIrqSignal;
 use crate::{
     controller::Sdhc,
     logic::{
+        self,
         dat1_stuck_bits,
         ictl_enables,
         ADDI_DAT1_IRQ,
@@ -59,17 +69,19 @@ use crate::{
 /// while the interrupt is enabled and the bus idle.
 pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 
-/// How many interrupts [`SdioIrqs::service`] uses to find out how the silicon latches DAT1.
+/// How many interrupts find out how the silicon latches DAT1 ([`Sdhc::probe_dat1_latch`]).
 const DAT1_PROBES: u32 = 16;
 
-/// What [`SdioIrqs::service`] did.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Serviced {
-    /// It signalled an interrupt to the MMC core.
-    pub(crate) signalled: bool,
-    /// Probing the silicon's reading: whether DAT1 latched again after it was cleared while
-    /// the card held it low (level), or not (edge).
-    pub(crate) relatched: Option<bool>,
+/// An interrupt [`SdioIrqs::service`] signalled with the card holding DAT1 low, for the probe
+/// of the DAT1 latch to use.
+#[derive(Clone, Copy)]
+struct ProbeFor {
+    /// The DAT1 bits that were latched.
+    bits: u32,
+    /// [`State::gen`] after the service: the probe is void if it changed since.
+    gen: u32,
+    /// [`State::cmds`] at the service: the probe is void if a command started or ended since.
+    cmds: u32,
 }
 
 /// The state of the SDIO card interrupt.
@@ -82,8 +94,15 @@ struct State {
     /// How the interrupt reaches the MMC core; `None` without SDIO interrupts (`sdio_irq=0`)
     /// and once the host is gone.
     signal: Option<SdioIrqSignal>,
-    /// Interrupts [`SdioIrqs::service`] still probes the silicon's DAT1 latch with.
+    /// Interrupts still to probe the silicon's DAT1 latch with.
     probes_left: u32,
+    /// The interrupt left to the probe of the next request.
+    probe: Option<ProbeFor>,
+    /// Changes with every change of the interrupt's enable, service and reset: a probe that
+    /// finds it changed (the core acked the interrupt, the controller was reset) is void.
+    gen: u32,
+    /// Changes with every command's start and end.
+    cmds: u32,
     /// The DAT1 bits enabled and serviced: both, less each one seen not to clear when written
     /// 1 (Amlogic's header marks only bit 10 write-1-to-clear; a fault may keep either).
     dat1: u32,
@@ -106,6 +125,9 @@ impl SdioIrqs {
                     sampling: false,
                     signal: None,
                     probes_left: DAT1_PROBES,
+                    probe: None,
+                    gen: 0,
+                    cmds: 0,
                     dat1: DAT1_IRQS,
                 },
                 "meson_mx_sdhc_rs::sdio_irq"
@@ -125,6 +147,7 @@ impl SdioIrqs {
     pub(crate) fn take_signal(&self, regs: &Regs) -> Option<SdioIrqSignal> {
         let mut st = self.state.lock();
         st.enabled = false;
+        st.gen = st.gen.wrapping_add(1);
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
         st.signal.take()
     }
@@ -167,6 +190,7 @@ impl SdioIrqs {
     pub(crate) fn enable(&self, regs: &Regs, enable: bool) {
         let mut st = self.state.lock();
         st.enabled = enable;
+        st.gen = st.gen.wrapping_add(1);
         if enable != st.sampling {
             st.sampling = enable;
             Self::write_sampling(regs, enable);
@@ -179,7 +203,8 @@ impl SdioIrqs {
         // signalled with DAT1 left masked, rather than raising an interrupt whose handler finds
         // the latch cleared.
         if enable && st.signal.is_some() && Self::dat1_low(regs) {
-            Self::signal_masked(&mut st, regs);
+            Self::mask_and_clear(&mut st, regs);
+            Self::signal(&st);
         } else {
             Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
         }
@@ -192,6 +217,7 @@ impl SdioIrqs {
     pub(crate) fn ack_faulty(&self, regs: &Regs) {
         let mut st = self.state.lock();
         st.enabled = true;
+        st.gen = st.gen.wrapping_add(1);
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }
@@ -200,7 +226,8 @@ impl SdioIrqs {
     /// may return them to their reset values on the silicon; the interrupt is not lost: a
     /// card that still holds DAT1 low latches it again.
     pub(crate) fn restore(&self, regs: &Regs) {
-        let st = self.state.lock();
+        let mut st = self.state.lock();
+        st.gen = st.gen.wrapping_add(1);
         if st.sampling {
             Self::write_sampling(regs, true);
         }
@@ -209,7 +236,8 @@ impl SdioIrqs {
 
     /// Writes the `ICTL` enables of a command's interrupts `cmd`, DAT1's kept as they are.
     pub(crate) fn write_cmd_ictl(&self, regs: &Regs, cmd: regs::ICTL) {
-        let st = self.state.lock();
+        let mut st = self.state.lock();
+        st.cmds = st.cmds.wrapping_add(1);
         Self::write_enables(&st, regs, cmd.into_raw());
     }
 
@@ -221,7 +249,8 @@ impl SdioIrqs {
     /// low for another reason (an aborted transfer) costs one signal the core finds nothing for.
     pub(crate) fn end_cmd(&self, regs: &Regs) {
         {
-            let st = self.state.lock();
+            let mut st = self.state.lock();
+            st.cmds = st.cmds.wrapping_add(1);
             Self::write_enables(&st, regs, 0);
             regs.write_reg(regs::ISTA::from_raw(CMD_IRQS));
         }
@@ -242,7 +271,8 @@ impl SdioIrqs {
         if !latched && !Self::dat1_low(regs) {
             return false;
         }
-        Self::signal_masked(&mut st, regs);
+        Self::mask_and_clear(&mut st, regs);
+        Self::signal(&st);
         true
     }
 
@@ -253,12 +283,17 @@ impl SdioIrqs {
         st.enabled && st.signal.is_some()
     }
 
-    /// Masks DAT1 in `ICTL`, clears it in `ISTA` and signals the MMC core.
-    fn signal_masked(st: &mut State, regs: &Regs) {
+    /// Masks DAT1 in `ICTL` and clears it in `ISTA`, for an interrupt to signal.
+    fn mask_and_clear(st: &mut State, regs: &Regs) {
         st.enabled = false;
+        st.gen = st.gen.wrapping_add(1);
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
         Self::check_dat1_cleared(st, regs);
+    }
+
+    /// Signals the MMC core.
+    fn signal(st: &State) {
         if let Some(signal) = st.signal.as_ref() {
             signal.signal();
         }
@@ -287,50 +322,66 @@ impl SdioIrqs {
     }
 
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
-    /// cleared in `ISTA` until `ack_sdio_irq`. Returns what it did; with a `probe_us` window
-    /// (0: none, `logic::relatch_window_us`) it may probe the silicon's DAT1 latch. Runs in the
-    /// threaded IRQ handler and after a command (process context): the lock is a `spinlock_t`,
-    /// which sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
-    pub(crate) fn service(&self, regs: &Regs, probe_us: usize) -> Serviced {
+    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether it signalled one. While the
+    /// silicon's DAT1 latch is still to be probed and the card holds DAT1 low, it leaves the
+    /// interrupt to the probe of the next request ([`Sdhc::probe_dat1_latch`]). Runs in the
+    /// threaded IRQ handler: the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must
+    /// not be taken in the hard IRQ handler.
+    pub(crate) fn service(&self, regs: &Regs) -> bool {
         let mut st = self.state.lock();
         let bits = regs.read(regs::ISTA).into_raw() & st.dat1;
         if !st.enabled || bits == 0 || st.signal.is_none() {
-            return Serviced::default();
+            return false;
         }
-        Self::signal_masked(&mut st, regs);
-        Serviced {
-            signalled: true,
-            relatched: if probe_us != 0 {
-                Self::probe_relatch(&mut st, regs, bits, probe_us)
-            } else {
-                None
-            },
-        }
+        let probe = st.probes_left != 0 && Self::dat1_low(regs);
+        Self::mask_and_clear(&mut st, regs);
+        st.probe = probe.then_some(ProbeFor {
+            bits,
+            gen: st.gen,
+            cmds: st.cmds,
+        });
+        Self::signal(&st);
+        true
     }
 
-    /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
-    /// are still held when serviced: `bits` were just cleared in `ISTA` while `STAT` shows the
-    /// card holding DAT1 low; if they latch again within `window_us` (polled 1 us apart; the
-    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks), DAT1 latches on its
-    /// level, else on its falling edge. `None` when not probed, or when the card let DAT1 go
-    /// during the window (no evidence either way). Spins for at most `window_us`, with the
-    /// lock held, on those few only.
-    fn probe_relatch(st: &mut State, regs: &Regs, bits: u32, window_us: usize) -> Option<bool> {
-        if st.probes_left == 0 || !Self::dat1_low(regs) {
+    /// Starts the probe of the DAT1 latch for the interrupt [`Self::service`] left to it, once:
+    /// clears its DAT1 bits again while the card still holds DAT1 low, DAT1 still masked and
+    /// not acknowledged. Returns what [`Self::end_probe`] needs, or `None` when there is
+    /// nothing to probe (no interrupt left to it, probed enough, the core acked the interrupt
+    /// or the card let DAT1 go meanwhile, or a command started or ended since the service). The
+    /// caller guarantees that no command is in flight or starts until [`Self::end_probe`]: only
+    /// a command can make the card let DAT1 go and assert it again.
+    fn start_probe(&self, regs: &Regs) -> Option<ProbeFor> {
+        let mut st = self.state.lock();
+        let p = st.probe.take()?;
+        if st.probes_left == 0
+            || st.enabled
+            || st.signal.is_none()
+            || st.gen != p.gen
+            || st.cmds != p.cmds
+            || !Self::dat1_low(regs)
+        {
             return None;
         }
-        let relatched = read_poll_timeout_atomic(
-            || Ok(regs.read(regs::ISTA).into_raw() & bits),
-            |ista| *ista != 0,
-            Delta::from_micros(1),
-            window_us,
-        )
-        .is_ok();
+        // What latched since the service is no evidence: commands may have run meanwhile.
+        regs.write_reg(regs::ISTA::from_raw(p.bits));
+        Some(p)
+    }
+
+    /// Ends the probe `p` of [`Self::start_probe`] once the controller has had the time to
+    /// latch DAT1 again: whether it did (level) or not (edge); `None` (no evidence) if the
+    /// interrupt was acknowledged or the controller reset meanwhile, or the card let DAT1 go
+    /// without it latching ([`logic::relatch_reading`]).
+    fn end_probe(&self, regs: &Regs, p: ProbeFor) -> Option<bool> {
+        let mut st = self.state.lock();
+        if st.gen != p.gen || st.probes_left == 0 {
+            return None;
+        }
+        let latched = regs.read(regs::ISTA).into_raw() & p.bits != 0;
+        let relatched = logic::relatch_reading(latched, Self::dat1_low(regs))?;
         if relatched {
             // Signalled already: the latch is the interrupt being serviced.
-            regs.write_reg(regs::ISTA::from_raw(bits));
-        } else if !Self::dat1_low(regs) {
-            return None;
+            regs.write_reg(regs::ISTA::from_raw(p.bits));
         }
         st.probes_left -= 1;
         Some(relatched)
@@ -343,6 +394,32 @@ impl SdioIrqs {
 }
 
 impl Sdhc {
+    /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
+    /// are still held when probed: the DAT1 bits that latched are cleared while `STAT` shows
+    /// the card holding DAT1 low; if they latch again within `logic::relatch_window_us` (the
+    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks), DAT1 latches on its
+    /// level, else on its falling edge. Counted in the statistics (`dat1_relatched`,
+    /// `dat1_not_relatched`); nothing to do for a request that no serviced interrupt waits
+    /// to probe.
+    ///
+    /// Called by `request` for the first command after the interrupt was serviced, with `cur`
+    /// held and no command in flight, before the command is sent: the card lets DAT1 go only
+    /// when a command clears its interrupt, and could then assert it again, a falling edge that
+    /// would latch under either reading. It sleeps through the window (20 us at 50 MHz, at
+    /// most 200 us), in process context with no spinlock held: the first [`DAT1_PROBES`]
+    /// interrupts delay their function's first command by that much, not the call of its
+    /// handler.
+    pub(crate) fn probe_dat1_latch(&self) {
+        let Some(p) = self.sdio.start_probe(&self.regs) else {
+            return;
+        };
+        let window_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
+        fsleep(Delta::from_micros(i64::from(window_us)));
+        if let Some(relatched) = self.sdio.end_probe(&self.regs, p) {
+            self.debugfs.stats().record_dat1_probe(relatched);
+        }
+    }
+
     /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]), or, with the
     /// test knob `sdio_ack_fault`, acks it the faulty way ([`SdioIrqs::ack_faulty`]).
     pub(crate) fn ack_sdio_irq(&self) {

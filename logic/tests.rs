@@ -612,6 +612,18 @@ pub(crate) mod suite {
     }
 
     #[test]
+    fn relatch_reading_needs_dat1_held_or_a_latch() -> TestResult {
+        // Latched again: level, whether or not the card let DAT1 go after the latch.
+        assert_eq!(relatch_reading(true, true), Some(true));
+        assert_eq!(relatch_reading(true, false), Some(true));
+        // Held low all the window and not latched: edge.
+        assert_eq!(relatch_reading(false, true), Some(false));
+        // Let go before anything latched: no evidence.
+        assert_eq!(relatch_reading(false, false), None);
+        Ok(())
+    }
+
+    #[test]
     fn stop_follows_a_frozen_transfer() -> TestResult {
         // The controller froze mid-transfer: the card may be in its data state.
         assert!(stop_after_error(Some(ErrorKind::Deadline), None));

@@ -43,7 +43,7 @@
  *          scatterlist entries of 1 KiB (as few requests as the host takes),
  *          64-byte byte-mode CMD53 and CMD52 ops/s (a write and its
  *          read-back), and the latency of bench_irqs interrupts raised idle
- *          (median, p99); each row prints
+ *          (median, p99 at rank ceil(0.99 n), maximum); each row prints
  *            @@SDIO-BENCH name=NAME value=V unit=MiB/s|ops/s|us ...
  *
  * A shadow of the card's 64 KiB RAM window checks every read; every write
@@ -96,6 +96,7 @@
 #define FW_SIZE         219557
 #define FW_CHUNK        0x8000          /* brcmfmac's backplane window */
 #define SG_MAX          64
+#define LAT_MAX         2048    /* interrupt latencies kept per test */
 #define GUARD           0xa5
 
 static char *run = "all";
@@ -125,7 +126,7 @@ struct sdio_test {
 	atomic_t spurious_calls; /* the handler ran with nothing pending */
 	unsigned int chain_left; /* irqchain: interrupts still to raise */
 	struct completion irq_done;
-	u64 irq_lat_ns[512];
+	u64 irq_lat_ns[LAT_MAX];
 	unsigned int nlat;
 	bool irq_ack_failed;
 	struct dentry *dir;
@@ -808,6 +809,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The p-th percentile of the n values in v, sorted: the value at rank
+ * ceil(p * n / 100) (nearest rank, counted from 1); 0 without values.  Of
+ * 100 values the 99th percentile is the 99th, not the largest.
+ */
+static u64 percentile(const u64 *v, unsigned int n, unsigned int p)
+{
+	unsigned int rank = DIV_ROUND_UP(n * p, 100);
+
+	return n ? v[max(rank, 1U) - 1] : 0;
+}
+
 /* raises the card's interrupt `us` microseconds from now; the host is claimed */
 static int raise_claimed(struct sdio_func *func, u32 us)
 {
@@ -999,7 +1012,7 @@ static void test_irq(struct sdio_test *t)
 		raised1 - raised0, atomic_read(&t->delivered), during, spurious,
 		timeouts, atomic_read(&t->spurious_calls), t->nlat ? t->irq_lat_ns[0] : 0,
 		t->nlat ? t->irq_lat_ns[t->nlat / 2] : 0,
-		t->nlat ? t->irq_lat_ns[(t->nlat * 99) / 100] : 0,
+		percentile(t->irq_lat_ns, t->nlat, 99),
 		t->nlat ? t->irq_lat_ns[t->nlat - 1] : 0);
 }
 
@@ -1454,9 +1467,9 @@ static bool explicit_only(const char *name)
 static uint bench_ms = 1000;
 module_param(bench_ms, uint, 0644);
 MODULE_PARM_DESC(bench_ms, "bench: virtual milliseconds of commands per row");
-static uint bench_irqs = 100;
+static uint bench_irqs = 1000;
 module_param(bench_irqs, uint, 0644);
-MODULE_PARM_DESC(bench_irqs, "bench: card interrupts raised idle for the latency rows");
+MODULE_PARM_DESC(bench_irqs, "bench: card interrupts raised idle for the latency rows (at most 2048)");
 
 #define BENCH_SG_ENTRIES        64
 #define BENCH_SG_LEN            1024
@@ -1643,13 +1656,28 @@ static void bench_cmd52(struct sdio_test *t)
 	bench_print("cmd52", false, ops, ops, ops, ns);
 }
 
-/* the card's interrupt raised idle: latency to the handler, median and p99 */
+/* a latency row of n interrupts: ns in us, one decimal */
+static void bench_print_us(const char *name, u64 ns, unsigned int n)
+{
+	u32 tenth;
+	u64 us = div_u64_rem(div_u64(ns, 100), 10, &tenth);
+
+	pr_info("@@SDIO-BENCH name=%s value=%llu.%u unit=us ops=%u\n", name, us, tenth, n);
+}
+
+/*
+ * the card's interrupt raised idle: latency to the handler, median, p99
+ * (nearest rank) and maximum
+ */
 static void bench_irq(struct sdio_test *t)
 {
-	unsigned int i, n = min_t(unsigned int, bench_irqs, ARRAY_SIZE(t->irq_lat_ns));
-	u64 raised0, raised1, med, p99;
-	u32 med10, p9910;
+	unsigned int i, n = bench_irqs;
+	u64 raised0, raised1;
 	int err;
+
+	if (n > ARRAY_SIZE(t->irq_lat_ns))
+		return count_error(t, "bench_irqs above the latencies kept", n,
+				   ARRAY_SIZE(t->irq_lat_ns), -EINVAL);
 
 	atomic_set(&t->delivered, 0);
 	atomic_set(&t->spurious_calls, 0);
@@ -1691,14 +1719,9 @@ static void bench_irq(struct sdio_test *t)
 	if (!t->nlat)
 		return;
 	sort(t->irq_lat_ns, t->nlat, sizeof(u64), cmp_u64, NULL);
-	med = div_u64(t->irq_lat_ns[t->nlat / 2], 100);
-	p99 = div_u64(t->irq_lat_ns[(t->nlat * 99) / 100], 100);
-	med = div_u64_rem(med, 10, &med10);
-	p99 = div_u64_rem(p99, 10, &p9910);
-	pr_info("@@SDIO-BENCH name=irq-median value=%llu.%u unit=us ops=%u\n",
-		med, med10, t->nlat);
-	pr_info("@@SDIO-BENCH name=irq-p99 value=%llu.%u unit=us ops=%u\n",
-		p99, p9910, t->nlat);
+	bench_print_us("irq-median", t->irq_lat_ns[t->nlat / 2], t->nlat);
+	bench_print_us("irq-p99", percentile(t->irq_lat_ns, t->nlat, 99), t->nlat);
+	bench_print_us("irq-max", t->irq_lat_ns[t->nlat - 1], t->nlat);
 }
 
 static void test_bench(struct sdio_test *t)
