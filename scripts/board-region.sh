@@ -16,6 +16,13 @@
 # 64-bit arithmetic, with room for offset + size
 MAX_BYTES=9007199254740992
 
+# c_blacklisted: this boot's command line keeps the built-in C driver off
+# (initcall_blacklist=meson_mx_sdhc_driver_init, as the board kit's Rust
+# entry has it): no module to load, nothing to bind it to
+C_INITCALL=meson_mx_sdhc_driver_init
+c_blacklisted() {
+    tr ' ' '\n' 2> /dev/null < "$PROCFS/cmdline" | sed -n 's/^initcall_blacklist=//p' | tr ',' '\n' | grep -qx "$C_INITCALL"
+}
 # to_bytes VALUE: 4096, 64k, 1m, 2G, 512KiB -> bytes (fails on garbage)
 to_bytes() {
     v=$1

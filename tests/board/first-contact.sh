@@ -7,13 +7,24 @@
 #      --size, --fs naming no partition of the card, --restore of no file;
 #      file mode on a partition with no file system it can check (p2's
 #      random bytes), on p2 as vfat without fsck.vfat (the guest has none),
-#      on p1's ext2 without e2fsck on PATH;
+#      on p1's ext2 without e2fsck on PATH; file mode and a destroying raw
+#      run without --backup or --no-backup, --backup of no file, both;
 #   2. the healthy driver passes: raw mode in p2 (named with
 #      --destroy-partitions) with a read comparison of 8 MiB, its JSON
 #      ("fsck": "not-run"; the Rust driver at its defaults:
-#      skip_clean_invalidate on, auto), then --restore puts p2's bytes back;
-#      file mode on p1's ext2, e2fsck -fn (Debian's e2fsck-static) clean, the file
-#      gone afterwards;
+#      skip_clean_invalidate on, auto), then --restore puts p2's bytes back; file mode
+#      on p1's ext2 with --backup (dd | gzip -1 of the card), the copy
+#      checked against the whole-card read comparison's digests, e2fsck
+#      -fn (Debian's e2fsck-static) clean, the file gone afterwards; the
+#      same copy, stale once file mode wrote to p1, and a truncated copy
+#      refused before anything is written (JSON: "result": "refused",
+#      "phase": "backup-check"); the test hook failing at rust-write (exit
+#      1, JSON "result": "error", its phase and message); one data CRC
+#      error on a read (the model's faults data-crc limit=1) before the
+#      Rust driver's read-back: the core retries, the data match, the
+#      driver counts error_data_crc: "pass-with-warnings", exit 6; every
+#      other run's JSON: no driver error counted, no kernel warning, ios at
+#      HS200, 8 bits;
 #   3. the model's corrupt-read-byte-now (one byte of one read flipped, no
 #      error) armed over QMP by the test hook just before the Rust driver's
 #      read-back (raw and file mode) or its read comparison: first-contact
@@ -37,6 +48,7 @@ set -e
 case "\$1" in
 corrupt) "$QMP" "\$EMU_QMP" set corrupt-read-byte-now 40000 ;;
 corrupt-write) "$QMP" "\$EMU_QMP" set corrupt-write-byte-now 40000 ;;
+crc) "$QMP" "\$EMU_QMP" faults data-crc ppm=1000000 limit=1 dir=read ;;
 stats) "$QMP" "\$EMU_QMP" stats > "$T/stats.json" ;;
 esac
 HOST
@@ -69,24 +81,28 @@ expect() { # RC PATTERN WHAT ARGS...: first-contact ARGS exits RC, stderr/stdout
 
 # 1. refusals and bad input
 mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1"
-expect 3 "${D}p1 is mounted on /mnt/p1" "mounted, raw" --offset 12m --size 4m --destroy-partitions ${N}p2
+expect 3 "${D}p1 is mounted on /mnt/p1" "mounted, raw" --offset 12m --size 4m --destroy-partitions ${N}p2 --no-backup
 expect 3 "${D}p1 is mounted on /mnt/p1" "mounted, read comparison only"
 drivers_unchanged "mounted"
 umount /mnt/p1
-expect 3 "overlaps ${D}p1 \[1048576, 12582912)" "over p1" --offset 8m --size 8m --destroy-partitions ${N}p2
+expect 3 "overlaps ${D}p1 \[1048576, 12582912)" "over p1" --offset 8m --size 8m --destroy-partitions ${N}p2 --no-backup
 expect 3 "the partition table area \[0, 1048576) (table: MBR" "over the MBR" --offset 0 --size 1m
 expect 3 "name them: --destroy-partitions ${N}p2" "p2 not named" --offset 12m --size 4m
 expect 1 "--offset: '12x' is not a size" "a bad size" --offset 12x --size 4m
 expect 1 "needs both --offset and --size" "--offset alone" --offset 12m
-expect 1 "--fs: '${N}p7' is not a partition of $D" "--fs on no partition" --fs ${N}p7
+expect 3 "file mode writes into the file system of ${N}p1, through a driver not yet trusted with this card: give --backup FILE" "file mode without --backup" --fs ${N}p1
+expect 3 "this raw run writes over what --destroy-partitions.*give --backup FILE" "a destroying raw run without --backup" --offset 12m --size 4m --destroy-partitions ${N}p2
+expect 1 "--backup: no file /tmp/none.gz" "--backup of no file" --fs ${N}p1 --backup /tmp/none.gz
+expect 1 "exclude each other" "--backup with --no-backup" --fs ${N}p1 --backup /tmp/none.gz --no-backup
+expect 1 "--fs: '${N}p7' is not a partition of $D" "--fs on no partition" --fs ${N}p7 --no-backup
 expect 1 "exclude each other" "--fs with --offset" --fs ${N}p1 --offset 12m --size 4m
 expect 1 "no file /tmp/none" "--restore of no file" --restore /tmp/none
 expect 1 "belong to raw mode" "--destroy-partitions in file mode" --fs ${N}p1 --destroy-partitions ${N}p2
-expect 1 "/dev/${N}p2 holds no ext2, ext3, ext4 or vfat file system" "--fs on random bytes" --fs ${N}p2
+expect 1 "/dev/${N}p2 holds no ext2, ext3, ext4 or vfat file system" "--fs on random bytes" --fs ${N}p2 --no-backup
 mkdosfs ${D}p2 > /dev/null || fail "mkdosfs ${D}p2"
-expect 1 "fsck.vfat is missing (Debian: apt install dosfstools): file mode checks the vfat file system on /dev/${N}p2" "--fs on vfat, no fsck.vfat" --fs ${N}p2
+expect 1 "fsck.vfat is missing (Debian: apt install dosfstools): file mode checks the vfat file system on /dev/${N}p2" "--fs on vfat, no fsck.vfat" --fs ${N}p2 --no-backup
 rc=0
-PATH=/bin $FC --fs ${N}p1 > /tmp/o 2> /tmp/e || rc=$?
+PATH=/bin $FC --fs ${N}p1 --no-backup > /tmp/o 2> /tmp/e || rc=$?
 [ $rc = 1 ] && grep -q "e2fsck is missing (Debian: apt install e2fsprogs): file mode checks the ext file system on /dev/${N}p1" /tmp/e ||
     { cat /tmp/o /tmp/e; fail "--fs on ext2 without e2fsck: exit $rc"; }
 drivers_unchanged "refusals"
@@ -95,7 +111,7 @@ say "ok: refusals and bad input, nothing switched"
 
 # 2. the healthy driver
 rc=0
-$FC --offset 12m --size 2m --destroy-partitions ${N}p2 --read-size 8m --save /tmp/fc.save --json /tmp/raw.json > /tmp/o 2> /tmp/e || rc=$?
+$FC --offset 12m --size 2m --destroy-partitions ${N}p2 --no-backup --read-size 8m --save /tmp/fc.save --json /tmp/raw.json > /tmp/o 2> /tmp/e || rc=$?
 cat /tmp/e /tmp/o
 [ $rc = 0 ] || fail "raw mode, healthy: exit $rc"
 grep -q '^first-contact: PASS (raw mode)' /tmp/o || fail "raw mode: no PASS line"
@@ -107,17 +123,68 @@ expect 0 "restored \[12582912," "--restore" --restore /tmp/fc.save
 [ "$(p2sum)" = "$P2" ] || fail "--restore: p2 is not as it was"
 [ ! -e /tmp/fc.save ] || fail "--restore left its file"
 say "ok: raw mode passes, --restore puts the region back"
+# the owner's copy of the whole card (board.rst, step 2), checked before the first write
+dd if=$D bs=1M iflag=direct 2>/dev/null | gzip -1 > /tmp/card.gz || fail "the card's copy"
 rc=0
-$FC --fs ${N}p1 --file-size 2m --read-size 0 --json /tmp/file.json > /tmp/o 2> /tmp/e || rc=$?
+$FC --fs ${N}p1 --file-size 2m --backup /tmp/card.gz --json /tmp/file.json > /tmp/o 2> /tmp/e || rc=$?
 cat /tmp/e /tmp/o
 [ $rc = 0 ] || fail "file mode, healthy: exit $rc"
 grep -q '^first-contact: PASS (file mode)' /tmp/o || fail "file mode: no PASS line"
+grep -q "the backup is the card, byte for byte" /tmp/e || fail "file mode: the backup not checked"
+! grep -q "reading the whole card through the C driver for the backup" /tmp/e || fail "file mode: the whole card read again for the backup"
 echo "@@JSON file $(tr -d '\n' < /tmp/file.json)"
 mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1 after file mode"
 [ ! -e /mnt/p1/first-contact.dat ] || fail "file mode left first-contact.dat"
 umount /mnt/p1
 drivers_unchanged "file mode"
 say "ok: file mode passes, its file removed"
+# the copy no longer the card (file mode wrote to p1), a short copy: refused before any write
+rc=0
+$FC --fs ${N}p1 --file-size 1m --read-size 0 --backup /tmp/card.gz --json /tmp/stale.json > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 3 ] && grep -q "the backup /tmp/card.gz is not the card as the C driver reads it now: [0-9]* chunks of 1 MiB differ, the first at byte 1048576" /tmp/e ||
+    { cat /tmp/o /tmp/e; fail "a stale backup: exit $rc"; }
+echo "@@JSON stale $(tr -d '\n' < /tmp/stale.json)"
+head -c 100000 /tmp/card.gz > /tmp/short.gz
+expect 3 "the backup /tmp/short.gz decompresses to fewer bytes than the card's 33554432 (it ends in the chunk at byte 0) (gzip: " "a short backup" --fs ${N}p1 --read-size 0 --backup /tmp/short.gz
+rm -f /tmp/card.gz /tmp/short.gz
+mount -o ro ${D}p1 /mnt/p1 || fail "mount ${D}p1 after the refused backups"
+[ ! -e /mnt/p1/first-contact.dat ] || fail "a refused backup: first-contact.dat written"
+umount /mnt/p1
+drivers_unchanged "refused backups"
+say "ok: a stale and a short backup refused before anything is written"
+# an error once the run began (the test hook fails at rust-write): the JSON says error, where and why
+cat > /tmp/hook-fail <<'H'
+#!/bin/sh
+[ "$1" != rust-write ] || exit 1
+H
+chmod +x /tmp/hook-fail
+rc=0
+MESON_SDHC_TEST_HOOKS=1 FIRST_CONTACT_HOOK=/tmp/hook-fail $FC --offset 12m --size 2m --destroy-partitions ${N}p2 --no-backup --read-size 0 --save /tmp/fc-e.save --json /tmp/error.json > /tmp/o 2> /tmp/e || rc=$?
+[ $rc = 1 ] && grep -q "the test hook failed at rust-write" /tmp/e || { cat /tmp/o /tmp/e; fail "an error after the start: exit $rc"; }
+echo "@@JSON error $(tr -d '\n' < /tmp/error.json)"
+drivers_unchanged "an error after the start"
+expect 0 "restored" "--restore after the error" --restore /tmp/fc-e.save
+[ "$(p2sum)" = "$P2" ] || fail "--restore after the error: p2 is not as it was"
+say "ok: an error after the start writes a JSON with result error, its phase and message"
+# one data CRC error on a read under the Rust driver, retried by the core: the data match,
+# the driver's counters say it: pass-with-warnings, exit 6
+cat > /tmp/hook-crc <<'H'
+#!/bin/sh
+. /bin/emu-lib.sh
+[ "$1" != rust-verify ] || host_sync crc > /dev/console
+H
+chmod +x /tmp/hook-crc
+rc=0
+MESON_SDHC_TEST_HOOKS=1 FIRST_CONTACT_HOOK=/tmp/hook-crc $FC --offset 12m --size 2m --destroy-partitions ${N}p2 --no-backup --read-size 0 --save /tmp/fc-w.save --json /tmp/warn.json > /tmp/o 2> /tmp/e || rc=$?
+cat /tmp/e /tmp/o
+[ $rc = 6 ] || fail "a recovered CRC error: exit $rc, expected 6"
+grep -q '^first-contact: PASS-WITH-WARNINGS (raw mode)' /tmp/o || fail "a recovered CRC error: no PASS-WITH-WARNINGS line"
+grep -q "the Rust driver's error counters: [1-9][0-9]* (.*error_data_crc [1-9]" /tmp/o || fail "a recovered CRC error: not counted"
+echo "@@JSON warn $(tr -d '\n' < /tmp/warn.json)"
+drivers_unchanged "a recovered CRC error"
+expect 0 "restored" "--restore after the CRC error" --restore /tmp/fc-w.save
+[ "$(p2sum)" = "$P2" ] || fail "--restore after the CRC error: p2 is not as it was"
+say "ok: a recovered CRC error under the Rust driver: pass-with-warnings (exit 6)"
 
 # 3. one byte of one read corrupted under the Rust driver
 cat > /tmp/hook <<'H'
@@ -136,13 +203,13 @@ bad() { # LABEL PHASE ARGS...: first-contact with the fault armed before PHASE
     echo "@@JSON $lab $(tr -d '\n' < "$js")"
     drivers_unchanged "corrupted before $arm"
 }
-bad raw-bad rust-verify --offset 12m --size 2m --destroy-partitions ${N}p2 --read-size 0 --save /tmp/fc.save
+bad raw-bad rust-verify --offset 12m --size 2m --destroy-partitions ${N}p2 --no-backup --read-size 0 --save /tmp/fc.save
 grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at card byte [0-9]*: byte [0-9]* (byte 40000 of the block): written 0x\(..\), read 0x" /tmp/e ||
     fail "raw mode, corrupted: the mismatch is not named with its byte"
 grep -q "read back: Rust driver bad, C driver ok" /tmp/o || fail "raw mode, corrupted: the C driver's read-back did not pass"
 expect 0 "restored" "--restore after the corrupted run" --restore /tmp/fc.save
 [ "$(p2sum)" = "$P2" ] || fail "--restore after the corrupted run: p2 is not as it was"
-bad file-bad rust-verify --fs ${N}p1 --file-size 2m --read-size 0
+bad file-bad rust-verify --fs ${N}p1 --file-size 2m --no-backup --read-size 0
 grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at file offset [0-9]*: byte [0-9]* (byte 40000 of the block)" /tmp/e ||
     fail "file mode, corrupted: the mismatch is not named with its byte"
 bad read-bad rust-read --read-offset 4m --read-size 2m
@@ -150,7 +217,7 @@ grep -q "MISMATCH: the read comparison (the Rust driver's read against the C dri
     fail "read comparison, corrupted: the chunk is not named"
 # 4. one byte of one write corrupted on its way to the card under the Rust driver
 export FC_TAG=corrupt-write
-bad write-bad rust-write --offset 12m --size 2m --destroy-partitions ${N}p2 --read-size 0 --save /tmp/fc2.save
+bad write-bad rust-write --offset 12m --size 2m --destroy-partitions ${N}p2 --no-backup --read-size 0 --save /tmp/fc2.save
 unset FC_TAG
 grep -q "read back: Rust driver bad, C driver bad; the two reads same" /tmp/o ||
     fail "raw mode, a corrupted write: not both read-backs bad with the same data"
@@ -179,7 +246,7 @@ sync
 H
 chmod +x /tmp/hook-fs
 rc=0
-MESON_SDHC_TEST_HOOKS=1 FIRST_CONTACT_HOOK=/tmp/hook-fs FC_PART=${D}p1 $FC --fs ${N}p1 --file-size 1m --read-size 0 --json /tmp/fsck-bad.json > /tmp/o 2> /tmp/e || rc=$?
+MESON_SDHC_TEST_HOOKS=1 FIRST_CONTACT_HOOK=/tmp/hook-fs FC_PART=${D}p1 $FC --fs ${N}p1 --file-size 1m --no-backup --read-size 0 --json /tmp/fsck-bad.json > /tmp/o 2> /tmp/e || rc=$?
 # e2fsck's "WARNING: Filesystem still has errors" shown as "Warning:" here:
 # emu-run takes a "WARNING:" on the console for a kernel report
 sed 's/WARNING:/Warning:/' /tmp/e /tmp/o
@@ -214,11 +281,21 @@ def need(cond, what):
     global ok
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
-need(set(js) == {"raw", "file", "raw-bad", "file-bad", "read-bad", "write-bad", "fsck-bad"}, "JSON of the seven runs: %s" % sorted(js))
+need(set(js) == {"raw", "file", "stale", "error", "warn", "raw-bad", "file-bad", "read-bad", "write-bad", "fsck-bad"},
+     "JSON of the ten runs: %s" % sorted(js))
 for k, d in js.items():
-    for f in ("result", "mode", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version", "max_req_size",
-              "fsck", "fsck_command", "fsck_status", "fsck_summary"):
+    for f in ("result", "mode", "phase", "message", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version",
+              "max_req_size", "backup", "ios", "stats", "kernel_log", "fsck", "fsck_command", "fsck_status", "fsck_summary"):
         need(f in d, "%s: has %s" % (k, f))
+for k in ("raw", "file", "raw-bad", "file-bad", "read-bad", "write-bad", "fsck-bad"):
+    d = js[k]
+    need(d["stats"]["from"] == "debugfs" and d["stats"]["errors"] == 0 and d["kernel_log"]["warnings"] == 0,
+         "%s: no driver error counted, no kernel warning: %s, %s" % (k, d["stats"], d["kernel_log"]))
+    need(d["ios"] and d["ios"]["timing"] == "mmc HS200" and d["ios"]["bus_width"] == 8 and d["ios"]["clock_hz"] > 0,
+         "%s: ios under the Rust driver: %s" % (k, d["ios"]))
+    need(d["phase"] is None and d["message"] is None, "%s: no phase, no message" % k)
+for k in ("raw", "raw-bad", "read-bad", "write-bad", "fsck-bad", "file-bad"):
+    need(js[k]["backup"] == ("none (--no-backup)" if k != "read-bad" else None), "%s: backup %s" % (k, js[k]["backup"]))
 r = js["raw"]
 need(r["result"] == "pass" and r["mode"] == "raw" and r["mismatches"] == 0, "raw: pass, no mismatch")
 need(r["max_req_size"] == 131072 and r["max_req_size_from"] == "debugfs", "raw: max_req_size 131072 from debugfs")
@@ -233,6 +310,19 @@ need(r["patterns"]["sizes"][0] == 512 and 131072 in r["patterns"]["sizes"] and m
 need(r["bytes_compared"] == (8 << 20) + 2 * r["patterns"]["bytes"], "raw: bytes_compared = card + 2 x patterns")
 need(r["fsck"] == "not-run" and r["fsck_command"] is None and r["fsck_status"] is None, "raw: fsck not-run")
 f = js["file"]
+need(f["backup"] == {"file": "card.gz", "verified": "same-as-card"}, "file: the backup checked: %s" % f["backup"])
+need(f["read_compare"]["size"] == 32 << 20 and f["read_compare"]["result"] == "same", "file: the whole card compared, same")
+s = js["stale"]
+need(s["result"] == "refused" and s["phase"] == "backup-check" and "is not the card as the C driver reads it now" in (s["message"] or "")
+     and s["backup"] == {"file": "card.gz", "verified": "not-yet"} and s["patterns"]["rust_read_back"] == "skipped",
+     "stale: refused at backup-check, nothing written: %s" % s["message"])
+e = js["error"]
+need(e["result"] == "error" and e["phase"] == "rust-write" and e["message"] == "the test hook failed at rust-write"
+     and e["max_req_size"] == 131072, "error: result error at rust-write, its message: %s, %s" % (e["phase"], e["message"]))
+w = js["warn"]
+need(w["result"] == "pass-with-warnings" and w["mismatches"] == 0 and w["patterns"]["reads_compared"] == "same"
+     and w["stats"]["errors"] >= 1 and w["stats"]["counters"].get("error_data_crc", 0) >= 1,
+     "warn: pass-with-warnings, the CRC error counted: %s, kernel log %s" % (w["stats"], w["kernel_log"]))
 need(f["result"] == "pass" and f["mode"] == "file" and f["patterns"]["file_system"].endswith("p1"), "file: pass, on p1")
 need(f["fsck"] == "clean" and f["fsck_status"] == 0 and re.fullmatch(r"e2fsck -fn /dev/mmcblk\d+p1", f["fsck_command"] or "")
      and re.search(r"\d+/\d+ files .*\d+/\d+ blocks", f["fsck_summary"] or ""),

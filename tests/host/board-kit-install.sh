@@ -5,10 +5,12 @@
 # folder laid out as `make board-kit` lays it out, with a kernel package
 # made here with dpkg-deb (a 9 MiB "zImage", larger than the 8 MiB the old
 # boot.ini left before the DTB), fake modules carrying a vermagic, and
-# stubs first on PATH for dpkg (-i: dpkg-deb -x into the root), depmod
+# stubs first on PATH for dpkg (-i: dpkg-deb -x into the root; -r: the
+# kernel package's files and its initramfs removed), depmod
 # (modules.dep), update-initramfs (a gzip cpio from the root's modules,
 # /etc/initramfs-tools/modules and modprobe.d, then the post-update.d hooks,
-# as initramfs-tools does; STUB_DROP_MODULE=1 leaves the Rust module out),
+# as initramfs-tools does; -u alone: the newest release with an initramfs;
+# STUB_DROP_MODULE=1 leaves the Rust module out),
 # mkimage (the 64-byte legacy header, type kernel or ramdisk) and apt-get.
 # The real check-board-config --initramfs judges the initramfs.
 #
@@ -43,10 +45,19 @@
 #   loaded; a system hook (99-uboot) that moves the kit's uInitrd over
 #   /boot/uInitrd: put back at install and at a later update-initramfs for
 #   the kit's release, saved anew after one for the system's own kernel;
-#   --undo: boot.cmd and boot.scr byte for byte;
+#   --undo: boot.cmd and boot.scr byte for byte, the kit's kernel package
+#   removed (dpkg -r), and a later update-initramfs -u (apt's trigger) makes
+#   the system's kernel's uInitrd, not the kit's, which 99-uboot would move
+#   over /boot/uInitrd; --undo under the kit's kernel (ROOT/proc's
+#   osrelease): its package kept, its initramfs removed, dpkg -r named for
+#   after the reboot;
 #   refused too: a first contact in read mode (no write verified), one whose
 #   read-backs were bad, one in file mode whose file system check found
-#   errors or that has no check (no "fsck" field), one on another card than the SDHC's (switch-driver
+#   errors or that has no check (no "fsck" field), one that passed with
+#   warnings, one whose read comparison was skipped (--read-size 0), one
+#   whose pattern sizes stop short of max_req_size or 2 x max_req_size +
+#   1536 (a small --file-size), one with no "backup" field (one with
+#   "none (--no-backup)" is taken with a warning), one on another card than the SDHC's (switch-driver
 #   disk, a stub; the card's name and size under sys/block); --rescue on a
 #   system whose root is on the SDHC's card; a boot partition whose UUID
 #   another file system carries (fstab's UUID= or LABEL=); a boot.ini line
@@ -55,6 +66,7 @@
 #   stub); Armbian's C1 boot.ini (ext4load || fatload) on a FAT /boot: the
 #   kit's lines with fatload; under a vendor kernel (no mainline SDHC), the
 #   eMMC found as the one MMC card;
+#   --help lists the checks made on the first contact's JSON;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
 #   post-update.d hook and the kit's boot files gone;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
@@ -77,6 +89,11 @@ cat > "$S/dpkg" <<'EOF'
 #!/bin/sh
 echo "dpkg $*" >> "$STUB_LOG"
 [ "$1" = -i ] && exec dpkg-deb -x "$2" "$ROOT/"
+if [ "$1" = -r ]; then
+    # a kernel package's files, and its initramfs (initramfs-tools' postrm.d)
+    rel=${2#linux-image-}
+    rm -rf "$ROOT/boot/vmlinuz-$rel" "$ROOT/boot/initrd.img-$rel" "$ROOT/lib/modules/$rel" "$ROOT/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd"
+fi
 exit 0
 EOF
 cat > "$S/depmod" <<'EOF'
@@ -91,6 +108,8 @@ cat > "$S/update-initramfs" <<'EOF'
 set -e
 echo "update-initramfs $*" >> "$STUB_LOG"
 rel=$3
+# -u alone: the newest kernel that has an initramfs, as initramfs-tools takes it
+[ "$*" != -u ] || rel=$(ls "$ROOT/boot" | sed -n 's/^initrd\.img-//p' | sort -V | tail -n 1)
 w=$(mktemp -d)
 m="$w/usr/lib/modules/$rel"
 mkdir -p "$m" "$w/conf" "$w/etc"
@@ -199,14 +218,19 @@ root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
 }
 # fc_json KIT FILE [RESULT] [KERNEL]: a first-contact --json for KIT's module, as first-contact
 # writes it (the fields install reads)
-# [MODE] [RUST_READ_BACK] [CARD_NAME] [FSCK] [FSCK_STATUS]: FSCK "none" leaves the fsck fields out
+# [MODE] [RUST_READ_BACK] [CARD_NAME] [FSCK] [FSCK_STATUS]: FSCK "none" leaves the fsck fields out;
+# FC_READ (read_compare's result, default same), FC_SIZES (patterns.sizes, default 512 up to
+# 2 x 131072 + 1536), FC_BACKUP (the backup line's value; "omit": no backup line) from the
+# environment
 fc_json() {
-    local fsck=""
+    local fsck="" backup=${FC_BACKUP:-'{"file": "emmc.img.gz", "verified": "same-as-card"}'}
     [ "${8:-}" = none ] ||
         fsck=$(printf ' "fsck": "%s",\n "fsck_command": "e2fsck -fn /dev/mmcblk1p2",\n "fsck_status": %s,\n "fsck_summary": "mmcblk1p2: 11/2816 files (0.0%% non-contiguous), 2592/11264 blocks",' \
             "${8:-clean}" "${9:-0}")
-    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [512, 4096], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n%s\n "save_file": null\n}\n' \
-        "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "${6:-ok}" "$fsck" > "$2"
+    [ "$backup" = omit ] && backup="" || backup=" \"backup\": $backup,"
+    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "max_req_size": 131072,\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n%s\n "read_compare": {"offset": 0, "size": 7818182656, "result": "%s", "digest_c": "x", "digest_rust": "x"},\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [%s], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n "ios": {"timing": "mmc HS200", "clock_hz": 94444445, "actual_clock_hz": 94444445, "bus_width": 8, "signal_voltage": "1.80 V"},\n%s\n "save_file": null\n}\n' \
+        "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "$backup" \
+        "${FC_READ:-same}" "${FC_SIZES:-512, 1536, 3584, 4096, 4608, 32256, 65024, 130560, 131072, 263680}" "${6:-ok}" "$fsck" > "$2"
 }
 # run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc; a
 # passing first contact for KIT's module given unless FC_ARGS says otherwise
@@ -232,6 +256,16 @@ kit "$T/kit-onecloud" onecloud meson8b-onecloud.dtb
 kit "$T/kit-otherrel" odroidc1 meson8b-odroidc1.dtb "7.3.0-other SMP mod_unload ARMv7 p2v8 "
 kit "$T/kit-preempt" odroidc1 meson8b-odroidc1.dtb "$REL SMP preempt mod_unload ARMv7 p2v8 "
 kit "$T/kit-noc" odroidc1 meson8b-odroidc1.dtb "" "# CONFIG_MMC_MESON_MX_SDHC is not set"
+
+# --- --help: the checks on the first contact's JSON, as the owner reads them on the board -----
+"$T/kit/install" --help > "$T/help.out" 2>&1 || true
+miss=""
+for w in '"pass"' pass-with-warnings rust_driver_version 'raw or file' rust_read_back read_compare max_req_size '2 x max_req_size + 1536' \
+    'fsck: clean' card_name device_bytes 'none (--no-backup)' ios; do
+    grep -qF -- "$w" "$T/help.out" || miss="$miss '$w'"
+done
+[ -z "$miss" ] && ok "--help lists the first contact checks (result, kernel and module, mode, read-backs, read comparison, sizes, fsck, card, backup)" ||
+    bad "--help does not name:$miss"
 
 # --- refusals before anything is installed ---------------------------------------------
 root "$T/r-none" none
@@ -312,6 +346,21 @@ FC_ARGS="--first-contact $T/fc-nofsck.json" run fcnofsck "$T/kit" "$T/r-nofc"; r
 fc_json "$T/kit" "$T/fc-othercard.json" pass "" file ok 4FTE4R
 FC_ARGS="--first-contact $T/fc-othercard.json" run fcothercard "$T/kit" "$T/r-nofc"; refused fcothercard "a first contact on another card" "ran on 4FTE4R.*8GTF4R" \
     "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+FC_READ=skipped fc_json "$T/kit" "$T/fc-noread.json"
+FC_ARGS="--first-contact $T/fc-noread.json" run fcnoread "$T/kit" "$T/r-nofc"; refused fcnoread "a first contact without its read comparison (--read-size 0)" \
+    "read comparison did not find the same data .*result 'skipped'.*without --read-size 0" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+FC_SIZES="512, 1536, 3584, 4096" fc_json "$T/kit" "$T/fc-small.json"
+FC_ARGS="--first-contact $T/fc-small.json" run fcsmall "$T/kit" "$T/r-nofc"; refused fcsmall "a first contact whose patterns stopped below max_req_size (--file-size 4k)" \
+    "did not reach the host's largest request .*max_req_size '131072', sizes \[512 1536 3584 4096\]; needed: 131072 and 263680.*run it again with the defaults" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+FC_SIZES="512, 131072" fc_json "$T/kit" "$T/fc-nobeyond.json"
+FC_ARGS="--first-contact $T/fc-nobeyond.json" run fcnobeyond "$T/kit" "$T/r-nofc"; refused fcnobeyond "a first contact without the size past max_req_size" \
+    "did not reach the host's largest request" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+fc_json "$T/kit" "$T/fc-warn.json" pass-with-warnings
+FC_ARGS="--first-contact $T/fc-warn.json" run fcwarn "$T/kit" "$T/r-nofc"; refused fcwarn "a first contact that passed with warnings (errors recovered, kernel warnings)" \
+    "result 'pass-with-warnings'.*report the run" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+FC_BACKUP=omit fc_json "$T/kit" "$T/fc-nobackup.json"
+FC_ARGS="--first-contact $T/fc-nobackup.json" run fcnobackup "$T/kit" "$T/r-nofc"; refused fcnobackup "a first contact JSON with no backup field" \
+    "records no backup" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-nofc-ok" boot.ini
 FC_ARGS="--no-first-contact" run nofcok "$T/kit" "$T/r-nofc-ok"
 [ "$rc" = 0 ] && grep -q 'WARNING: --no-first-contact' "$T/nofcok.out" &&
@@ -347,7 +396,7 @@ B="$R/media/boot"
 # KIT_SCRIPTS_OUT=DIR: the generated boot.ini and boot.cmd copied there (tests/host/uboot-script.sh runs them)
 [ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.ini" "$KIT_SCRIPTS_OUT/boot.ini"
 if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
-grep -q 'first contact passed .*: file mode, writes read back through both drivers, its file system checked clean (e2fsck -fn /dev/mmcblk1p2)' "$T/ini.out" &&
+grep -q 'first contact passed .*: file mode, writes of up to 263680 bytes read back through both drivers, its file system checked clean (e2fsck -fn /dev/mmcblk1p2), the card read through both the same, under the Rust driver at mmc HS200, 94444445 Hz; the copy of the card (emmc.img.gz) checked before its first write' "$T/ini.out" &&
     ok "the file-mode first contact taken with its clean file system check named" || bad "first contact's file system check not named: $(grep 'first contact' "$T/ini.out")"
 new=$(cat "$B/boot.ini")
 [ "$(echo "$new" | head -n 1)" = ODROIDC-UBOOT-CONFIG ] && ok "boot.ini starts with ODROIDC-UBOOT-CONFIG" || bad "boot.ini header: $(echo "$new" | head -n 1)"
@@ -391,7 +440,15 @@ if [ "$rc" != 0 ] && grep -q 'REFUSED: the new uInitrd' "$T/upd.out" && cmp -s "
     ok "update-initramfs without the module: the hook refuses (status $rc), uInitrd-kit-$REL kept"
 else bad "the hook on an initramfs without the module: status $rc"; sed 's/^/    | /' "$T/upd.out"; fi
 
+# --undo run under the kit's kernel: its package stays (it runs), its initramfs goes
+mkdir -p "$R/proc/sys/kernel"; echo "$REL" > "$R/proc/sys/kernel/osrelease"
+: > "$STUB_LOG"
 run ini-undo "$T/kit" "$R" --undo
+rm -r "$R/proc/sys"
+if [ "$rc" = 0 ] && ! grep -q '^dpkg -r' "$STUB_LOG" && [ ! -e "$R/boot/initrd.img-$REL" ] && [ -e "$R/boot/vmlinuz-$REL" ] &&
+   grep -q "the kit's kernel runs now: its package stays.*after the reboot into the previous kernel remove it: dpkg -r linux-image-$REL" "$T/ini-undo.out"; then
+    ok "--undo under the kit's kernel: its package kept, its initramfs removed, dpkg -r named for after the reboot"
+else bad "--undo under the kit's kernel: status $rc, $(grep '^dpkg' "$STUB_LOG" | tr '\n' ' ')"; sed 's/^/    | /' "$T/ini-undo.out"; fi
 if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.ini.before-kit" ] &&
    [ "$(cat "$R/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ] &&
    [ ! -e "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] && [ ! -e "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
@@ -426,7 +483,9 @@ grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: a
 
 # --- extlinux.conf ---------------------------------------------------------------------------
 R="$T/r-ext"; root "$R" extlinux
-run ext "$T/kit-onecloud" "$R"
+FC_BACKUP='"none (--no-backup)"' run ext "$T/kit-onecloud" "$R"
+grep -q "WARNING: first contact ran with --no-backup: no copy of this card is known" "$T/ext.out" &&
+    ok "a first contact with --no-backup: taken, with a warning to make the copy" || bad "--no-backup's first contact: no warning"
 E="$R/boot/extlinux/extlinux.conf"
 if [ "$rc" = 0 ] && grep -qx 'DEFAULT kit-rust' "$E" && ! grep -qx 'DEFAULT debian' "$E" && grep -qx 'TIMEOUT 30' "$E" &&
    grep -qx "    INITRD /boot/initrd.img-$REL" "$E" && grep -qx "    FDT /boot/dtb-$REL/meson8b-onecloud.dtb" "$E" &&
@@ -505,8 +564,17 @@ if [ "$rc" = 0 ] && [ "$(cat "$B/boot.cmd")" = "$BOOTCMD" ] && [ "$(od -An -tx1 
 else bad "boot.scr --undo: status $rc"; sed 's/^/    | /' "$T/scr-undo.out"; ls "$B"; fi
 # --undo's update-initramfs for the kit's release runs 99-uboot once more
 [ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] && [ "$(cat "$B/uImage")" = "kernel 6.6.0-armbian" ] && [ ! -e "$R/etc/meson-mx-sdhc-rs/fallback" ] &&
-    ok "boot.scr --undo: /boot/uInitrd and /boot/uImage the system's own after 99-uboot ran in --undo's update-initramfs" ||
+    ok "boot.scr --undo: /boot/uInitrd and /boot/uImage the system's own" ||
     { bad "after --undo: /boot/uInitrd '$(cat "$B/uInitrd")', /boot/uImage '$(cat "$B/uImage")'"; sed 's/^/    | /' "$T/scr-undo.out"; }
+grep -qx "dpkg -r linux-image-$REL" "$STUB_LOG" && [ ! -e "$B/initrd.img-$REL" ] && grep -q "the kit's kernel package is removed" "$T/scr-undo.out" &&
+    ok "boot.scr --undo: the kit's kernel package removed (dpkg -r linux-image-$REL)" ||
+    { bad "boot.scr --undo: the kit's kernel package not removed"; sed 's/^/    | /' "$T/scr-undo.out"; }
+# an update-initramfs -u after --undo (apt's trigger) updates the newest kernel with an
+# initramfs: the system's own, so 99-uboot moves the system's uInitrd over /boot/uInitrd
+rc=0; ROOT=$R update-initramfs -u > "$T/scr-after-undo.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$B/uInitrd")" = "uinitrd of 6.6.0-armbian" ] && [ ! -e "$B/initrd.img-$REL" ] &&
+    ok "boot.scr: update-initramfs -u after --undo: /boot/uInitrd the system's kernel's, none of the kit's made" ||
+    { bad "update-initramfs -u after --undo: status $rc, /boot/uInitrd '$(cat "$B/uInitrd")', /boot: $(ls "$B" | tr '\n' ' ')"; sed 's/^/    | /' "$T/scr-after-undo.out"; }
 
 # --- --rescue: the kit's kernel with the C driver, for the system first-contact runs from ----
 kit "$T/kit-cmod" odroidc1 meson8b-odroidc1.dtb "" "CONFIG_MMC_MESON_MX_SDHC=m"

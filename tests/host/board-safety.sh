@@ -273,6 +273,18 @@ if [ "$rc" = 1 ] && grep -q 'the C driver (meson-mx-sdhc) is not registered' "$T
 else failed "--dry-run without the C driver: exit $rc: $(cat "$T/err")"; fi
 bb -- $D1 --no-write --dry-run --c-module "$T/fake.ko"
 [ "$rc" = 0 ] && pass "--dry-run with --c-module: goes on" || failed "--dry-run with --c-module: exit $rc: $(cat "$T/err")"
+mkdir -p "$T/proc-bl"
+cp -r "$T/noproc/self" "$T/proc-bl/"
+echo 'console=ttyAML0,115200 root=UUID=1234 rootwait initcall_blacklist=meson_mx_sdhc_driver_init' > "$T/proc-bl/cmdline"
+rc=0; SWITCH_DRIVER_PROC="$T/proc-bl" sh "$SW" c c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
+if [ "$rc" = 1 ] && grep -q 'kept off by initcall_blacklist=meson_mx_sdhc_driver_init on this boot.s command line.*boot the fallback entry' "$T/err" &&
+    ! grep -q 'insmod' "$T/err"; then
+    pass "switch-driver c with the C driver blacklisted on the command line: says so, not 'insmod'"
+else failed "switch-driver c, C driver blacklisted: exit $rc: $(cat "$T/err")"; fi
+rc=0; sh "$SW" c c1108e00.mmc > "$T/out" 2> "$T/err" || rc=$?
+if [ "$rc" = 1 ] && grep -q 'not registered (insmod its module first)' "$T/err"; then
+    pass "switch-driver c without the C driver, no blacklist: insmod its module"
+else failed "switch-driver c without the C driver: exit $rc: $(cat "$T/err")"; fi
 mv "$S/bus/platform/drivers/.c-away" "$S/bus/platform/drivers/meson-mx-sdhc"
 
 echo "users that hold no device number: btrfs, loop, an open file; --force and the root"
