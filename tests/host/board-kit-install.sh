@@ -599,6 +599,16 @@ root "$T/r-rescue-emmc" extlinux
 PATH="$T/bin-emmcroot:$PATH" run rescue-emmc "$T/kit-cmod" "$T/r-rescue-emmc" --rescue
 refused rescue-emmc "--rescue with the root on the SDHC's card" "root \(/dev/mmcblk1p2\).*on the SDHC's card /dev/mmcblk1" \
     "$T/r-rescue-emmc/boot/extlinux/extlinux.conf" "$EXTLINUX"
+# the eMMC's system (root on the SDHC's card) with its boot folder on another card (an fstab
+# line naming the microSD card's boot partition): refused
+mkdir -p "$T/bin-splitboot"
+printf '#!/bin/sh\ncase "$*" in *FSTYPE*) echo ext4 ;; */boot) echo /dev/mmcblk0p1 ;; *) echo /dev/mmcblk1p2 ;; esac\n' > "$T/bin-splitboot/findmnt"
+chmod +x "$T/bin-splitboot/findmnt"
+root "$T/r-split" boot.ini
+PATH="$T/bin-splitboot:$PATH" run splitboot "$T/kit" "$T/r-split"
+refused splitboot "the root on the SDHC's card, the boot folder on another card" \
+    "root \(/dev/mmcblk1p2\) is on the SDHC.s card /dev/mmcblk1 but /media/boot \(/dev/mmcblk0p1\) is on another card" \
+    "$T/r-split/media/boot/boot.ini" "$BOOTINI"
 # a boot partition mounted (fstab) by a UUID or LABEL that another file system carries
 # (the same image on both cards)
 mkdir -p "$T/bin-dupboot"
