@@ -509,9 +509,10 @@ mod tests {
         mrq.cmd = &raw mut *cmd;
         mrq.done = Some(record_done);
         SEEN.store(NOT_DONE, Relaxed);
+        let raw: &mut bindings::mmc_request = &mut mrq;
         // SAFETY: `mrq` is a request of one command, not in flight elsewhere, and outlives the
         // `Request`, which `complete` consumes; `host` is a live host.
-        complete(unsafe { Request::from_raw(host, NonNull::from(&mut *mrq)) });
+        complete(unsafe { Request::from_raw(host, NonNull::from(raw)) });
         // SAFETY: `host` was allocated above, never added, and nothing uses it any more.
         unsafe { bindings::mmc_free_host(host.as_ptr()) };
         Ok(SEEN.load(Relaxed))
