@@ -79,31 +79,16 @@ mod tests {
 
     #[test]
     fn skip_clean_reasons_in_words() {
-        let r = |p, m| skip_clean(p, m).1.as_str();
-        assert_eq!(
-            r(SkipClean::On, BufferMapping::Differs),
-            "forced by parameter"
-        );
-        assert_eq!(
-            r(SkipClean::Off, BufferMapping::Identity),
-            "forced by parameter"
-        );
-        assert_eq!(
-            r(SkipClean::Auto, BufferMapping::Identity),
-            "auto: identity mapping"
-        );
-        assert_eq!(
-            r(SkipClean::Auto, BufferMapping::Differs),
-            "auto: mapping differs"
-        );
-        assert_eq!(
-            r(SkipClean::Auto, BufferMapping::Unknown),
-            "auto: mapping unknown, DMA ranges"
-        );
-        assert_eq!(
-            r(SkipClean::Auto, BufferMapping::NoCachedBuffer),
-            "auto: no cached buffer"
-        );
+        for (param, mapping, words) in [
+            (SkipClean::On, BufferMapping::Differs, "forced by parameter"),
+            (SkipClean::Off, BufferMapping::Identity, "forced by parameter"),
+            (SkipClean::Auto, BufferMapping::Identity, "auto: identity mapping"),
+            (SkipClean::Auto, BufferMapping::Differs, "auto: mapping differs"),
+            (SkipClean::Auto, BufferMapping::Unknown, "auto: mapping unknown, DMA ranges"),
+            (SkipClean::Auto, BufferMapping::NoCachedBuffer, "auto: no cached buffer"),
+        ] {
+            assert_eq!(skip_clean(param, mapping).1.as_str(), words);
+        }
     }
 
     #[test]
