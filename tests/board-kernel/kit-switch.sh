@@ -13,7 +13,7 @@
 # board-kit lays it out, from the board kernel: a linux-image .deb (dpkg-deb:
 # its zImage as vmlinuz, its config and its modules), this module built for it
 # (make guest-board), the installer, hooks and scripts.  ./install runs on the
-# host with ROOT= the root's folder and --cmdline, the real depmod, and
+# host with ROOT= the root's folder and --cmdline, the real depmod and fdtget, and
 # stand-ins first on PATH for dpkg (-i: dpkg-deb -x into the root) and
 # update-initramfs (an initramfs from the root's /lib/modules/<release>,
 # /etc/initramfs-tools/modules and modprobe.d, with kit-initramfs-init as its
@@ -71,7 +71,10 @@ dpkg-deb -Znone --build "$P" "$P.deb" > /dev/null
 "$TOP/scripts/board-kit-deb" "$P.deb" "$K/linux-image-${REL}_$REL-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
 rm -f "$P.deb"
 cp "$KO" "$K/meson_mx_sdhc_rs.ko"
-{ printf '\320\015\376\355'; head -c 4092 /dev/zero; } > "$K/boot/meson8b-odroidc1.dtb"   # U-Boot's FDT (its magic); QEMU makes the board's DT
+# U-Boot's FDT, which install reads (fdtget) against the DT first contact ran under (the JSON's
+# dt_ fields below): an SDHC node as the Odroid-C1's; QEMU makes the board's DT
+printf '/dts-v1/;\n/ { soc { bus@c1100000 { mmc@8e00 { compatible = "amlogic,meson-mx-sdhc"; max-frequency = <100000000>; bus-width = <8>; mmc-hs200-1_8v; }; }; }; };\n' |
+    dtc -q -I dts -O dtb -o "$K/boot/meson8b-odroidc1.dtb" -
 printf 'BOARD=odroidc1\nRELEASE=%s\nDTB=meson8b-odroidc1.dtb\n' "$REL" > "$K/KIT"
 cp "$TOP/scripts/board-kit-install" "$K/install"
 for s in switch-driver check-board-config first-contact bench-board board-region.sh board-report; do
@@ -140,7 +143,7 @@ echo "$BEFORE" > "$R/boot/extlinux/extlinux.conf"
 # --- ./install ----------------------------------------------------------------------------
 # the JSON of a first contact that passed (the fields install checks; first-contact itself
 # runs in tests/board/first-contact.sh)
-printf '{\n "tool": "first-contact",\n "result": "pass",\n "mode": "file",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "max_req_size": 131072,\n "backup": {"file": "emmc.img.gz", "verified": "same-as-card"},\n "read_compare": {"offset": 0, "size": 67108864, "result": "same", "digest_c": "x", "digest_rust": "x"},\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk0p1", "sizes": [512, 131072, 263680], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "ok", "c_read_back": "ok", "reads_compared": "same"},\n "fsck": "clean",\n "fsck_command": "e2fsck -fn /dev/mmcblk0p1",\n "fsck_status": 0,\n "fsck_summary": null,\n "save_file": null\n}\n' \
+printf '{\n "tool": "first-contact",\n "result": "pass",\n "mode": "file",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "QEMU!!",\n "device_bytes": 67108864,\n "max_req_size": 131072,\n "backup": {"file": "emmc.img.gz", "verified": "same-as-card"},\n "read_compare": {"offset": 0, "size": 67108864, "result": "same", "digest_c": "x", "digest_rust": "x"},\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk0p1", "sizes": [512, 131072, 263680], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "ok", "c_read_back": "ok", "reads_compared": "same"},\n "fsck": "clean",\n "fsck_command": "e2fsck -fn /dev/mmcblk0p1",\n "fsck_status": 0,\n "fsck_summary": null,\n "dt_node": "/soc/bus@c1100000/mmc@8e00",\n "dt_max_frequency": 100000000,\n "dt_hs200_1_8v": true,\n "dt_bus_width": 8,\n "save_file": null\n}\n' \
     "$(md5sum < "$K/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "$REL" > "$T/first-contact.json"
 # the SDHC's card as install finds it on a board (switch-driver disk and its sysfs
 # entries: here a stand-in, the host has no SDHC), taken out of the image after

@@ -16,7 +16,7 @@
 #
 #   refused, the boot configuration byte for byte as it was: no first
 #   contact (--first-contact), one that failed, ran under another kernel or
-#   with another module (--no-first-contact installs, with a warning); no boot.ini,
+#   with another module; no boot.ini,
 #   extlinux.conf or boot.scr, armbianEnv.txt without boot.scr, an extlinux.conf that
 #   u-boot-update (u-boot-menu) rewrites, a boot.ini whose kernel
 #   is missing, an extlinux.conf without a LABEL, a module built for another
@@ -68,15 +68,29 @@
 #   eMMC found as the one MMC card;
 #   --help lists the checks made on the first contact's JSON;
 #   --undo: boot.ini as before, /etc/initramfs-tools/modules as before, the
-#   post-update.d hook and the kit's boot files gone;
+#   post-update.d hook, KIT and the kit's boot files gone;
+#   KIT (scripts/board-kit --kit-file): REPORT_URL from origin's https
+#   address, none for one carrying a token, an ssh one or no origin,
+#   BOARD_KIT_REPORT_URL first, one a shell would expand refused; install
+#   puts KIT in /etc/meson-mx-sdhc-rs and prints REPORT_URL, board-report
+#   prints it;
+#   the DTB to install (the kit's, --dtb) against the DT first contact ran
+#   under (the JSON's dt_ fields, fdtget on DTBs made with dtc): refused
+#   with HS200 where first contact had none and the other way round,
+#   another max-frequency, no bus-width against 8, no SDHC node, a JSON
+#   without the dt_ fields, no fdtget; taken when they match;
+#   --no-first-contact alone or with another word: refused;
+#   --no-first-contact=I-ACCEPT-UNVERIFIED-WRITES: installs, with a warning;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
 #   DTB, the previous LABEL kept, TIMEOUT at least 3 s; --undo restores it.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/board-kit-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-for t in dpkg-deb cpio gzip perl; do command -v "$t" > /dev/null || { echo "board-kit-install: $t missing"; exit 1; }; done
+for t in dpkg-deb cpio gzip perl dtc fdtget; do command -v "$t" > /dev/null || { echo "board-kit-install: $t missing"; exit 1; }; done
 REL=7.3.4-sdhc-kit
+# the address the test kits' KIT records for reports (BOARD_KIT_REPORT_URL; example.org: no real one)
+REPORT_URL=https://git.example.org/meson_mx_sdhc_rs
 VM="$REL SMP mod_unload ARMv7 p2v8 "
 fail=0
 ok() { echo "  ok: $*"; }
@@ -155,11 +169,20 @@ export PATH="$S:$PATH" STUB_LOG="$T/stub.log" SWITCH_DRIVER="$T/switch-driver-st
 
 # --- the kit (as make board-kit lays it out) ------------------------------------------
 ko() { printf 'ELF-module %s\0vermagic=%s\0' "$1" "$2"; }
+# mkdtb FILE [PROPERTIES|none]: a DTB (dtc, 30000 bytes) whose SDHC node, at DT_NODE, has
+# PROPERTIES (default: the kit's, HS200 at 100 MHz on 8 bits); "none": no such node
+DT_NODE=/soc/bus@c1100000/mmc@8e00
+mkdtb() {
+    local props=${2:-'max-frequency = <100000000>; bus-width = <8>; mmc-hs200-1_8v;'} node
+    node="bus@c1100000 { mmc@8e00 { compatible = \"amlogic,meson-mx-sdhc\"; $props }; };"
+    [ "$props" != none ] || node="bus@c1100000 { mmc@8000 { }; };"
+    printf '/dts-v1/;\n/ { model = "test"; soc { %s }; };\n' "$node" | dtc -q -I dts -O dtb -S 30000 -o "$1" -
+}
 kit() { # DIR BOARD DTB [module-vermagic] [config line]
     local k=$1 p="$T/pkg-$RANDOM"
     mkdir -p "$k/boot" "$k/sbin" "$k/etc/modprobe.d" "$k/etc/initramfs-tools/hooks" "$k/etc/kernel/postinst.d" \
         "$k/lib/modules/$REL/kernel/drivers/mmc/core" "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
-    printf 'BOARD=%s\nRELEASE=%s\nDTB=%s\n' "$2" "$REL" "$3" > "$k/KIT"
+    BOARD_KIT_REPORT_URL=$REPORT_URL "$TOP/scripts/board-kit" --kit-file "$2" "$REL" "$3" "$VM" > "$k/KIT"
     cp "$TOP/scripts/board-kit-install" "$k/install"
     cp "$TOP/scripts/check-board-config" "$TOP/scripts/switch-driver" "$k/sbin/"
     cp "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$k/etc/modprobe.d/"
@@ -168,7 +191,7 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
-    { printf '\320\015\376\355'; head -c 29996 /dev/zero; } > "$k/boot/$3"   # a DTB's magic
+    mkdtb "$k/boot/$3"
     printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
     cp "$k/boot/config-$REL" "$p/boot/"
     head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
@@ -221,16 +244,21 @@ root() { # DIR boot.ini|extlinux|armbian|armbianenv|none
 # [MODE] [RUST_READ_BACK] [CARD_NAME] [FSCK] [FSCK_STATUS]: FSCK "none" leaves the fsck fields out;
 # FC_READ (read_compare's result, default same), FC_SIZES (patterns.sizes, default 512 up to
 # 2 x 131072 + 1536), FC_BACKUP (the backup line's value; "omit": no backup line) from the
-# environment
+# environment; FC_DT_NODE, FC_DT_MAXF, FC_DT_HS200, FC_DT_BW the dt_ fields (default: the kit's
+# DTB's; FC_DT=omit: none, as an older first-contact wrote it)
 fc_json() {
     local fsck="" backup=${FC_BACKUP:-'{"file": "emmc.img.gz", "verified": "same-as-card"}'}
     [ "${8:-}" = none ] ||
         fsck=$(printf ' "fsck": "%s",\n "fsck_command": "e2fsck -fn /dev/mmcblk1p2",\n "fsck_status": %s,\n "fsck_summary": "mmcblk1p2: 11/2816 files (0.0%% non-contiguous), 2592/11264 blocks",' \
             "${8:-clean}" "${9:-0}")
     [ "$backup" = omit ] && backup="" || backup=" \"backup\": $backup,"
-    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "max_req_size": 131072,\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n%s\n "read_compare": {"offset": 0, "size": 7818182656, "result": "%s", "digest_c": "x", "digest_rust": "x"},\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [%s], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n "ios": {"timing": "mmc HS200", "clock_hz": 94444445, "actual_clock_hz": 94444445, "bus_width": 8, "signal_voltage": "1.80 V"},\n%s\n "save_file": null\n}\n' \
+    local dt
+    dt=$(printf ' "dt_node": "%s",\n "dt_max_frequency": %s,\n "dt_hs200_1_8v": %s,\n "dt_bus_width": %s,' \
+        "${FC_DT_NODE:-$DT_NODE}" "${FC_DT_MAXF:-100000000}" "${FC_DT_HS200:-true}" "${FC_DT_BW:-8}")
+    [ "${FC_DT:-}" != omit ] || dt=""
+    printf '{\n "tool": "first-contact",\n "result": "%s",\n "mode": "%s",\n "rust_driver_version": "meson_mx_sdhc_rs md5 %s for %s",\n "max_req_size": 131072,\n "kernel": "%s",\n "card_type": "MMC",\n "card_name": "%s",\n "device_bytes": 7818182656,\n%s\n "read_compare": {"offset": 0, "size": 7818182656, "result": "%s", "digest_c": "x", "digest_rust": "x"},\n "patterns": {"offset": null, "bytes": 4194304, "file_system": "/dev/mmcblk1p2", "sizes": [%s], "buffer_offsets": [512, 1536, 3584], "rust_read_back": "%s", "c_read_back": "ok", "reads_compared": "same"},\n "ios": {"timing": "mmc HS200", "clock_hz": 94444445, "actual_clock_hz": 94444445, "bus_width": 8, "signal_voltage": "1.80 V"},\n%s\n%s\n "save_file": null\n}\n' \
         "${3:-pass}" "${5:-file}" "$(md5sum < "$1/meson_mx_sdhc_rs.ko" | cut -d' ' -f1)" "$REL" "${4:-$REL}" "${7:-8GTF4R}" "$backup" \
-        "${FC_READ:-same}" "${FC_SIZES:-512, 1536, 3584, 4096, 4608, 32256, 65024, 130560, 131072, 263680}" "${6:-ok}" "$fsck" > "$2"
+        "${FC_READ:-same}" "${FC_SIZES:-512, 1536, 3584, 4096, 4608, 32256, 65024, 130560, 131072, 263680}" "${6:-ok}" "$fsck" "$dt" > "$2"
 }
 # run NAME KIT ROOT [args]: the installer, its output in $T/NAME.out, its status in $rc; a
 # passing first contact for KIT's module given unless FC_ARGS says otherwise
@@ -266,6 +294,25 @@ for w in '"pass"' pass-with-warnings rust_driver_version 'raw or file' rust_read
 done
 [ -z "$miss" ] && ok "--help lists the first contact checks (result, kernel and module, mode, read-backs, read comparison, sizes, fsck, card, backup)" ||
     bad "--help does not name:$miss"
+
+# --- KIT: the address reports go to (scripts/board-kit --kit-file, as make board-kit writes it) ---
+G="$T/git"; git init -q "$G"
+kitfile() { # ORIGIN|none [BOARD_KIT_REPORT_URL]: KIT's REPORT_URL line, or FAILED
+    git -C "$G" remote remove origin 2>/dev/null || true
+    [ "$1" = none ] || git -C "$G" remote add origin "$1"
+    GIT_DIR="$G/.git" BOARD_KIT_REPORT_URL=${2:-} "$TOP/scripts/board-kit" --kit-file odroidc1 "$REL" meson8b-odroidc1.dtb "$VM" 2> "$T/kitfile.err" |
+        grep '^REPORT_URL=' || echo FAILED
+}
+kf_bad=""
+[ "$(kitfile https://git.example.org/o/meson_mx_sdhc_rs.git)" = 'REPORT_URL="https://git.example.org/o/meson_mx_sdhc_rs.git"' ] || kf_bad="$kf_bad https-origin"
+[ "$(kitfile https://user:token@git.example.org/o/r.git)" = 'REPORT_URL=""' ] && grep -q 'user name or token' "$T/kitfile.err" || kf_bad="$kf_bad token-origin"
+[ "$(kitfile git@git.example.org:o/r.git)" = 'REPORT_URL=""' ] && grep -q 'not an http(s) address' "$T/kitfile.err" || kf_bad="$kf_bad ssh-origin"
+[ "$(kitfile none)" = 'REPORT_URL=""' ] && grep -q 'no git remote origin' "$T/kitfile.err" || kf_bad="$kf_bad no-origin"
+[ "$(kitfile git@git.example.org:o/r.git "$REPORT_URL")" = "REPORT_URL=\"$REPORT_URL\"" ] || kf_bad="$kf_bad variable"
+[ "$(kitfile none 'https://x.example.org/$(id)')" = FAILED ] || kf_bad="$kf_bad variable-with-\$"
+grep -qx "REPORT_URL=\"$REPORT_URL\"" "$T/kit/KIT" || kf_bad="$kf_bad kit"
+[ -z "$kf_bad" ] && ok "KIT's REPORT_URL: origin's https address, none for one with a token, an ssh one or none, BOARD_KIT_REPORT_URL first, one with \$ refused" ||
+    bad "KIT's REPORT_URL:$kf_bad"
 
 # --- refusals before anything is installed ---------------------------------------------
 root "$T/r-none" none
@@ -361,10 +408,14 @@ FC_ARGS="--first-contact $T/fc-warn.json" run fcwarn "$T/kit" "$T/r-nofc"; refus
 FC_BACKUP=omit fc_json "$T/kit" "$T/fc-nobackup.json"
 FC_ARGS="--first-contact $T/fc-nobackup.json" run fcnobackup "$T/kit" "$T/r-nofc"; refused fcnobackup "a first contact JSON with no backup field" \
     "records no backup" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+for arg in --no-first-contact --no-first-contact=yes; do
+    FC_ARGS="$arg" run nofcbare "$T/kit" "$T/r-nofc"; refused nofcbare "$arg (not the exact override)" \
+        "is not taken: without a first contact on record.*--no-first-contact=I-ACCEPT-UNVERIFIED-WRITES" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+done
 root "$T/r-nofc-ok" boot.ini
-FC_ARGS="--no-first-contact" run nofcok "$T/kit" "$T/r-nofc-ok"
-[ "$rc" = 0 ] && grep -q 'WARNING: --no-first-contact' "$T/nofcok.out" &&
-    ok "--no-first-contact: installs, with a warning" || { bad "--no-first-contact (status $rc)"; sed 's/^/    | /' "$T/nofcok.out"; }
+FC_ARGS="--no-first-contact=I-ACCEPT-UNVERIFIED-WRITES" run nofcok "$T/kit" "$T/r-nofc-ok"
+[ "$rc" = 0 ] && grep -q 'WARNING: --no-first-contact=I-ACCEPT-UNVERIFIED-WRITES: no first contact on record' "$T/nofcok.out" &&
+    ok "--no-first-contact=I-ACCEPT-UNVERIFIED-WRITES: installs, with a warning" || { bad "--no-first-contact=I-ACCEPT-UNVERIFIED-WRITES (status $rc)"; sed 's/^/    | /' "$T/nofcok.out"; }
 
 # a hook of the system's that changes what the fallback loads (as Armbian's 99-uboot does)
 root "$T/r-hook" boot.ini
@@ -429,6 +480,13 @@ grep -qx meson_mx_sdhc_rs "$R/etc/initramfs-tools/modules" && [ -x "$R/etc/initr
     [ -x "$R/etc/kernel/postinst.d/zz-meson-sdhc-uinitrd" ] && [ -x "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] &&
     [ -x "$R/usr/local/sbin/check-board-config" ] && ok "modules line, initramfs hook, uInitrd hooks, scripts installed" ||
     bad "installed files: $(cd "$R" && find etc usr -type f | tr '\n' ' ')"
+grep -qx "REPORT_URL=\"$REPORT_URL\"" "$R/etc/meson-mx-sdhc-rs/KIT" && grep -q "reports go to $REPORT_URL (KIT: REPORT_URL)" "$T/ini.out" &&
+    ok "the kit's KIT in /etc/meson-mx-sdhc-rs (board-report reads it), its REPORT_URL printed" ||
+    { bad "KIT's REPORT_URL not installed or not printed"; tail -n 3 "$T/ini.out" | sed 's/^/    | /'; }
+: > "$T/dmesg"
+(cd "$T" && MESON_SDHC_TEST_HOOKS=1 BOARD_REPORT_ROOT=$R BOARD_REPORT_DMESG=$T/dmesg "$TOP/scripts/board-report" --output "$T/report.txt") > "$T/report.out" 2>&1 &&
+    grep -qx "board-report: send it to: $REPORT_URL (the kit's KIT, REPORT_URL)" "$T/report.out" &&
+    ok "board-report on the installed root names KIT's REPORT_URL" || { bad "board-report: no REPORT_URL"; sed 's/^/    | /' "$T/report.out"; }
 [ ! -e "$R/etc/modprobe.d/meson_mx_sdhc_rs.conf" ] && ok "no modprobe.d file (the C driver is built in: the command line keeps it off)" ||
     bad "modprobe.d file installed for a built-in C driver"
 run again "$T/kit" "$R"; refused again "a second install" 'installed already' "$B/boot.ini" "$new"
@@ -452,8 +510,8 @@ else bad "--undo under the kit's kernel: status $rc, $(grep '^dpkg' "$STUB_LOG" 
 if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.ini.before-kit" ] &&
    [ "$(cat "$R/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ] &&
    [ ! -e "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] && [ ! -e "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
-   [ ! -e "$B/uInitrd-kit-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ]; then
-    ok "--undo: boot.ini and the modules file as before, the hooks and the kit's boot files gone"
+   [ ! -e "$B/uInitrd-kit-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ] && [ ! -e "$R/etc/meson-mx-sdhc-rs/KIT" ]; then
+    ok "--undo: boot.ini and the modules file as before, the hooks, KIT and the kit's boot files gone"
 else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
 run undo-again "$T/kit" "$R" --undo
 [ "$rc" = 1 ] && grep -q 'nothing to undo' "$T/undo-again.out" && ok "a second --undo: nothing to undo" || bad "second --undo: status $rc"
@@ -658,12 +716,44 @@ chmod +x "$T/bin-full/df" "$T/bin-full/stat"
 root "$T/r-full" boot.ini
 PATH="$T/bin-full:$PATH" run full "$T/kit" "$T/r-full"
 refused full "a FAT /media/boot with 50 MiB free" "/media/boot has 50 MiB free; the kit.s kernel needs about [0-9]* MiB there" "$T/r-full/media/boot/boot.ini" "$BOOTINI"
-# --dtb FILE: the entry loads the owner's DTB (the kit's without HS200); not a DTB: refused
-{ printf '\320\015\376\355'; echo "the kit's DTB without HS200"; } > "$T/nohs200.dtb"
+# --dtb FILE: the entry loads the owner's DTB (the kit's without HS200), when first contact ran
+# under the same SDHC node; not a DTB: refused
+mkdtb "$T/nohs200.dtb" 'max-frequency = <100000000>; bus-width = <8>;'
 root "$T/r-dtb" boot.ini
-run dtb "$T/kit" "$T/r-dtb" --dtb "$T/nohs200.dtb"
+FC_DT_HS200=false run dtb "$T/kit" "$T/r-dtb" --dtb "$T/nohs200.dtb"
 [ "$rc" = 0 ] && cmp -s "$T/nohs200.dtb" "$T/r-dtb/media/boot/meson8b-odroidc1-$REL.dtb" &&
-    ok "--dtb FILE: the kit's entry loads that DTB" || { bad "--dtb: status $rc"; sed 's/^/    | /' "$T/dtb.out"; }
+    grep -q "the DTB to install (--dtb $T/nohs200.dtb) gives $DT_NODE what first contact ran under: max-frequency 100000000, mmc-hs200-1_8v false, bus-width 8" "$T/dtb.out" &&
+    ok "--dtb FILE without HS200, first contact under the same: the kit's entry loads that DTB" || { bad "--dtb: status $rc"; sed 's/^/    | /' "$T/dtb.out"; }
+# the DTB to install against the DT first contact ran under (its JSON's dt_ fields, fdtget)
+root "$T/r-dt" boot.ini
+run dtnohs "$T/kit" "$T/r-dt" --dtb "$T/nohs200.dtb"
+refused dtnohs "--dtb without HS200, first contact ran with it" \
+    "first contact ran with HS200 \(mmc-hs200-1_8v at $DT_NODE\); the DTB to install \(--dtb .*nohs200.dtb\) has none: give first contact's --dtb, or run first contact again under this DTB" \
+    "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+FC_DT_HS200=false run dths "$T/kit" "$T/r-dt"
+refused dths "the kit's DTB with HS200, first contact ran without it" \
+    "first contact ran without HS200 \(no mmc-hs200-1_8v at $DT_NODE\); the DTB to install \(the kit's boot/meson8b-odroidc1.dtb\) has it: give first contact's --dtb" \
+    "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+mkdtb "$T/slow.dtb" 'max-frequency = <50000000>; bus-width = <8>; mmc-hs200-1_8v;'
+run dtmaxf "$T/kit" "$T/r-dt" --dtb "$T/slow.dtb"
+refused dtmaxf "--dtb with another max-frequency" \
+    "first contact ran with max-frequency 100000000 at $DT_NODE; the DTB to install \(--dtb .*slow.dtb\) has 50000000: give" \
+    "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+FC_DT_BW=null run dtbw "$T/kit" "$T/r-dt"
+refused dtbw "first contact under a node without bus-width, the kit's DTB with bus-width 8" \
+    "first contact ran with bus-width \(none\) at $DT_NODE; the DTB to install .* has 8" "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+mkdtb "$T/nonode.dtb" none
+run dtnonode "$T/kit" "$T/r-dt" --dtb "$T/nonode.dtb"
+refused dtnonode "--dtb without the SDHC node first contact ran on" \
+    "the DTB to install \(--dtb .*nonode.dtb\) has no node $DT_NODE, the SDHC first contact ran on" "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+FC_DT=omit run dtold "$T/kit" "$T/r-dt"
+refused dtold "a first contact JSON without the dt_ fields (an older first-contact)" \
+    "has no dt_node, dt_max_frequency, dt_hs200_1_8v and dt_bus_width .*run first contact again" "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
+# fdtget missing (a PATH without it)
+F="$T/nofdt"; mkdir -p "$F/bin" "$F/sbin"
+ln -s /usr/bin/* "$F/bin/"; ln -s /usr/sbin/* "$F/sbin/"; rm -f "$F/bin/fdtget" "$F/sbin/fdtget"
+PATH="$S:$F/bin:$F/sbin" run dtnofdtget "$T/kit" "$T/r-dt"
+refused dtnofdtget "fdtget missing" "fdtget missing: apt-get install device-tree-compiler" "$T/r-dt/media/boot/boot.ini" "$BOOTINI"
 echo "not a DTB" > "$T/notdtb"
 root "$T/r-notdtb" boot.ini
 run notdtb "$T/kit" "$T/r-notdtb" --dtb "$T/notdtb"

@@ -33,11 +33,17 @@
 #   2. boot.cmd without the kit's uInitrd on the FAT: no bootm at the kit's
 #      address; the previous script runs and boots the previous uImage,
 #      uInitrd and DTB at its addresses with its bootargs;
-#   3. boot.cmd with setenv kit_rust "1" commented out, as the kit's comment
-#      tells the owner (compiled again): the previous script boots;
+#   3. boot.cmd with the line that sets kit_rust "1" commented out, as the
+#      kit's comment tells the owner (compiled again): the previous script
+#      boots;
 #   4. and 5. the boot.ini: as 1 and 2;
+#   6. and 7. boot.cmd and boot.ini, every file there, U-Boot's environment
+#      with kit_off=1 (as "setenv kit_off 1" at the prompt leaves it): the
+#      previous script or entry boots;
 #   and that the checks bite: a kit line with "; setenv kit_ok" for
-#   "&& setenv kit_ok" and the uInitrd missing fails check 2;
+#   "&& setenv kit_ok" and the uInitrd missing fails check 2; a boot.cmd
+#   that sets kit_rust "1" without the kit_off guard, kit_off=1, fails
+#   check 6;
 #   in every case: no "syntax error", "Unknown command" or the like from U-Boot.
 #
 # Not checked: the boards' own U-Boots.  This is mainline U-Boot 2023.01 and
@@ -150,13 +156,18 @@ disk() {
 printf 'bootdelay=0\nbootdev=virtio 0\nbootcmd=fatload ${bootdev} 0x40800000 /boot.scr && source 0x40800000; echo "uboot-script: the script returned"; poweroff\n' > "$T/env.txt"
 mkenvimage -s 0x40000 -o "$T/env.img" "$T/env.txt"
 truncate -s 64M "$T/env.img"
+# the same with kit_off=1, as the owner sets it at the U-Boot prompt before the script runs
+{ cat "$T/env.txt"; echo 'kit_off=1'; } > "$T/env-off.txt"
+mkenvimage -s 0x40000 -o "$T/env-off.img" "$T/env-off.txt"
+truncate -s 64M "$T/env-off.img"
 
-# boot NAME: U-Boot on $T/NAME.disk; its serial output in $T/NAME.log
+# boot NAME [ENV]: U-Boot on $T/NAME.disk (its environment $T/ENV.img, default env); its
+# serial output in $T/NAME.log
 boot() {
-    local rc=0
+    local rc=0 env=${2:-env}
     timeout -k 5 30 "$QEMU" -M virt -cpu cortex-a15 -m 1024 -nodefaults -display none -monitor none \
         -no-reboot -serial "file:$T/$1.log" -bios "$UBOOT" \
-        -drive "if=pflash,unit=1,format=raw,readonly=on,file=$T/env.img" \
+        -drive "if=pflash,unit=1,format=raw,readonly=on,file=$T/$env.img" \
         -drive "if=none,id=disk,format=raw,readonly=on,file=$T/$1.disk" -device virtio-blk-device,drive=disk \
         > "$T/$1.qemu" 2>&1 < /dev/null || rc=$?
     [ "$rc" = 0 ] || echo "QEMU status $rc$( [ "$rc" = 124 ] && echo ' (timed out)')" >> "$T/$1.log"
@@ -214,14 +225,15 @@ verify() {
     [ "$i" = - ] || ia=$(hex "$i")
     summary="bootm $(hex "$k") $ia $(hex "$d"), the $2 uImage and DTB, bootargs '$got'"
 }
-# case_ NAME kit|previous SCRIPT FILE WHAT: the disk without FILE (none if empty), booted, verified
+# case_ NAME kit|previous SCRIPT FILE WHAT [ENV]: the disk without FILE (none if empty), booted
+# (with U-Boot's environment ENV), verified
 case_() {
-    local n=$1 want=$2 s=$3 skip=${4:-} what=$5
+    local n=$1 want=$2 s=$3 skip=${4:-} what=$5 env=${6:-env}
     summary=""
     if ! disk "$n" "$s" "$skip" > "$T/$n.disk.out" 2>&1; then
         bad "$what: the FAT image: $(cat "$T/$n.disk.out")"; return
     fi
-    boot "$n"
+    boot "$n" "$env"
     if verify "$n" "$want" "$s"; then ok "$what: $summary"; else
         bad "$what: $why"; tr -d '\r' < "$T/$n.log" | grep -a -v '^[[:space:]]*$' | LC_ALL=C sed 's/[^[:print:]].*//' | head -n 60 | sed 's/^/    | /'
     fi
@@ -231,12 +243,22 @@ kit_initrd() { kit_part "$1" | loads /dev/stdin | grep uInitrd; }
 echo "  U-Boot: $(LC_ALL=C grep -ao 'U-Boot 20[0-9][0-9]\.[0-9][0-9][^ ]*' "$UBOOT" | head -n 1) ($UBOOT); QEMU: $("$QEMU" --version | head -n 1) ($QEMU)"
 case_ scr-kit kit "$T/scr.cmd" "" "1. boot.cmd (boot.scr), every file there: the kit's entry"
 case_ scr-noinitrd previous "$T/scr.cmd" "$(kit_initrd "$T/scr.cmd")" "2. boot.cmd, the kit's $(kit_initrd "$T/scr.cmd") missing: the previous script"
-sed 's/^setenv kit_rust "1"$/# &/' "$T/scr.cmd" > "$T/scr-off.cmd"
-if grep -qx '# setenv kit_rust "1"' "$T/scr-off.cmd"; then
-    case_ scr-off previous "$T/scr-off.cmd" "" "3. boot.cmd with '# setenv kit_rust \"1\"' (compiled again): the previous script"
-else bad "3. boot.cmd has no line 'setenv kit_rust \"1\"' to comment out"; fi
+# the line the kit's comment says to put a # before
+GUARD='if test "${kit_off}" != "1"; then setenv kit_rust "1"; fi'
+sed "s/^$(sed 's/[][\.*^$/]/\\&/g' <<< "$GUARD")\$/# &/" "$T/scr.cmd" > "$T/scr-off.cmd"
+if grep -qxF "# $GUARD" "$T/scr-off.cmd"; then
+    case_ scr-off previous "$T/scr-off.cmd" "" "3. boot.cmd with '# $GUARD' (compiled again): the previous script"
+else bad "3. boot.cmd has no line '$GUARD' to comment out"; fi
 case_ ini-kit kit "$T/ini.cmd" "" "4. boot.ini, every file there: the kit's entry"
 case_ ini-noinitrd previous "$T/ini.cmd" "$(kit_initrd "$T/ini.cmd")" "5. boot.ini, the kit's $(kit_initrd "$T/ini.cmd") missing: the previous entry"
+case_ scr-kitoff previous "$T/scr.cmd" "" "6. boot.cmd, every file there, kit_off=1 in U-Boot's environment: the previous script" env-off
+case_ ini-kitoff previous "$T/ini.cmd" "" "7. boot.ini, every file there, kit_off=1 in U-Boot's environment: the previous entry" env-off
+# the guard bites: the kit's kit_rust set without it, kit_off=1: the kit's entry boots
+grep -vxF "$GUARD" "$T/scr.cmd" | sed 's/^setenv kit_rust "0"$/setenv kit_rust "1"/' > "$T/scr-noguard.cmd"
+disk scr-noguard "$T/scr-noguard.cmd" > "$T/scr-noguard.disk.out" 2>&1 && boot scr-noguard env-off
+if ! grep -qx 'setenv kit_rust "1"' "$T/scr-noguard.cmd"; then bad "the guard bites: no kit_rust line to make unconditional"
+elif ! verify scr-noguard previous "$T/scr-noguard.cmd"; then ok "the guard bites: kit_rust set without it, kit_off=1: not the previous script ($why)"
+else bad "the guard bites: a kit_rust without the kit_off guard passed check 6"; fi
 # the checks bite: "; setenv kit_ok" where the kit has "&& setenv kit_ok", the uInitrd missing
 sed 's/ && setenv kit_ok "1"; fi$/; setenv kit_ok "1"; fi/' "$T/scr.cmd" > "$T/scr-broken.cmd"
 disk scr-broken "$T/scr-broken.cmd" "$(kit_initrd "$T/scr.cmd")" > "$T/scr-broken.disk.out" 2>&1 && boot scr-broken
