@@ -244,7 +244,7 @@ echo "  U-Boot: $(LC_ALL=C grep -ao 'U-Boot 20[0-9][0-9]\.[0-9][0-9][^ ]*' "$UBO
 case_ scr-kit kit "$T/scr.cmd" "" "1. boot.cmd (boot.scr), every file there: the kit's entry"
 case_ scr-noinitrd previous "$T/scr.cmd" "$(kit_initrd "$T/scr.cmd")" "2. boot.cmd, the kit's $(kit_initrd "$T/scr.cmd") missing: the previous script"
 # the line the kit's comment says to put a # before
-GUARD='if test "${kit_off}" != "1"; then setenv kit_rust "1"; fi'
+GUARD='if test "x${kit_off}" != "x1"; then setenv kit_rust "1"; fi'
 sed "s/^$(sed 's/[][\.*^$/]/\\&/g' <<< "$GUARD")\$/# &/" "$T/scr.cmd" > "$T/scr-off.cmd"
 if grep -qxF "# $GUARD" "$T/scr-off.cmd"; then
     case_ scr-off previous "$T/scr-off.cmd" "" "3. boot.cmd with '# $GUARD' (compiled again): the previous script"
