@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host capabilities (`MMC_CAP_*`, `host->caps`).
+//! MMC host capabilities (`MMC_CAP_*`, `host->caps`).
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 
 use kernel::impl_flags;
 
@@ -40,7 +42,7 @@ impl_flags!(
 );
 
 impl Caps {
-    /// The raw `MMC_CAP_*` bits.
+    /// Returns the raw `MMC_CAP_*` bits.
     pub(crate) fn bits(self) -> u32 {
         self.into()
     }
