@@ -357,8 +357,9 @@ impl Data {
         self.len() == 0
     }
 
-    /// Returns the card's data timeout for this transfer: `timeout_ns` plus `timeout_clks` bus
-    /// clocks.
+    /// Returns the card's data timeout for this transfer as `(timeout_ns, timeout_clks)`.
+    ///
+    /// The timeout is `timeout_ns` plus `timeout_clks` bus clocks.
     pub(crate) fn timeout(&self) -> (u32, u32) {
         // SAFETY: By the type invariant the data is valid.
         unsafe { ((*self.raw()).timeout_ns, (*self.raw()).timeout_clks) }
