@@ -126,7 +126,7 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
     }
 }
 
-/// Opens a file whose data is a `D`: `single_open()` with [`show`].
+/// Opens a file whose data is a `D` (`single_open()` with [`show`]).
 ///
 /// # Safety
 ///
