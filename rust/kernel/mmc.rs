@@ -1,35 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! MMC host controllers.
+//! MMC host controller support.
 //!
 //! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 //!
-//! A host controller driver describes its callbacks with a [`HostOps`] implementation, allocates
-//! a host with its driver data pin-initialised in the host's private area
-//! ([`UnregisteredHost::new`], like `pwm::Chip::new`), configures it ([`HostConfig`],
-//! [`Caps`], the device tree and the supplies) and registers it ([`UnregisteredHost::register`]).
-//! From then on the MMC core calls the callbacks:
-//!
-//! - [`HostOps::request`] receives an owned [`Request`], completed exactly once by
-//!   [`Request::done`] (`mmc_request_done()`); dropped without it, it completes as failed. Its
-//!   command, the optional `sbc` (CMD23) and `stop` (CMD12) commands and its data are views
-//!   ([`Command`], [`Data`]) borrowed from it.
-//! - [`HostOps::set_ios`] receives the bus settings as [`Ios`], which is also the only way to
-//!   report the actual clock and to switch the vmmc supply.
-//! - [`HostOps::execute_tuning`] receives a [`Tuning`] handle, the only way to send tuning
-//!   blocks: from any other callback `mmc_send_tuning()` would re-enter `request` and deadlock.
-//! - The optional callbacks (`card_busy`, `pre_req`/`post_req`, `card_hw_reset`,
-//!   `start_signal_voltage_switch`, `get_cd`/`get_ro`) are only installed when the
-//!   implementation overrides them (`#[vtable]`); card detect and write protect default to the
-//!   slot-gpio helpers.
-//! - Data moved with one DMA address per transfer: a [`DmaRequest`] takes over the [`Request`]
-//!   and maps its scatterlist ([`DmaRequest::map_count`] gives the number of DMA segments,
-//!   [`DmaRequest::dma_for_device`] the address); dropping it unmaps, then completes.
-//! - The registration belongs to the parent's devres, as a PWM chip's does: the host is removed
-//!   when the parent is unbound, whatever the driver keeps, so the driver data borrows nothing
-//!   (`'static`). A driver's interrupts are requested the same way (`kernel::irq::managed`).
-//!   Registration gives the device the segment limit the block queue of a memory card would
-//!   set.
+//! A driver implements [`HostOps`], allocates an [`UnregisteredHost`] with its driver data in
+//! the host's private area, configures it and registers it; the MMC core then calls the
+//! callbacks until the parent device is unbound. A [`Request`] is completed exactly once, by
+//! [`Request::done`] or, dropped, as failed.
 //!
 //! # Examples
 //!
@@ -143,7 +121,7 @@ pub(crate) use sdio::SdioIrqSignal;
 
 use crate::bindings;
 
-/// `MMC_STOP_TRANSMISSION` (CMD12).
+/// The opcode of STOP_TRANSMISSION (CMD12), `MMC_STOP_TRANSMISSION`.
 pub(crate) const MMC_STOP_TRANSMISSION: u32 = bindings::MMC_STOP_TRANSMISSION;
-/// `SD_IO_RW_EXTENDED` (CMD53).
+/// The opcode of IO_RW_EXTENDED (CMD53), `SD_IO_RW_EXTENDED`.
 pub(crate) const SD_IO_RW_EXTENDED: u32 = bindings::SD_IO_RW_EXTENDED;

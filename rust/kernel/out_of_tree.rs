@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What the kernel crate's new modules call on the crate's types that a module built out of
-//! tree cannot reach.
+//! Extension traits for the raw accessors a module built out of tree cannot reach.
 //!
-//! `Device::as_raw()` and `Flags::as_raw()` are private to the kernel crate, and Linux 7.3's
-//! [`Clk`] has no `from_raw()` (the upstream series adds it). Here each is a method of an
-//! extension trait, so that the modules call them as they do in the kernel crate
-//! (`dev.as_raw()`, `gfp.as_raw()`, `Clk::from_raw(ptr)`); a module imports the trait on a `use`
-//! item of its own, which the upstream series leaves out with this module.
+//! C headers: [`include/linux/device.h`](srctree/include/linux/device.h),
+//! [`include/linux/gfp_types.h`](srctree/include/linux/gfp_types.h),
+//! [`include/linux/clk.h`](srctree/include/linux/clk.h)
+//!
+//! A module imports a trait on a `use` item of its own and calls the method as in the kernel
+//! crate (`dev.as_raw()`, `gfp.as_raw()`, `Clk::from_raw(ptr)`).
 
 use kernel::{
     alloc::Flags,
@@ -20,9 +20,9 @@ use kernel::{
 
 use crate::bindings;
 
-/// `Device::as_raw()`.
+/// An extension trait giving [`Device`] its `as_raw()`, private to the kernel crate.
 pub(crate) trait DeviceAsRaw {
-    /// The `struct device` of the device.
+    /// Returns a raw pointer to the `struct device` of the device.
     fn as_raw(&self) -> *mut bindings::device;
 }
 
@@ -37,16 +37,16 @@ impl<Ctx: DeviceContext> DeviceAsRaw for Device<Ctx> {
     }
 }
 
-/// `Flags::as_raw()`.
+/// An extension trait giving [`Flags`] its `as_raw()`, private to the kernel crate.
 pub(crate) trait FlagsAsRaw {
-    /// The `gfp_t` value of the flags.
+    /// Returns the `gfp_t` value of the flags.
     // By value, as `Flags::as_raw()` (`Flags` is `Copy`).
     #[allow(clippy::wrong_self_convention)]
     fn as_raw(self) -> bindings::gfp_t;
 }
 
 impl FlagsAsRaw for Flags {
-    /// The union of the kernel crate's allocation flags that `self` contains.
+    /// Returns the union of the kernel crate's allocation flags that `self` contains.
     #[inline]
     fn as_raw(self) -> bindings::gfp_t {
         use kernel::alloc::flags::*;
@@ -65,7 +65,7 @@ impl FlagsAsRaw for Flags {
     }
 }
 
-/// `Clk::from_raw()`, which the upstream series adds to [`Clk`].
+/// An extension trait giving [`Clk`] the `from_raw()` that Linux 7.3 lacks.
 pub(crate) trait ClkFromRaw {
     /// Creates a [`Clk`] from a raw `struct clk` pointer, which it puts when dropped.
     ///

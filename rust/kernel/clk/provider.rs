@@ -2,27 +2,12 @@
 
 //! Basic clock providers: mux, divider and gate clocks over an MMIO register.
 //!
-//! The crate's [`Clk`] is the consumer side of the common clock framework only; a driver whose
-//! device contains its own clock tree (a mux, a divider, gates in a clock control register)
-//! cannot describe it. This module registers the framework's basic clock types (`struct
-//! clk_mux`, `struct clk_divider`, `struct clk_gate` with their generic ops) as a [`Hw`], which
-//! unregisters the clock when dropped, and hands out consumer [`Clk`]s of it
-//! (`clk_hw_get_clk()`).
-//!
-//! A registered clock refers to its register for as long as it is registered, which is as long
-//! as its [`Hw`] lives, or forever if the [`Hw`] is forgotten. So it does not borrow the
-//! mapping: a [`Reg`] holds an [`Arc`] of the owner of the mapping, which keeps it mapped. The
-//! clock framework copies everything else it is given at registration (names, parent
-//! descriptions); a divider's table is copied into the [`Hw`]. A parent that is a registered
-//! clock is referred to by its (unique) name, not by its `struct clk_hw`, so that a parent
-//! dropped before its children leaves them orphaned, not pointing at freed memory.
-//!
-//! The clocks are registered for the device's device tree node (`of_clk_hw_register()`), not
-//! for the device: registered by device, the clock core would pin the driver's module for every
-//! consumer reference, the driver's own included. Inputs of the node are found through its
-//! `clock-names` ([`Parent::Input`]).
-//!
 //! C header: [`include/linux/clk-provider.h`](srctree/include/linux/clk-provider.h)
+//!
+//! A [`Hw`] registers one of the framework's basic clock types for the device's device tree
+//! node, unregisters it when dropped and hands out consumer [`Clk`]s of it. A [`Reg`] holds an
+//! [`Arc`] of the owner of its mapping, since a registered clock refers to its register for as
+//! long as it is registered.
 //!
 //! # Examples
 //!
@@ -120,8 +105,9 @@ impl<M> Reg<M>
 where
     for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
 {
-    /// The 32-bit register at `offset` in the mapping of `io`; `EINVAL` if it is not inside it
-    /// or not aligned.
+    /// Creates the 32-bit register at `offset` in the mapping of `io`.
+    ///
+    /// Returns `EINVAL` if the register is not inside the mapping or not aligned.
     pub(crate) fn new(io: Arc<M>, offset: usize) -> Result<Self> {
         let ptr = MmioBackend::as_ptr((&*io).as_view());
         let end = offset.checked_add(4).ok_or(EINVAL)?;
@@ -132,7 +118,7 @@ where
         Ok(Self { io, offset })
     }
 
-    /// The register's address, for the C clock structures.
+    /// Returns the register's address, for the C clock structures.
     fn addr(&self) -> *mut c_void {
         MmioBackend::as_ptr((&*self.io).as_view())
             .cast::<u8>()
@@ -159,15 +145,15 @@ pub(crate) enum Basic<'t> {
         /// Mask of the field, shifted to bit 0.
         mask: u32,
     },
-    /// A divider (`struct clk_divider`) of `width` bits at `shift`, whose values are given by
-    /// `table`.
+    /// A divider (`struct clk_divider`) of `width` bits at `shift`, with the values of `table`.
     Divider {
         /// Position of the field.
         shift: u8,
         /// Width of the field, in bits (1 to 30).
         width: u8,
-        /// The values of the field and the divisors they select, as `(value, divisor)`
-        /// (divisors not zero).
+        /// The values of the field and the divisors they select, as `(value, divisor)`.
+        ///
+        /// Divisors are not zero.
         table: &'t [(u32, u32)],
     },
     /// A gate (`struct clk_gate`): setting bit `bit` enables the clock.
@@ -177,7 +163,7 @@ pub(crate) enum Basic<'t> {
     },
 }
 
-/// What the clock framework needs besides the type: name, parents and flags.
+/// The name, parents and flags of a clock being registered.
 pub(crate) struct Init<'a> {
     /// The clock's name, unique among all clocks.
     pub(crate) name: &'a CStr,
@@ -218,8 +204,9 @@ unsafe impl<M: Send + Sync> Send for Hw<M> {}
 // SAFETY: See `Send`; no method of `Hw` mutates it through `&self`.
 unsafe impl<M: Send + Sync> Sync for Hw<M> {}
 
-/// The device tree node of `dev`, with a reference held, and its `struct device_node`;
-/// `EINVAL` if `dev` has none.
+/// Returns the device tree node of `dev`, with a reference held, and its `struct device_node`.
+///
+/// Returns `EINVAL` if `dev` has none.
 fn of_node(dev: &Device) -> Result<(ARef<FwNode>, *mut bindings::device_node)> {
     let node = dev.fwnode().filter(|n| n.is_of_node()).ok_or(EINVAL)?;
     let node = ARef::from(node);
@@ -233,9 +220,10 @@ fn of_node(dev: &Device) -> Result<(ARef<FwNode>, *mut bindings::device_node)> {
     Ok((node, of_node))
 }
 
-/// The clock structure of `basic` over the register at `addr`, and its operations; a
-/// divider's table goes into `table`, which must live as long as the clock. `EINVAL` for a
-/// field that does not fit in 32 bits or a zero divider.
+/// Returns the clock structure of `basic` over the register at `addr`, and its operations.
+///
+/// A divider's table goes into `table`, which must live as long as the clock. Returns `EINVAL`
+/// for a field that does not fit in 32 bits or a zero divider.
 fn basic_clk(
     basic: Basic<'_>,
     addr: *mut c_void,
@@ -308,7 +296,7 @@ fn basic_clk(
     })
 }
 
-/// The framework's description of `parents`.
+/// Returns the framework's description of `parents`.
 fn parent_data(parents: &[Parent<'_>]) -> Result<KVec<bindings::clk_parent_data>> {
     let mut data = KVec::with_capacity(parents.len(), GFP_KERNEL)?;
     for p in parents {
@@ -338,8 +326,9 @@ impl<M> Hw<M>
 where
     for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
 {
-    /// Registers a basic clock of type `basic` over `reg` for the device tree node of `dev`;
-    /// `EINVAL` if `dev` has no device tree node or the field does not fit in 32 bits.
+    /// Registers a basic clock of type `basic` over `reg` for the device tree node of `dev`.
+    ///
+    /// Returns `EINVAL` if `dev` has no device tree node or the field does not fit in 32 bits.
     pub(crate) fn register(
         dev: &Device,
         reg: &Reg<M>,
@@ -407,12 +396,12 @@ where
 }
 
 impl<M> Hw<M> {
-    /// The clock's name, for [`Parent::Clock`].
+    /// Returns the clock's name, for [`Parent::Clock`].
     pub(crate) fn name(&self) -> &CStr {
         &self.name
     }
 
-    /// A consumer reference of the clock (`clk_hw_get_clk()`), with connection id `con_id`.
+    /// Returns a consumer reference of the clock (`clk_hw_get_clk()`) for connection `con_id`.
     ///
     /// The [`Clk`] may outlive `self`: the framework then fails its operations.
     pub(crate) fn clk(&self, con_id: &CStr) -> Result<Clk> {

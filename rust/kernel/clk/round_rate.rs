@@ -2,13 +2,11 @@
 
 //! `Clk::round_rate()` for a module built out of tree.
 //!
-//! Linux 7.3's [`Clk`] has no `round_rate()` (`clk_round_rate()`), and a module cannot add a
-//! method to a type of the kernel crate. Here the method belongs to the extension trait
-//! [`RoundRate`]: a caller imports it on a `use` item of its own (`use
+//! C header: [`include/linux/clk.h`](srctree/include/linux/clk.h)
+//!
+//! A caller imports [`RoundRate`] on a `use` item of its own (`use
 //! crate::kernel_ext::clk::round_rate::RoundRate as _;`) and calls `clk.round_rate(rate)` as it
-//! would call the method. The upstream series adds the method, as it is below, to the crate's
-//! `impl Clk` (`kernel-extensions/0001-rust-clk-add-Clk-round_rate.patch`), and leaves this
-//! module and its `use` items out.
+//! would call the method of [`Clk`].
 
 use kernel::{
     bindings,
@@ -19,9 +17,9 @@ use kernel::{
     prelude::*, //
 };
 
-/// The methods the upstream series adds to [`Clk`].
+/// An extension trait giving [`Clk`] the methods the upstream series adds.
 pub(crate) trait RoundRate {
-    /// See [`Clk`]'s implementation.
+    /// Returns the rate the clock would run at if [`Clk::set_rate`] were called with `rate`.
     fn round_rate(&self, rate: Hertz) -> Result<Hertz>;
 }
 

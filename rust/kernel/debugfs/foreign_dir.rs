@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A [`kernel::debugfs`] `ScopedDir` over a directory another subsystem owns, for a module
-//! built out of tree.
-//!
-//! Linux 7.3's `ScopedDir` only fills directories that [`kernel::debugfs`] created, and its
-//! fields are private, so a module cannot make one over, say, an MMC host's directory
-//! (`host->debugfs_root`), which the MMC core creates and removes. This module's [`ScopedDir`]
-//! has the methods of 7.3's that the MMC host abstractions use, with the same signatures, and
-//! [`ScopedDir::from_raw`], which the upstream series adds to 7.3's type
-//! (`kernel-extensions/`). The series uses 7.3's type, with that patch, in its place and leaves
-//! this module out. The files are shown with [`Writer`] and written with [`Reader`], and their
-//! operations name the module `M` as their owner, as those of 7.3's `ScopedDir` with the
-//! series' fixes do.
+//! A [`kernel::debugfs`] `ScopedDir` over a directory another subsystem owns.
 //!
 //! C header: [`include/linux/debugfs.h`](srctree/include/linux/debugfs.h)
+//!
+//! The [`ScopedDir`] has the methods of Linux 7.3's that the MMC host abstractions use, with the
+//! same signatures, and [`ScopedDir::from_raw`]. Its files are shown with [`Writer`] and written
+//! with [`Reader`]; their operations name the module `M` as their owner.
 
 use core::marker::PhantomData;
 
@@ -36,9 +29,11 @@ use kernel::{
 
 use crate::bindings;
 
-/// A debugfs directory that lives at most `'dir` and whose files show data that lives at
-/// least `'data`; its files' operations belong to module `M`. Dropping it removes nothing: the
-/// directory's owner removes it with everything in it.
+/// A debugfs directory of another owner, in which a module creates files.
+///
+/// The directory lives at most `'dir` and its files show data that lives at least `'data`; the
+/// files' operations belong to module `M`. Dropping it removes nothing: the directory's owner
+/// removes it with everything in it.
 ///
 /// # Invariants
 ///
@@ -53,8 +48,9 @@ pub(crate) struct ScopedDir<'data, 'dir, M> {
 }
 
 impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
-    /// A `ScopedDir` over `dentry`, a directory another subsystem created and removes. An
-    /// error pointer or NULL (a directory that was not created) gives one in which nothing is
+    /// Creates a [`ScopedDir`] over `dentry`, a directory another subsystem created and removes.
+    ///
+    /// An error pointer or NULL (a directory that was not created) gives one in which nothing is
     /// created: debugfs would create files in its root for a NULL parent, where nothing removes
     /// them.
     ///
@@ -77,8 +73,9 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
         }
     }
 
-    /// Creates a read-only file in this directory, showing `data` with [`Writer::write`]; it is
-    /// removed with the directory.
+    /// Creates a read-only file in this directory, showing `data` with [`Writer::write`].
+    ///
+    /// The file is removed with the directory.
     pub(crate) fn read_only_file<T: Writer + Send + Sync + 'static>(
         &self,
         name: &CStr,
@@ -87,8 +84,10 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
         self.create_file(name, data, &ReadOnly::<T, M>::FOPS)
     }
 
-    /// Creates a file in this directory that shows `data` with [`Writer::write`] and hands
-    /// what root writes to it to [`Reader::read_from_slice`]; it is removed with the directory.
+    /// Creates a file in this directory that shows `data` and takes what root writes to it.
+    ///
+    /// The file shows `data` with [`Writer::write`] and hands what is written to
+    /// [`Reader::read_from_slice`]; it is removed with the directory.
     pub(crate) fn read_write_file<T: Writer + Reader + Send + Sync + 'static>(
         &self,
         name: &CStr,
@@ -97,8 +96,9 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
         self.create_file(name, data, &ReadWrite::<T, M>::FOPS)
     }
 
-    /// Creates file `name` of `data` with the operations `fops` (`debugfs_create_file()`);
-    /// like every debugfs user, ignores a failure, which only loses the file.
+    /// Creates file `name` of `data` with the operations `fops` (`debugfs_create_file()`).
+    ///
+    /// Like every debugfs user, it ignores a failure, which only loses the file.
     fn create_file<T: Sync>(
         &self,
         name: &CStr,
@@ -126,7 +126,7 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
     }
 }
 
-/// `open` of a file whose data is a `D`: `single_open()` with [`show`].
+/// Opens a file whose data is a `D` (`single_open()` with [`show`]).
 ///
 /// # Safety
 ///
@@ -155,7 +155,7 @@ unsafe extern "C" fn show<D: Writer + Sync>(seq: *mut bindings::seq_file, _: *mu
     0
 }
 
-/// `write` of a file opened by [`open`]: hands what was written to `D`'s [`Reader`].
+/// Hands what was written to a file opened by [`open`] to `D`'s [`Reader`].
 ///
 /// # Safety
 ///
@@ -180,7 +180,7 @@ unsafe extern "C" fn write<D: Writer + Reader + Sync>(
     }
 }
 
-/// Formats a [`Writer`] with `{}`.
+/// A [`Writer`] to format with `{}`.
 struct Shown<'a, D>(&'a D);
 
 impl<D: Writer> fmt::Display for Shown<'_, D> {
@@ -189,9 +189,10 @@ impl<D: Writer> fmt::Display for Shown<'_, D> {
     }
 }
 
-/// The operations of a read-only file of a `D`, in module `M` (the one that creates the file:
-/// an open file holds a reference to it, so the module cannot go while the operations may still
-/// run).
+/// The operations of a read-only file of a `D`, in module `M`.
+///
+/// `M` is the module that creates the file: an open file holds a reference to it, so the module
+/// cannot go while the operations may still run.
 struct ReadOnly<D, M>(PhantomData<(D, M)>);
 
 impl<D: Writer + Sync, M: ModuleMetadata> ReadOnly<D, M> {

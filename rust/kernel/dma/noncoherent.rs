@@ -1,25 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Non-coherent DMA pages: cached memory handed between the CPU and a device by the streaming
-//! DMA API.
-//!
-//! [`NoncoherentPages`] are pages of the CPU's cached linear mapping (`alloc_pages()`) which a
-//! driver maps for one transfer at a time ([`NoncoherentPages::map`], `dma_map_page_attrs()`)
-//! and unmaps after it ([`NoncoherentPages::unmap`], `dma_unmap_page_attrs()`); mapping cleans
-//! or invalidates the CPU caches as the direction requires, unmapping invalidates them after a
-//! transfer from the device. On a system that is not DMA-coherent,
-//! [`Coherent`](kernel::dma::Coherent) memory is mapped uncached and the CPU reads it several
-//! times slower; a buffer the CPU copies through (a bounce buffer) is faster in cached memory,
-//! paying for cache maintenance instead. The kernel crate only offers coherent allocations.
-//!
-//! The pages keep track of which of their bytes may be in dirty cache lines ([`dirty`]): a
-//! mapping may then skip its cache maintenance (`DMA_ATTR_SKIP_CPU_SYNC`) when it would only
-//! have protected dirty lines, see [`MapSync::SkipIfClean`].
-//! That is right when the device is given the pages' own memory, which
-//! [`NoncoherentPages::map_target`] tells of a mapping (not when the DMA API bounces the data
-//! through SWIOTLB).
+//! Non-coherent DMA pages: cached memory handed between the CPU and a device by streaming DMA.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
+//!
+//! [`NoncoherentPages`] are mapped for one transfer at a time ([`NoncoherentPages::map`]) and
+//! unmapped after it ([`NoncoherentPages::unmap`]). They keep track of which of their bytes may
+//! be in dirty cache lines ([`dirty`]), so that a mapping may skip its cache maintenance
+//! ([`MapSync::SkipIfClean`]).
 
 pub(crate) mod dirty;
 
@@ -61,14 +49,15 @@ use crate::kernel_ext::out_of_tree::{
 
 use dirty::Dirty;
 
-/// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
+/// The `attrs` argument `DMA_ATTR_SKIP_CPU_SYNC` of the mapping functions.
 const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
-/// `DMA_MAPPING_ERROR`: `(dma_addr_t)~0`.
+/// The DMA address of a failed mapping, `DMA_MAPPING_ERROR` (`(dma_addr_t)~0`).
 const MAPPING_ERROR: DmaAddress = DmaAddress::MAX;
 
-/// `dma_mapping_error()`, a static inline function: tells `CONFIG_DMA_API_DEBUG` that the
-/// mapping was checked, then checks it.
+/// Returns whether `addr` is a failed mapping (`dma_mapping_error()`, a static inline function).
+///
+/// Tells `CONFIG_DMA_API_DEBUG` that the mapping was checked, then checks it.
 #[cfg(CONFIG_DMA_API_DEBUG)]
 fn mapping_error(dev: &Device, addr: DmaAddress) -> bool {
     // SAFETY: `dev` is a valid device; the function only looks the address up.
@@ -76,14 +65,15 @@ fn mapping_error(dev: &Device, addr: DmaAddress) -> bool {
     addr == MAPPING_ERROR
 }
 
-/// `dma_mapping_error()`, a static inline function: checks the mapping.
+/// Returns whether `addr` is a failed mapping (`dma_mapping_error()`, a static inline function).
 #[cfg(not(CONFIG_DMA_API_DEBUG))]
 fn mapping_error(_dev: &Device, addr: DmaAddress) -> bool {
     addr == MAPPING_ERROR
 }
 
-/// Whether a mapping in `dir` may be made of pages allocated for `allowed`: the same direction,
-/// or any transfer direction of pages for both.
+/// Returns whether a mapping in `dir` may be made of pages allocated for `allowed`.
+///
+/// It may in the same direction, or in any transfer direction of pages allocated for both.
 fn dir_allowed(allowed: DataDirection, dir: DataDirection) -> bool {
     match (allowed, dir) {
         (_, DataDirection::None) => false,
@@ -92,7 +82,7 @@ fn dir_allowed(allowed: DataDirection, dir: DataDirection) -> bool {
     }
 }
 
-/// `(to_device, from_device)` of a transfer direction.
+/// Returns `(to_device, from_device)` of a transfer direction.
 fn dir_sides(dir: DataDirection) -> (bool, bool) {
     match dir {
         DataDirection::ToDevice => (true, false),
@@ -102,19 +92,24 @@ fn dir_sides(dir: DataDirection) -> (bool, bool) {
     }
 }
 
-/// Whether a mapping does the cache maintenance its direction asks for.
+/// The cache maintenance a mapping does for its direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MapSync {
     /// Always (the DMA API's default).
     Always,
-    /// Not if no byte of the pages can be in a dirty cache line ([`dirty`]), the only reason
-    /// for the maintenance before a transfer from the device; the unmapping after it still
-    /// invalidates.
+    /// Not if no byte of the pages can be in a dirty cache line ([`dirty`]).
+    ///
+    /// A dirty line is the only reason for the maintenance before a transfer from the device;
+    /// the unmapping after it still invalidates. Skipping is right only when the device is
+    /// given the pages' own memory, which [`NoncoherentPages::map_target`] tells of a mapping
+    /// (not when the DMA API bounces the data through SWIOTLB).
     SkipIfClean,
 }
 
-/// What a mapping of the pages covers: kept by the pages, so that a mapping whose
-/// [`Mapping`] was leaked is still unmapped before the pages are freed.
+/// The range a mapping of the pages covers.
+///
+/// The pages keep it, so that a mapping whose [`Mapping`] was leaked is still unmapped before
+/// the pages are freed.
 #[derive(Clone, Copy)]
 struct MapState {
     addr: DmaAddress,
@@ -124,45 +119,52 @@ struct MapState {
     dir: DataDirection,
 }
 
-/// A mapping of (a range of) [`NoncoherentPages`] for one transfer, from
-/// [`NoncoherentPages::map`]; [`NoncoherentPages::unmap`] takes it back. If it is leaked the
-/// pages stay mapped until they are dropped, which unmaps them first.
+/// A mapping of (a range of) [`NoncoherentPages`] for one transfer, from [`NoncoherentPages::map`].
+///
+/// [`NoncoherentPages::unmap`] takes it back. If it is leaked the pages stay mapped until they
+/// are dropped, which unmaps them first.
 #[must_use = "the pages stay mapped until unmapped or dropped"]
 pub(crate) struct Mapping {
-    /// Which mapping it is: [`NEXT_ID`] when it was made, never 0.
+    /// The mapping's id, [`NEXT_ID`] when it was made, never 0.
     id: u64,
     state: MapState,
 }
 
-/// The id of the next mapping of any pages: ids are unique (a 64-bit counter does not wrap), so
-/// that a [`Mapping`] of pages that were freed is not taken for one of other pages.
+/// The id of the next mapping of any pages.
+///
+/// Ids are unique (a 64-bit counter does not wrap), so that a [`Mapping`] of pages that were
+/// freed is not taken for one of other pages.
 static NEXT_ID: Atomic<u64> = Atomic::new(1);
 
 /// The value of `NoncoherentPages::mapped` while a mapping is being made.
 const MAPPING: u64 = u64::MAX;
 
 impl Mapping {
-    /// The DMA address the device is given for the mapped range.
+    /// Returns the DMA address the device is given for the mapped range.
     #[inline]
     pub(crate) fn dma_address(&self) -> DmaAddress {
         self.state.addr
     }
 }
 
-/// What the DMA address of a [`Mapping`] reaches, from [`NoncoherentPages::map_target`].
+/// The memory the DMA address of a [`Mapping`] reaches, from [`NoncoherentPages::map_target`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MapTarget {
-    /// The mapped bytes of the pages themselves: the device reads and writes them.
+    /// The mapped bytes of the pages themselves, which the device reads and writes.
     Pages,
-    /// Other memory: a buffer the DMA API copies the data through (SWIOTLB), or an address
-    /// that is not one of System RAM (an IOMMU's).
+    /// Other memory.
+    ///
+    /// It is a buffer the DMA API copies the data through (SWIOTLB), or an address that is not
+    /// one of System RAM (an IOMMU's).
     Elsewhere,
-    /// Not known: the device has DMA ranges (`dma_range_map`), which are not translated, or
-    /// the memory could not be looked up.
+    /// Not known.
+    ///
+    /// The device has DMA ranges (`dma_range_map`), which are not translated, or the memory
+    /// could not be looked up.
     Unknown,
 }
 
-/// What [`NoncoherentPages::counts`] returns.
+/// The counts [`NoncoherentPages::counts`] returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SyncCounts {
     /// Mappings from the device that invalidated the range first (wrapping).
@@ -171,8 +173,9 @@ pub(crate) struct SyncCounts {
     pub(crate) invalidates_skipped: usize,
 }
 
-/// `size` bytes of cached pages (`alloc_pages()`) for DMA by one device, freed
-/// (`__free_pages()`) when dropped.
+/// Cached pages (`alloc_pages()`) of `size` bytes for DMA by one device.
+///
+/// The pages are freed (`__free_pages()`) when dropped.
 ///
 /// The pages hold a reference to the device, as [`Coherent`](kernel::dma::Coherent) does. At
 /// most one range is mapped at a time ([`Self::map`]); while it is, the device owns it and the
@@ -217,11 +220,11 @@ unsafe impl Send for NoncoherentPages {}
 unsafe impl Sync for NoncoherentPages {}
 
 impl NoncoherentPages {
-    /// Allocates `size` bytes of pages for `dev`, for transfers in `dir`
-    /// ([`DataDirection::Bidirectional`]: either way).
+    /// Allocates `size` bytes of pages for `dev`, for transfers in `dir`.
     ///
-    /// `gfp_flags` must not ask for high memory. Returns `EINVAL` if `size` is zero or too big,
-    /// or `dir` is [`DataDirection::None`], `ENOMEM` if the allocation fails.
+    /// [`DataDirection::Bidirectional`] allows either way. `gfp_flags` must not ask for high
+    /// memory. Returns `EINVAL` if `size` is zero or too big, or `dir` is [`DataDirection::None`],
+    /// `ENOMEM` if the allocation fails.
     pub(crate) fn alloc(
         dev: &Device<Bound>,
         size: usize,
@@ -263,7 +266,7 @@ impl NoncoherentPages {
         })
     }
 
-    /// The device the pages are for.
+    /// Returns the device the pages are for.
     fn dev(&self) -> &Device {
         &self.dev
     }
@@ -274,19 +277,21 @@ impl NoncoherentPages {
         self.size
     }
 
-    /// Returns the CPU address of the buffer, valid for reads and writes of [`Self::size`]
-    /// bytes while `self` lives and the CPU owns them; call [`Self::cpu_write`] before writing.
+    /// Returns the CPU address of the buffer.
+    ///
+    /// It is valid for reads and writes of [`Self::size`] bytes while `self` lives and the CPU
+    /// owns them; [`Self::cpu_write`] must be called before writing.
     #[inline]
     pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
         self.cpu_addr.as_ptr()
     }
 
-    /// Whether no byte of the pages can be in a dirty cache line.
+    /// Returns whether no byte of the pages can be in a dirty cache line.
     pub(crate) fn is_clean(&self) -> bool {
         self.dirty().is_clean()
     }
 
-    /// The counts of mappings from the device that invalidated or skipped.
+    /// Returns the counts of mappings from the device that invalidated or skipped.
     pub(crate) fn counts(&self) -> SyncCounts {
         SyncCounts {
             invalidates_done: self.invalidates_done.load(Relaxed),
@@ -309,7 +314,7 @@ impl NoncoherentPages {
         }
     }
 
-    /// Checks that `len` bytes at `offset` lie inside the buffer; returns them as `u32`.
+    /// Checks that `len` bytes at `offset` lie inside the buffer and returns them as `u32`.
     fn range(&self, offset: usize, len: usize) -> Result<(u32, u32)> {
         match offset.checked_add(len) {
             // `size` fits in `u32` (type invariants), so do `offset` and `len`.
@@ -321,19 +326,22 @@ impl NoncoherentPages {
         }
     }
 
-    /// The CPU is about to write `len` bytes at `offset`: they may be in dirty cache lines from
-    /// now on (also if the write stops halfway), until a mapping or unmapping cleans or
-    /// invalidates them. Returns `EINVAL` if the range is not inside the buffer.
+    /// Notes that the CPU is about to write `len` bytes at `offset`.
+    ///
+    /// They may be in dirty cache lines from now on (also if the write stops halfway), until a
+    /// mapping or unmapping cleans or invalidates them. Returns `EINVAL` if the range is not
+    /// inside the buffer.
     pub(crate) fn cpu_write(&self, offset: usize, len: usize) -> Result {
         let (offset, len) = self.range(offset, len)?;
         self.update_dirty(|d| d.cpu_write(offset, len));
         Ok(())
     }
 
-    /// Maps `len` bytes at `offset` for one transfer in `dir` (`dma_map_page_attrs()`), which
-    /// cleans the CPU caches over them (to the device, both ways) or invalidates them (from the
-    /// device); with [`MapSync::SkipIfClean`] that is skipped when no byte of the pages can be
-    /// in a dirty cache line (`DMA_ATTR_SKIP_CPU_SYNC`). The device owns the range until
+    /// Maps `len` bytes at `offset` for one transfer in `dir` (`dma_map_page_attrs()`).
+    ///
+    /// The mapping cleans the CPU caches over them (to the device, both ways) or invalidates them
+    /// (from the device); with [`MapSync::SkipIfClean`] that is skipped when no byte of the pages
+    /// can be in a dirty cache line (`DMA_ATTR_SKIP_CPU_SYNC`). The device owns the range until
     /// [`Self::unmap`].
     ///
     /// Returns `EINVAL` if the range is not inside the buffer, empty, or `dir` is not allowed
@@ -402,15 +410,16 @@ impl NoncoherentPages {
         Ok(Mapping { id, state })
     }
 
-    /// What the DMA address of `mapping`, a mapping of these pages, reaches: the pages
-    /// themselves when the DMA API hands the device the memory it maps, other memory when it
-    /// bounces the data through a buffer of its own (SWIOTLB: `swiotlb=force`, or pages above
-    /// the device's DMA mask) or the device sees an IOMMU's addresses.
+    /// Returns what the DMA address of `mapping`, a mapping of these pages, reaches.
+    ///
+    /// It reaches the pages themselves when the DMA API hands the device the memory it maps,
+    /// other memory when it bounces the data through a buffer of its own (SWIOTLB:
+    /// `swiotlb=force`, or pages above the device's DMA mask) or the device sees an IOMMU's
+    /// addresses.
     ///
     /// For a device without DMA ranges (`dma_range_map`) a DMA address is the physical address
     /// it reaches (`dma_to_phys()`). That is the pages' when it is System RAM and its CPU
-    /// address (`memremap()`: the linear mapping, for low memory) is the mapped bytes'. (The
-    /// other way round, `phys_to_dma(page_to_phys())`, takes static inline functions.) Nothing
+    /// address (`memremap()`: the linear mapping, for low memory) is the mapped bytes'. Nothing
     /// is read or written.
     ///
     /// Returns `EINVAL` if `mapping` is not a mapping of these pages.
@@ -425,6 +434,8 @@ impl NoncoherentPages {
         if !ranges.is_null() {
             return Ok(MapTarget::Unknown);
         }
+        // The DMA address is taken as the physical one: the other way round,
+        // `phys_to_dma(page_to_phys())`, takes static inline functions.
         // `dma_addr_t` may be wider than `phys_addr_t` (`ARCH_DMA_ADDR_T_64BIT` without LPAE).
         #[allow(clippy::unnecessary_fallible_conversions)]
         let Some(phys) = bindings::resource_size_t::try_from(mapping.state.addr).ok() else {
@@ -464,8 +475,10 @@ impl NoncoherentPages {
         })
     }
 
-    /// Unmaps `mapping` (`dma_unmap_page_attrs()`, which invalidates the CPU caches over the
-    /// range after a transfer from the device or both ways): the CPU owns the bytes again.
+    /// Unmaps `mapping` (`dma_unmap_page_attrs()`), handing the bytes back to the CPU.
+    ///
+    /// Unmapping invalidates the CPU caches over the range after a transfer from the device or
+    /// both ways.
     ///
     /// Returns `EINVAL`, and leaves the pages mapped until they are dropped, if `mapping` is
     /// not a mapping of these pages.
@@ -498,7 +511,9 @@ impl NoncoherentPages {
     }
 }
 
-/// Note that the device must be done with the buffer before it is dropped.
+/// Frees the pages, unmapping a leaked mapping first.
+///
+/// The device must be done with the buffer before it is dropped.
 impl Drop for NoncoherentPages {
     fn drop(&mut self) {
         let leaked = self.map_state.get_mut().take();

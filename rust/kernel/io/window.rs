@@ -1,24 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! I/O memory windows: a memory resource of any size, requested and mapped.
-//!
-//! [`IoWindow`] requests a device's memory resource (`request_mem_region()`) and maps all of it
-//! (`ioremap()`), as a C driver's `devm_platform_ioremap_resource()` does, and gives its whole
-//! 32-bit words the [`Io`](kernel::io::Io) accessors, checked against its size: at build time
-//! against the minimum size `SIZE`, at run time against the mapped size. The kernel crate's
-//! [`IoMem`](kernel::io::mem::IoMem) refuses a resource whose size is not a multiple of 4
-//! (its [`Region`] must be one), such as a device tree's `reg` that ends two bytes past the last
-//! register: that is what `IoWindow` is for, and no fix of `IoMem` changes it.
-//!
-//! `IoWindow` requests the range at the root of the I/O memory tree itself, as
-//! `request_mem_region()` does, rather than through [`Resource::request_region`]: in Linux 7.3
-//! that requests the range as a child of the resource, which for a resource taken from the device
-//! tree is not in the tree, so the request is seen by nobody else and its release (from the root)
-//! fails, leaving the range busy. "rust: io: request regions from the root of the resource tree"
-//! fixes that, and with it [`ExclusiveIoMem`](kernel::io::mem::ExclusiveIoMem);
-//! the request of its own keeps `IoWindow` right on kernels without the fix.
+//! I/O memory windows: memory resources of any size, requested and mapped.
 //!
 //! C header: [`include/linux/io.h`](srctree/include/linux/io.h)
+//!
+//! [`IoWindow`] requests a device's memory resource at the root of the I/O memory tree
+//! (`request_mem_region()`) and maps all of it (`ioremap()`), as a C driver's
+//! `devm_platform_ioremap_resource()` does. Its whole 32-bit words have the
+//! [`Io`](kernel::io::Io) accessors, checked at build time against the minimum size `SIZE` and
+//! at run time against the mapped size; unlike [`IoMem`](kernel::io::mem::IoMem), whose
+//! [`Region`] must be, the size need not be a multiple of 4.
 
 use kernel::{
     device::{
@@ -44,8 +35,9 @@ use kernel::{
 
 use crate::bindings;
 
-/// A busy range of the I/O memory tree, requested at its root (`request_mem_region()`) and
-/// released when dropped (`release_mem_region()`).
+/// A busy range of the I/O memory tree, requested at its root (`request_mem_region()`).
+///
+/// The range is released when dropped (`release_mem_region()`).
 ///
 /// # Invariants
 ///
@@ -58,7 +50,9 @@ struct MemRegion {
 }
 
 impl MemRegion {
-    /// Requests `size` bytes at `start`; `EBUSY` if any part of them is busy already.
+    /// Requests `size` bytes at `start` under `name`.
+    ///
+    /// Returns `EBUSY` if any part of them is busy already.
     fn request(start: PhysAddr, size: ResourceSize, name: CString) -> Result<Self> {
         // SAFETY: The resource functions take their own locks; the I/O memory tree keeps a
         // pointer to `name`, which `Self` owns until the range is released.
@@ -82,9 +76,9 @@ impl Drop for MemRegion {
     }
 }
 
-/// A memory resource of a bound device of any size, requested and mapped; its 32-bit words,
-/// at least `SIZE` bytes of them, have the [`Io`](kernel::io::Io) accessors.
+/// A memory resource of a bound device, of any size, requested and mapped.
 ///
+/// Its 32-bit words, at least `SIZE` bytes of them, have the [`Io`](kernel::io::Io) accessors.
 /// The window owns its mapping and its request: it is valid for as long as it lives, which may
 /// be longer than the device's binding (held by registrations that end at unbind, or leaked: a
 /// leaked window keeps the range mapped and busy). It is created only for a bound device.
@@ -102,12 +96,11 @@ pub(crate) struct IoWindow<const SIZE: usize = 0> {
 }
 
 impl<const SIZE: usize> IoWindow<SIZE> {
-    /// Requests all of `resource`, a memory resource of `dev`, under the device's name and maps
-    /// it.
+    /// Requests all of `resource`, a memory resource of `dev`, and maps it.
     ///
-    /// Returns `EINVAL` if the resource is not I/O memory, is empty, not 4-byte aligned or
-    /// shorter than `SIZE` bytes (or its 32-bit words are), `EBUSY` if any part of it is busy,
-    /// `ENOMEM` if it cannot be mapped.
+    /// The request is made under the device's name. Returns `EINVAL` if the resource is not I/O
+    /// memory, is empty, not 4-byte aligned or shorter than `SIZE` bytes (or its 32-bit words are),
+    /// `EBUSY` if any part of it is busy, `ENOMEM` if it cannot be mapped.
     pub(crate) fn request_and_map(dev: &Device<Bound>, resource: &Resource) -> Result<Self> {
         let size: usize = resource.size().try_into()?;
         let words = size & !3;

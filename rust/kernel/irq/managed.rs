@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Device-managed interrupts: requested until the device is unbound (`devm_request_irq()`).
+//! Device-managed interrupts, requested until the device is unbound (`devm_request_irq()`).
 //!
-//! [`Registration::new`] and [`ThreadedRegistration::new`] are `unsafe`: the handler may borrow
-//! the bound device, so the registration must be dropped while the device is bound, never
-//! forgotten. A handler that borrows nothing (`'static`) needs no such promise once the
-//! registration belongs to the device's devres, which frees the interrupt when the device is
-//! unbound (or at once, if handing it over fails), whatever the caller keeps or forgets. The
-//! functions here do that, so they are safe; the interrupt is taken from the device it is
-//! registered for, so it is freed while its number is still the device's.
+//! C header: [`include/linux/interrupt.h`](srctree/include/linux/interrupt.h)
 //!
-//! The handler runs until the device is unbound; to stop it earlier, keep a
-//! [`ThreadedRegistration`] instead. The driver core drops the bound driver's data before it
-//! releases the device's devres, so the handler may run after that data is gone: whatever it
-//! uses belongs to the handler (shared through an [`Arc`](kernel::sync::Arc), say), not to
-//! the driver's data. Devres frees in reverse order: an interrupt requested after a resource
-//! (an `IoMem` mapping) is freed before it.
+//! The handler borrows nothing (`'static`) and runs until the device is unbound (to stop it
+//! earlier, keep a [`ThreadedRegistration`] instead). The driver core drops the bound driver's
+//! data before it releases the device's devres, so the handler may run after that data is gone:
+//! whatever it uses belongs to the handler (shared through an [`Arc`](kernel::sync::Arc), say).
+//! Devres frees in reverse order: an interrupt requested after a resource (an `IoMem` mapping)
+//! is freed before it.
 //!
 //! # Examples
 //!
@@ -110,8 +104,7 @@ fn request_irq<'a, T: Handler + Send + 'static>(
     register(dev, registration)
 }
 
-/// Requests `request`, an interrupt of `dev`, with the threaded `handler` until `dev` is
-/// unbound.
+/// Requests the interrupt `request` of `dev` with the threaded `handler` until `dev` is unbound.
 fn request_threaded_irq<'a, T: ThreadedHandler + Send + 'static>(
     dev: &'a Device<Bound>,
     request: IrqRequest<'a>,
@@ -133,8 +126,7 @@ fn request_threaded_irq<'a, T: ThreadedHandler + Send + 'static>(
     register(dev, registration)
 }
 
-/// Requests the interrupt at `index` of `pdev` with `handler` until `pdev` is unbound
-/// (`devm_request_irq()`).
+/// Requests interrupt `index` of `pdev` with `handler` until unbind (`devm_request_irq()`).
 pub(crate) fn request_irq_by_index<'a, T: Handler + Send + 'static>(
     pdev: &'a platform::Device<Bound>,
     flags: Flags,
@@ -151,8 +143,9 @@ pub(crate) fn request_irq_by_index<'a, T: Handler + Send + 'static>(
     )
 }
 
-/// Requests the interrupt at `index` of `pdev` with the threaded `handler` until `pdev` is
-/// unbound (`devm_request_threaded_irq()`).
+/// Requests interrupt `index` of `pdev` with the threaded `handler` until unbind.
+///
+/// The interrupt is requested with `devm_request_threaded_irq()`.
 pub(crate) fn request_threaded_irq_by_index<'a, T: ThreadedHandler + Send + 'static>(
     pdev: &'a platform::Device<Bound>,
     flags: Flags,

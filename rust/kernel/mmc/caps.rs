@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host capabilities (`MMC_CAP_*`, `host->caps`).
+//! MMC host capabilities (`MMC_CAP_*`, `host->caps`).
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 
 use kernel::impl_flags;
 
@@ -14,25 +16,25 @@ impl_flags!(
     /// One host capability (`MMC_CAP_*`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub(crate) enum Cap {
-        /// `MMC_CAP_4_BIT_DATA`: the host can do 4-bit transfers.
+        /// The host can do 4-bit transfers (`MMC_CAP_4_BIT_DATA`).
         FourBitData = bindings::MMC_CAP_4_BIT_DATA,
-        /// `MMC_CAP_8_BIT_DATA`: the host can do 8-bit transfers.
+        /// The host can do 8-bit transfers (`MMC_CAP_8_BIT_DATA`).
         EightBitData = bindings::MMC_CAP_8_BIT_DATA,
-        /// `MMC_CAP_MMC_HIGHSPEED`: MMC high speed timing.
+        /// MMC high speed timing (`MMC_CAP_MMC_HIGHSPEED`).
         MmcHighspeed = bindings::MMC_CAP_MMC_HIGHSPEED,
-        /// `MMC_CAP_SD_HIGHSPEED`: SD high speed timing.
+        /// SD high speed timing (`MMC_CAP_SD_HIGHSPEED`).
         SdHighspeed = bindings::MMC_CAP_SD_HIGHSPEED,
-        /// `MMC_CAP_NONREMOVABLE`: the card is soldered on.
+        /// The card is soldered on (`MMC_CAP_NONREMOVABLE`).
         Nonremovable = bindings::MMC_CAP_NONREMOVABLE,
-        /// `MMC_CAP_WAIT_WHILE_BUSY`: the host waits for the card's busy signal itself.
+        /// The host waits for the card's busy signal itself (`MMC_CAP_WAIT_WHILE_BUSY`).
         WaitWhileBusy = bindings::MMC_CAP_WAIT_WHILE_BUSY,
-        /// `MMC_CAP_NEEDS_POLL`: card detection needs polling.
+        /// Card detection needs polling (`MMC_CAP_NEEDS_POLL`).
         NeedsPoll = bindings::MMC_CAP_NEEDS_POLL,
-        /// `MMC_CAP_CMD23`: the host sends CMD23 (`sbc`) itself.
+        /// The host sends CMD23 (`sbc`) itself (`MMC_CAP_CMD23`).
         Cmd23 = bindings::MMC_CAP_CMD23,
-        /// `MMC_CAP_HW_RESET`: the card may be reset through its reset line.
+        /// The card may be reset through its reset line (`MMC_CAP_HW_RESET`).
         HwReset = bindings::MMC_CAP_HW_RESET,
-        /// `MMC_CAP_NEED_RSP_BUSY`: commands with busy need an R1B response.
+        /// Commands with busy need an R1B response (`MMC_CAP_NEED_RSP_BUSY`).
         NeedRspBusy = bindings::MMC_CAP_NEED_RSP_BUSY,
         // `MMC_CAP_SDIO_IRQ` is not here: the core would call `enable_sdio_irq` and
         // `ack_sdio_irq` unchecked, so only the layer sets it, for a host with both.
@@ -40,7 +42,7 @@ impl_flags!(
 );
 
 impl Caps {
-    /// The raw `MMC_CAP_*` bits.
+    /// Returns the raw `MMC_CAP_*` bits.
     pub(crate) fn bits(self) -> u32 {
         self.into()
     }

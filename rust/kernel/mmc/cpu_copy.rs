@@ -2,14 +2,11 @@
 
 //! CPU copies between a request's scatterlist and a host driver's bounce buffer.
 //!
-//! A host that moves a request of more DMA segments than its controller takes through a bounce
-//! buffer copies the data into the buffer before a write and out of it after a read
-//! (`sg_copy_to_buffer()`, `sg_copy_from_buffer()`). The buffer is a [`CpuBuffer`], a DMA
-//! allocation the device is not using at the time, accessed through its raw address only. A
-//! copy refuses a scatterlist that is DMA-mapped, by the request path or by `pre_req`: the CPU
-//! must not touch it then.
-//!
 //! C header: [`include/linux/scatterlist.h`](srctree/include/linux/scatterlist.h)
+//!
+//! The buffer is a [`CpuBuffer`], a DMA allocation the device is not using at the time,
+//! accessed through its raw address only. A copy refuses a scatterlist that is DMA-mapped, by
+//! the request path or by `pre_req`: the CPU must not touch it then.
 
 use kernel::{
     dma::Coherent,
@@ -29,17 +26,19 @@ use super::{
 
 use crate::bindings;
 
-/// Memory the CPU copies a scatterlist into or out of (a bounce buffer). Implemented here for
-/// the kernel crate's DMA allocations, so that a driver never needs an `unsafe impl`.
+/// Memory the CPU copies a scatterlist into or out of (a bounce buffer).
+///
+/// Implemented here for the kernel crate's DMA allocations, so that a driver never needs an
+/// `unsafe impl`.
 ///
 /// # Safety
 ///
 /// `cpu_ptr()` must be valid for reads and writes of `size()` bytes for as long as `&self`
 /// lives, and never be accessed through Rust references.
 pub(crate) unsafe trait CpuBuffer {
-    /// The CPU address.
+    /// Returns the CPU address.
     fn cpu_ptr(&self) -> *mut u8;
-    /// Size in bytes.
+    /// Returns the size in bytes.
     fn size(&self) -> usize;
 }
 
@@ -66,9 +65,10 @@ unsafe impl CpuBuffer for NoncoherentPages {
 }
 
 impl DmaRequest {
-    /// Copies the first `len` bytes of the data scatterlist into `buf` (for a write through a
-    /// bounce buffer). Returns the bytes copied: 0 without data or while the scatterlist is
-    /// DMA-mapped (the CPU must not touch it then), at most the size of `buf`.
+    /// Copies the first `len` bytes of the data scatterlist into `buf`, for a write.
+    ///
+    /// Returns the number of bytes copied, at most the size of `buf`: 0 without data or while
+    /// the scatterlist is DMA-mapped (the CPU must not touch it then).
     ///
     /// The device must not be using `buf`; it is accessed only through its raw address.
     pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
@@ -79,8 +79,9 @@ impl DmaRequest {
         }
     }
 
-    /// Copies `len` bytes from `buf` into the data scatterlist (for a read through a bounce
-    /// buffer), with the rules of [`Self::copy_to_buffer`].
+    /// Copies `len` bytes from `buf` into the data scatterlist, for a read.
+    ///
+    /// Follows the rules of [`Self::copy_to_buffer`].
     pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         match self.unmapped_data() {
             // SAFETY: As in `copy_to_buffer`.
@@ -90,8 +91,9 @@ impl DmaRequest {
     }
 }
 
-/// Copies the first `len` bytes of the data of a request being prepared (`pre_req`) into
-/// `buf`; the rules of [`DmaRequest::copy_to_buffer`].
+/// Copies the first `len` bytes of the data of a request in `pre_req` into `buf`.
+///
+/// Follows the rules of [`DmaRequest::copy_to_buffer`].
 pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u32) -> u32 {
     mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
         // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_map`
@@ -100,8 +102,9 @@ pub(crate) fn copy_idle_to_buffer(mrq: &IdleRequest, buf: &dyn CpuBuffer, len: u
     })
 }
 
-/// Copies `len` bytes from `buf` into the data of a request being cleaned up (`post_req`);
-/// the rules of [`DmaRequest::copy_from_buffer`].
+/// Copies `len` bytes from `buf` into the data of a request in `post_req`.
+///
+/// Follows the rules of [`DmaRequest::copy_from_buffer`].
 pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u32) -> u32 {
     mrq.data().filter(|d| !is_pre_mapped(d)).map_or(0, |data| {
         // SAFETY: As in `copy_idle_to_buffer`.
@@ -109,7 +112,9 @@ pub(crate) fn copy_buffer_to_idle(buf: &dyn CpuBuffer, mrq: &IdleRequest, len: u
     })
 }
 
-/// `sg_copy_to_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+/// Copies at most `len` and `buf.size()` bytes of the data into `buf` (`sg_copy_to_buffer()`).
+///
+/// Returns the number of bytes copied.
 ///
 /// # Safety
 ///
@@ -125,7 +130,9 @@ unsafe fn sg_to_buffer(data: &Data, buf: &dyn CpuBuffer, len: u32) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
 
-/// `sg_copy_from_buffer()` of at most `len` and `buf.size()` bytes; returns the bytes copied.
+/// Copies at most `len` and `buf.size()` bytes of `buf` into the data (`sg_copy_from_buffer()`).
+///
+/// Returns the number of bytes copied.
 ///
 /// # Safety
 ///
@@ -147,8 +154,9 @@ unsafe fn buffer_to_sg(buf: &dyn CpuBuffer, data: &Data, len: u32) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
 
-/// The address of the 32-bit word at byte `offset` of `buf`, if the word lies inside it and is
-/// aligned.
+/// Returns the address of the 32-bit word at byte `offset` of `buf`.
+///
+/// Fails unless the word lies inside `buf` and is aligned.
 fn buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<*mut u32> {
     match offset.checked_add(4) {
         Some(end) if end <= buf.size() => {}
@@ -161,10 +169,11 @@ fn buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<*mut u32> {
     Ok(ptr.cast())
 }
 
-/// Stores `val` in the 32-bit word at byte `offset` of `buf` (a volatile store, as
-/// `dma_write!`): a mark a device overwrites when it writes there. `EINVAL` if the word is not
-/// inside `buf` or not aligned. A cached buffer must be told of the write
-/// (`NoncoherentPages::cpu_write`) and cleaned before the device may see it.
+/// Stores `val` in the 32-bit word at byte `offset` of `buf` with a volatile store.
+///
+/// The store (as `dma_write!`) is a mark a device overwrites when it writes there. A cached
+/// buffer must be told of the write (`NoncoherentPages::cpu_write`) and cleaned before the
+/// device may see it. Returns `EINVAL` if the word is not inside `buf` or not aligned.
 pub(crate) fn write_buffer_word(buf: &dyn CpuBuffer, offset: usize, val: u32) -> Result {
     let ptr = buffer_word(buf, offset)?;
     // SAFETY: `ptr` is an aligned word inside `buf`, valid for writes while `buf` lives
@@ -174,9 +183,11 @@ pub(crate) fn write_buffer_word(buf: &dyn CpuBuffer, offset: usize, val: u32) ->
     Ok(())
 }
 
-/// Loads the 32-bit word at byte `offset` of `buf` (a volatile load, as `dma_read!`), which a
-/// device may have written. `EINVAL` as for [`write_buffer_word`]. A cached buffer must have
-/// been invalidated over the word after the device wrote it.
+/// Loads the 32-bit word at byte `offset` of `buf` with a volatile load.
+///
+/// The load (as `dma_read!`) reads what a device may have written. A cached buffer must have
+/// been invalidated over the word after the device wrote it. Returns `EINVAL` as
+/// [`write_buffer_word`] does.
 pub(crate) fn read_buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<u32> {
     let ptr = buffer_word(buf, offset)?;
     // SAFETY: As in `write_buffer_word`, for reads.

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Files of the driver in the host's debugfs directory (`/sys/kernel/debug/mmcN/`).
+//! Driver files in an MMC host's debugfs directory (`/sys/kernel/debug/mmcN/`).
 //!
-//! The MMC core creates the directory when the host is added (`host->debugfs_root`, with its
-//! own `ios`, `caps`, `clock`, ... files) and removes it with everything in it when the host is
-//! removed, before the host drops its driver data. A driver that shows data of its own there
-//! registers its host with [`UnregisteredHost::register_with_debugfs`], which hands it the
-//! directory as a [`ScopedDir`] whose files may show (and take) data reached from the driver
-//! data.
+//! C header: [`include/linux/debugfs.h`](srctree/include/linux/debugfs.h)
+//!
+//! The MMC core creates the directory (`host->debugfs_root`) when the host is added and removes
+//! it, with everything in it, when the host is removed, before the driver data is dropped.
 
 use kernel::prelude::*;
 
@@ -20,11 +18,12 @@ use crate::bindings;
 use crate::kernel_ext::debugfs::foreign_dir::ScopedDir;
 
 impl<T: HostOps> UnregisteredHost<'_, T> {
-    /// Registers the host, as [`Self::register`] does, then has `files` create the driver's
-    /// files in the host's debugfs directory, each showing data that `files` reaches from the
-    /// driver data it is given. The files are removed with the directory when the host is
-    /// removed, before the driver data is dropped; their operations belong to the driver's
-    /// module, which an open file keeps loaded.
+    /// Registers the host as [`Self::register`] does, then creates the driver's debugfs files.
+    ///
+    /// `files` creates them in the host's debugfs directory, given as a [`ScopedDir`]; each
+    /// shows data that `files` reaches from the driver data it is given. The files are removed
+    /// with the directory when the host is removed, before the driver data is dropped; their
+    /// operations belong to the driver's module, which an open file keeps loaded.
     pub(crate) fn register_with_debugfs<F>(self, files: F) -> Result
     where
         T: 'static,
@@ -47,8 +46,9 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
 }
 
 impl<T: HostOps> Host<T> {
-    /// The host's debugfs directory, which the core creates when the host is added (an error
-    /// pointer or NULL without debugfs).
+    /// Returns the host's debugfs directory, which the core creates when the host is added.
+    ///
+    /// Returns an error pointer or NULL without debugfs.
     fn debugfs_root(&self) -> *mut bindings::dentry {
         // SAFETY: By the type invariant the host is valid.
         unsafe { (*self.raw()).debugfs_root }

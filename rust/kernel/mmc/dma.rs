@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Streaming DMA of a request's scatterlist.
-//!
-//! A host controller that moves a request's data with one DMA address per transfer maps the
-//! scatterlist of [`Data`] itself: it needs the number of DMA segments the mapping produced
-//! (one goes direct; a controller that takes one address fails or bounces more). The kernel
-//! crate has a scatterlist type for memory it allocates, not for the borrowed scatterlist of an
-//! MMC request, whose mapping must end before the request is completed.
+//! Streaming DMA of an MMC request's scatterlist.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
-//! [`DmaRequest`] owns the in-flight [`Request`], so the scatterlist is never unmapped after
-//! (or completed before) it is handed back: dropping a `DmaRequest` unmaps, then completes.
-//!
-//! The request's `host_cookie` value `COOKIE_PRE_MAPPED` (-1) is this module's: it says that
-//! the data was mapped in `pre_req`, and a `DmaRequest` takes that mapping over (and undoes it if
-//! it bounces or fails the request) instead of mapping the data again. Only a mapping made in
-//! `pre_req` writes it, a driver cannot (negative values are refused), and every unmapping
-//! clears it.
+//! [`DmaRequest`] owns the in-flight [`Request`] while its data is mapped: dropping it unmaps,
+//! then completes. The `host_cookie` value `COOKIE_PRE_MAPPED` (-1) is this module's: only a
+//! mapping made in `pre_req` writes it, a driver cannot (negative values are refused), and
+//! every unmapping clears it.
 
 use core::{
     mem::ManuallyDrop,
@@ -42,18 +32,18 @@ use super::{
 use crate::bindings;
 use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 
-/// The `host_cookie` of a request whose data was mapped for the device in `pre_req` (the
-/// direct path, mapped and cleaned off the transfer's path as
-/// Documentation/driver-api/mmc/mmc-async-req.rst prescribes). Negative: the MMC core's own
-/// value is 0, and a driver's are positive ([`Data::set_host_cookie`] ignores negative ones).
+/// The `host_cookie` of a request whose data was mapped for the device in `pre_req`.
+///
+/// It is negative: the MMC core's own value is 0, and a driver's are positive
+/// ([`Data::set_host_cookie`] ignores negative ones).
 pub(super) const COOKIE_PRE_MAPPED: i32 = -1;
 
-/// Whether the cookie of `data` says it was mapped in `pre_req`.
+/// Returns whether the cookie of `data` says it was mapped in `pre_req`.
 pub(super) fn is_pre_mapped(data: &Data) -> bool {
     data.host_cookie() == COOKIE_PRE_MAPPED
 }
 
-/// Why [`DmaRequest::map_count`] failed.
+/// The reason [`DmaRequest::map_count`] failed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DmaMapError {
     /// The request has no data.
@@ -73,24 +63,25 @@ impl From<DmaMapError> for Error {
     }
 }
 
-/// `DMA_ATTR_SKIP_CPU_SYNC` as the `attrs` argument of the mapping functions.
+/// The `attrs` argument `DMA_ATTR_SKIP_CPU_SYNC` of the mapping functions.
 pub(super) const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
 /// The DMA mapping of a request's scatterlist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mapping {
-    /// Mapped for `dir` without CPU cache maintenance, to this many DMA segments: only to
-    /// learn their number; the device has not been given the memory.
+    /// Mapped for `dir` without CPU cache maintenance, to this many DMA segments.
+    ///
+    /// The mapping only learns their number; the device has not been given the memory.
     Counted(DataDirection, u32),
-    /// Mapped for `dir` to one DMA segment and synchronized for the device: the controller
-    /// may use it.
+    /// Mapped for `dir` to one DMA segment and synchronized for the device, which may use it.
     ForDevice(DataDirection),
-    /// Mapped for `dir` and synchronized for the device by `pre_req`; the request's cookie
-    /// says so until it is unmapped.
+    /// Mapped for `dir` and synchronized for the device by `pre_req`.
+    ///
+    /// The request's cookie says so until it is unmapped.
     PreMapped(DataDirection),
 }
 
-/// The data's transfer direction (`mmc_get_dma_dir()`).
+/// Returns the data's transfer direction (`mmc_get_dma_dir()`).
 pub(super) fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
     data.map(|d| {
         if d.is_write() {
@@ -101,10 +92,11 @@ pub(super) fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
     })
 }
 
-/// The device that maps a host's requests (`mmc_dev()`: the host's parent, the bound device it
-/// was allocated for). Every mapping of a request's data is made and undone on this device,
-/// taken from the host the request was passed to, never given by the driver: a driver cannot
-/// map on one device and unmap on another.
+/// Returns the device that maps a host's requests (`mmc_dev()`, the host's parent).
+///
+/// Every mapping of a request's data is made and undone on this device, taken from the host the
+/// request was passed to and never given by the driver, so that a driver cannot map on one
+/// device and unmap on another.
 ///
 /// # Safety
 ///
@@ -116,8 +108,10 @@ pub(super) unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<
     unsafe { NonNull::new_unchecked((*host.as_ptr()).parent) }
 }
 
-/// `dma_get_merge_boundary()` of `dev`: 0 when mapping a scatterlist for it never merges
-/// entries into one DMA segment (no IOMMU), otherwise the boundary mask merged segments keep.
+/// Returns the DMA merge boundary of `dev` (`dma_get_merge_boundary()`).
+///
+/// Returns 0 when mapping a scatterlist for `dev` never merges entries into one DMA segment (no
+/// IOMMU), otherwise the boundary mask merged segments keep.
 pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
     // SAFETY: `dev` is a valid, bound device.
     unsafe { bindings::dma_get_merge_boundary(dev.as_raw()) }
@@ -145,8 +139,9 @@ pub(crate) struct DmaRequest {
 unsafe impl Send for DmaRequest {}
 
 impl DmaRequest {
-    /// Takes over `mrq`, whose data (if any) the DMA device of its host will move; if
-    /// `pre_req` mapped it (on the same host's device), the mapping comes with it.
+    /// Creates a [`DmaRequest`] that takes over `mrq`, whose data the host's DMA device moves.
+    ///
+    /// If `pre_req` mapped the data (on the same host's device), the mapping comes with it.
     pub(crate) fn new(mrq: Request) -> Self {
         // SAFETY: `mrq` is in flight on its host, whose parent stays bound until it completes.
         let dev = unsafe { host_dma_dev(mrq.host_raw()) };
@@ -166,28 +161,33 @@ impl DmaRequest {
         }
     }
 
-    /// The data's transfer direction (`mmc_get_dma_dir()`).
+    /// Returns the data's transfer direction (`mmc_get_dma_dir()`).
     fn dir(&self) -> Option<DataDirection> {
         dma_dir(self.mrq.data())
     }
 
-    /// The number of DMA segments `pre_req` found when it mapped the data (always 1: `pre_req` maps
-    /// only a single segment), or `None` if it did not map it.
+    /// Returns the number of DMA segments `pre_req` mapped the data to, or `None`.
+    ///
+    /// The number is always 1 (`pre_req` maps only a single segment); `None` if `pre_req` did
+    /// not map the data.
     pub(crate) fn pre_mapped_segments(&self) -> Option<u32> {
         matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
 
-    /// Whether the data is mapped by `pre_req`: held by this object, or handed
-    /// back by [`Self::end_transfer`] for `post_req` to unmap. `false` once the request path
-    /// unmapped it (it was bounced, failed before it started, or timed out).
+    /// Returns whether the data is mapped by `pre_req`.
+    ///
+    /// The mapping is held by this object, or handed back by [`Self::end_transfer`] for
+    /// `post_req` to unmap. Returns `false` once the request path unmapped it (it was bounced,
+    /// failed before it started, or timed out).
     pub(crate) fn pre_mapped(&self) -> bool {
         self.mrq.data().is_some_and(is_pre_mapped)
     }
 
-    /// DMA-maps the data scatterlist (`dma_map_sg()`) without CPU cache maintenance and returns
-    /// the number of DMA segments the mapping produced. The mapping stays until
-    /// [`Self::unmap`] or drop; a request bounced instead is unmapped without ever touching
-    /// the caches of its data. Fails, mapping nothing, without data or if mapped already.
+    /// Maps the data scatterlist without CPU cache maintenance and returns its DMA segments.
+    ///
+    /// The mapping (`dma_map_sg()`) stays until [`Self::unmap`] or drop; a request bounced
+    /// instead is unmapped without ever touching the caches of its data. Fails, mapping
+    /// nothing, without data or if mapped already.
     pub(crate) fn map_count(&mut self) -> Result<u32, DmaMapError> {
         let (Some(data), Some(dir)) = (self.mrq.data(), self.dir()) else {
             return Err(DmaMapError::NoData);
@@ -218,9 +218,11 @@ impl DmaRequest {
         Ok(count)
     }
 
-    /// Hands the mapped scatterlist to the device (`dma_sync_sg_for_device()`, once) and
-    /// returns the DMA address and length of its one DMA segment; `None` if it is not mapped,
-    /// or mapped to more than one segment (a controller that takes one address cannot use it).
+    /// Hands the mapped scatterlist to the device and returns its one DMA segment.
+    ///
+    /// Synchronizes the mapping for the device (`dma_sync_sg_for_device()`, once) and returns
+    /// the DMA address and length of the segment; `None` if the scatterlist is not mapped, or
+    /// mapped to more than one segment.
     pub(crate) fn dma_for_device(&mut self) -> Option<(u64, u32)> {
         let dir = match self.mapped? {
             Mapping::Counted(dir, 1) | Mapping::ForDevice(dir) | Mapping::PreMapped(dir) => dir,
@@ -252,10 +254,12 @@ impl DmaRequest {
         Some((u64::from(addr), len))
     }
 
-    /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`). After the device had it,
-    /// the CPU caches are synchronized for the CPU; a mapping that only counted segments is
-    /// dropped without cache maintenance. A mapping made in `pre_req` is undone here too (the
-    /// request is bounced or failed, or timed out): its cookie is cleared for `post_req`.
+    /// Unmaps the data scatterlist if it is mapped (`dma_unmap_sg()`).
+    ///
+    /// After the device had it, the CPU caches are synchronized for the CPU; a mapping that only
+    /// counted segments is dropped without cache maintenance. A mapping made in `pre_req` is
+    /// undone here too (the request is bounced or failed, or timed out): its cookie is cleared
+    /// for `post_req`.
     pub(crate) fn unmap(&mut self) {
         let (dir, attrs) = match self.mapped.take() {
             None => return,
@@ -280,9 +284,10 @@ impl DmaRequest {
         };
     }
 
-    /// The controller is done with the data: unmaps it, unless `pre_req` mapped it, which
-    /// `post_req` unmaps off the next request's path. A request the core
-    /// starts again before `post_req` (a retry) finds it still mapped.
+    /// Ends the controller's use of the data, unmapping it unless `pre_req` mapped it.
+    ///
+    /// A mapping `pre_req` made is left for `post_req` to unmap; a request the core starts
+    /// again before `post_req` (a retry) finds it still mapped.
     pub(crate) fn end_transfer(&mut self) {
         if let Some(Mapping::PreMapped(_)) = self.mapped {
             // INVARIANT: No longer this object's; the cookie still says it is mapped.
@@ -292,16 +297,17 @@ impl DmaRequest {
         }
     }
 
-    /// The data, if nothing maps it: neither this object nor `pre_req` (whose mapping this
-    /// object may have handed back, [`Self::end_transfer`]).
+    /// Returns the data if nothing maps it.
+    ///
+    /// Neither this object nor `pre_req` (whose mapping this object may have handed back,
+    /// [`Self::end_transfer`]) may map it.
     pub(super) fn unmapped_data(&self) -> Option<&Data> {
         self.mrq
             .data()
             .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))
     }
 
-    /// Unmaps the data and completes the request with the errors set on it
-    /// ([`Request::done`]).
+    /// Unmaps the data and completes the request with the errors set on it ([`Request::done`]).
     pub(crate) fn done(self) {
         let mut this = ManuallyDrop::new(self);
         this.unmap();
@@ -319,8 +325,10 @@ impl Deref for DmaRequest {
 }
 
 impl Drop for DmaRequest {
-    /// Unmaps the data, then drops the request: completed as failed, with a warning (see
-    /// [`Request`]), as it was not completed with [`DmaRequest::done`].
+    /// Unmaps the data, then drops the request, which completes as failed.
+    ///
+    /// The request completes with a warning (see [`Request`]), as it was not completed with
+    /// [`DmaRequest::done`].
     fn drop(&mut self) {
         self.unmap();
         // SAFETY: This is the only place `mrq` is dropped, once, and nothing uses it after.

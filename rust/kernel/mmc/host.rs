@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host allocation, registration and callbacks (`struct mmc_host`, `struct mmc_host_ops`).
+//! MMC host allocation, registration and callbacks (`struct mmc_host`, `struct mmc_host_ops`).
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 
 use core::{
     marker::PhantomData,
@@ -37,10 +39,10 @@ use super::{
 use crate::bindings;
 use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 
-/// The callbacks of a host controller (`struct mmc_host_ops`), implemented by the driver data
-/// that lives in the host's private area.
+/// The callbacks of an MMC host controller (`struct mmc_host_ops`).
 ///
-/// Every callback runs in process context and may sleep. What may run at the same time:
+/// They are implemented by the driver data, which lives in the host's private area. Every
+/// callback runs in process context and may sleep. What may run at the same time:
 ///
 /// - Every callback but `pre_req`, `post_req`, `get_cd` and `get_ro` is called with the host
 ///   claimed (`mmc_claim_host()`), so never two of them at once; but a request started by `request`
@@ -52,9 +54,8 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// - `get_cd` and `get_ro` may be called without the host claimed (card detection, sysfs),
 ///   concurrently with any other callback.
 ///
-/// Hence `Send + Sync`: the data is shared between the core's callers and the driver's own
-/// contexts. Only the callbacks an implementation overrides are installed, except
-/// `get_cd`/`get_ro`, which default to the slot-gpio helpers
+/// The data is therefore `Send + Sync`. Only the callbacks an implementation overrides are
+/// installed, except `get_cd`/`get_ro`, which default to the slot-gpio helpers
 /// (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
 #[vtable]
 pub(crate) trait HostOps: Send + Sync + Sized {
@@ -69,14 +70,15 @@ pub(crate) trait HostOps: Send + Sync + Sized {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Cleans up after `mrq` once the core has taken its result; `error` is the request's. A
-    /// mapping of its data made by [`pre_map`](super::pre_map) in `pre_req` is undone before
-    /// this runs, whether or not a driver implements it.
+    /// Cleans up after `mrq` once the core has taken its result.
+    ///
+    /// `error` is the request's. A mapping of its data made by [`pre_map`](super::pre_map) in
+    /// `pre_req` is undone before this runs, whether or not a driver implements it.
     fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Whether the card holds DAT0 low.
+    /// Returns whether the card holds DAT0 low.
     fn card_busy(_host: &Host<Self>) -> bool {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -96,35 +98,38 @@ pub(crate) trait HostOps: Send + Sync + Sized {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Whether a card is present; `None`: unknown.
+    /// Returns whether a card is present, or `None` if that is unknown.
     fn get_cd(_host: &Host<Self>) -> Option<bool> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Whether the card is write protected; `None`: unknown.
+    /// Returns whether the card is write protected, or `None` if that is unknown.
     fn get_ro(_host: &Host<Self>) -> Option<bool> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Enables or disables the SDIO card interrupt. The core enables it when a function claims
-    /// its interrupt and disables it when the last one releases it, with the host claimed; it
-    /// stays enabled across requests until then.
+    /// Enables or disables the SDIO card interrupt.
+    ///
+    /// Called with the host claimed: the core enables the interrupt when a function claims it
+    /// and disables it when the last one releases it; it stays enabled across requests.
     fn enable_sdio_irq(_host: &Host<Self>, _enable: bool) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Enables the SDIO card interrupt again once the core has run the functions' handlers for
-    /// the one the host signalled ([`super::SdioIrqSignal`]) and masked; called with the host
-    /// claimed.
+    /// Re-enables the SDIO card interrupt after the core has handled a signalled one.
+    ///
+    /// Called with the host claimed, once the core has run the functions' handlers for the
+    /// interrupt the host signalled ([`super::SdioIrqSignal`]) and masked.
     fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// The host's timer, armed with [`Host::arm_timer`], fired. Runs on the timer's own
-    /// workqueue, in process context, concurrently with every other callback and with the
-    /// driver's interrupt handlers; the host may be being removed (`mmc_remove_host()`), but
-    /// its data is valid: the host cancels the timer before dropping it. Implementing this
-    /// gives the host its timer (and its workqueue).
+    /// Handles the expiry of the host's timer, armed with [`Host::arm_timer`].
+    ///
+    /// Runs on the timer's own workqueue, in process context, concurrently with every other
+    /// callback and with the driver's interrupt handlers. The host may be being removed
+    /// (`mmc_remove_host()`), but its data is valid: the host cancels the timer before dropping
+    /// it. Implementing this gives the host its timer (and its workqueue).
     fn timer_expired(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -156,20 +161,23 @@ pub(crate) struct HostConfig {
     pub(crate) caps: Caps,
 }
 
-/// What a host's private area holds: the driver data, and what the host runs beside its
-/// callbacks that reaches the data.
+/// The contents of a host's private area.
+///
+/// It holds the driver data and what the host runs beside its callbacks that reaches the data.
 #[pin_data]
 pub(super) struct Private<T: HostOps> {
-    /// The host's timer, when `T` implements [`HostOps::timer_expired`]. Fields drop in
-    /// declaration order: the timer is stopped before the data goes.
+    /// The host's timer, when `T` implements [`HostOps::timer_expired`].
+    ///
+    /// Fields drop in declaration order: the timer is stopped before the data goes.
     pub(super) timer: Option<Timer>,
     #[pin]
     data: T,
 }
 
 impl<T: HostOps> Private<T> {
-    /// The private area of `host`, whose parent is `dev`, with the driver data `data` and the
-    /// host's timer.
+    /// Returns an initialiser of the private area of `host` with `data` and the host's timer.
+    ///
+    /// `dev` is the host's parent.
     ///
     /// # Safety
     ///
@@ -188,9 +196,10 @@ impl<T: HostOps> Private<T> {
         try_pin_init!(Private { timer: timer()?, data <- data }? Error)
     }
 
-    /// Stops what the host runs beside its callbacks, before the removed host drops the data:
-    /// the timer, which `timer_expired` may arm again while it runs, so it is stopped for good
-    /// (no arming from here on, disarmed, waited for).
+    /// Stops what the host runs beside its callbacks, before the removed host drops the data.
+    ///
+    /// The timer, which `timer_expired` may arm again while it runs, is stopped for good: no
+    /// arming from here on, disarmed, waited for.
     fn stop(&self) {
         if let Some(timer) = self.timer.as_ref() {
             timer.stop();
@@ -198,7 +207,7 @@ impl<T: HostOps> Private<T> {
     }
 }
 
-/// The private area of `host`.
+/// Returns a pointer to the private area of `host`.
 ///
 /// # Safety
 ///
@@ -225,8 +234,9 @@ pub(crate) struct UnregisteredHost<'a, T: HostOps> {
 }
 
 impl<'a, T: HostOps> UnregisteredHost<'a, T> {
-    /// Allocates a host whose parent is `dev` (`mmc_alloc_host()`) and initialises the driver
-    /// data `data` in its private area, where it stays pinned until the host is freed.
+    /// Allocates a host for `dev` (`mmc_alloc_host()`) with `data` in its private area.
+    ///
+    /// `dev` becomes the host's parent; the driver data stays pinned until the host is freed.
     pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
         let extra = c_int::try_from(size_of::<Private<T>>())?;
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
@@ -262,7 +272,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         self.host.as_ptr()
     }
 
-    /// Writes limits and capabilities.
+    /// Writes the host's limits and capabilities.
     pub(crate) fn configure(&mut self, cfg: &HostConfig) {
         let h = self.raw();
         // SAFETY: By the type invariant the host is valid and not added, so the core reads none
@@ -283,8 +293,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         }
     }
 
-    /// Parses the generic MMC device tree properties (`mmc_of_parse()`): bus width, card
-    /// detect and write protect GPIOs, speed modes, ...
+    /// Parses the generic MMC device tree properties (`mmc_of_parse()`).
+    ///
+    /// These are the bus width, the card detect and write protect GPIOs, the speed modes, ...
     pub(crate) fn of_parse(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
         to_result(unsafe { bindings::mmc_of_parse(self.raw()) })
@@ -296,40 +307,37 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         to_result(unsafe { bindings::mmc_regulator_get_supply(self.raw()) })
     }
 
-    /// The voltages the host can give a card (`ocr_avail`); 0 when there is no way to power
-    /// a card.
+    /// Returns the voltages the host can give a card (`ocr_avail`).
+    ///
+    /// Returns 0 when there is no way to power a card.
     pub(crate) fn ocr_avail(&self) -> u32 {
         // SAFETY: By the type invariant the host is valid.
         unsafe { (*self.raw()).ocr_avail }
     }
 
-    /// The driver data.
+    /// Returns the driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
         // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
         // `data` is structurally pinned.
         unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
     }
 
-    /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`). From here on the MMC core
-    /// calls the callbacks at any time until the parent device is unbound.
+    /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`).
     ///
-    /// The host's removal belongs to the parent's devres, as a PWM chip's does
-    /// (`pwm::UnregisteredChip::register`): when the parent is unbound (or at once, if handing it
-    /// to devres fails) the host is removed (`mmc_remove_host()`: no request in flight and no
-    /// callback running afterwards), what it runs beside its callbacks stopped, the driver data
-    /// dropped in place and the host freed. So the driver data must borrow nothing
-    /// (`T: 'static`): the host lives until unbind whatever its caller keeps or forgets.
+    /// The MMC core calls the callbacks from then on, until the parent device is unbound.
+    ///
+    /// The host's removal belongs to the parent's devres: when the parent is unbound (or at once,
+    /// if handing it to devres fails) the host is removed (`mmc_remove_host()`: no request in
+    /// flight and no callback running afterwards), what it runs beside its callbacks stopped,
+    /// the driver data dropped in place and the host freed. The driver data therefore borrows
+    /// nothing (`T: 'static`).
     ///
     /// The driver core drops the bound driver's data (`platform::Driver::Data`) before it
-    /// releases the device's devres, so the callbacks still run after that data is gone:
-    /// whatever they use (clocks, mappings, buffers) belongs to `T`, not to the driver's data.
-    /// The core's own device-managed card-detect interrupt (`mmc_gpiod_request_cd_irq()`, with
-    /// the host as its cookie) is freed after the host: `mmc_remove_host()` disables it
-    /// (`__mmc_stop_host()`), so it does not run on a freed host.
+    /// releases the device's devres, so the callbacks may run after that data is gone: whatever
+    /// they use (clocks, mappings, buffers) belongs to `T`, not to the driver's data.
     ///
     /// The parent device's DMA segment limit becomes the host's `max_seg_size` when the parent
-    /// has DMA parameters, as the core sets it for a memory card's block queue: SDIO function
-    /// drivers map segments up to the host's limit too.
+    /// has DMA parameters.
     pub(crate) fn register(mut self) -> Result
     where
         T: 'static,
@@ -380,9 +388,10 @@ impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
 // drop; `T` is `Send + Sync`.
 unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 
-/// A registered host, owned by its parent's devres ([`UnregisteredHost::register`]). Dropping
-/// it removes the host (`mmc_remove_host()`: no request in flight and no callback running
-/// afterwards), drops the driver data and frees the host.
+/// A registered host, owned by its parent's devres ([`UnregisteredHost::register`]).
+///
+/// Dropping it removes the host (`mmc_remove_host()`: no request in flight and no callback
+/// running afterwards), drops the driver data and frees the host.
 ///
 /// # Invariants
 ///
@@ -432,6 +441,8 @@ pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 unsafe impl<T: HostOps> Sync for Host<T> {}
 
 impl<T: HostOps> Host<T> {
+    /// Creates a reference to a [`Host`] from a raw pointer.
+    ///
     /// # Safety
     ///
     /// `ptr` must be a host added with `T`'s callbacks whose private area holds its
@@ -445,23 +456,23 @@ impl<T: HostOps> Host<T> {
         self.0.get()
     }
 
-    /// The driver data.
+    /// Returns the driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
         // SAFETY: The private area is pinned (type invariant) and `data` structurally pinned.
         unsafe { Pin::new_unchecked(&self.private().data) }
     }
 
-    /// What the private area holds.
+    /// Returns the contents of the private area.
     pub(super) fn private(&self) -> &Private<T> {
         // SAFETY: By the type invariant the private area holds a `Private<T>`.
         unsafe { &*priv_ptr::<T>(self.raw()) }
     }
 }
 
-/// What only [`HostOps::execute_tuning`] receives: the right to send tuning blocks.
+/// The right to send tuning blocks, which only [`HostOps::execute_tuning`] receives.
 ///
-/// `mmc_send_tuning()` issues a request through the host's own `request` callback, so calling
-/// it from `request` or `set_ios` would deadlock; only the core's tuning call may.
+/// `mmc_send_tuning()` issues a request through the host's own `request` callback, so it must
+/// not be called from `request` or `set_ios`, where it would deadlock.
 ///
 /// # Invariants
 ///
@@ -543,6 +554,8 @@ impl<T: HostOps> Adapter<T> {
         ..pin_init::zeroed()
     };
 
+    /// Returns the [`Host`] a callback was called for.
+    ///
     /// # Safety
     ///
     /// `host` must be registered with `T`, and one of its callbacks running.
@@ -551,6 +564,8 @@ impl<T: HostOps> Adapter<T> {
         unsafe { Host::from_raw(host) }
     }
 
+    /// Calls [`HostOps::request`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a new request.
@@ -563,6 +578,8 @@ impl<T: HostOps> Adapter<T> {
         T::request(unsafe { Self::host(host) }, mrq);
     }
 
+    /// Calls [`HostOps::set_ios`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
@@ -576,6 +593,8 @@ impl<T: HostOps> Adapter<T> {
         T::set_ios(unsafe { Self::host(host) }, &ios);
     }
 
+    /// Calls [`HostOps::pre_req`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
@@ -589,6 +608,8 @@ impl<T: HostOps> Adapter<T> {
         T::pre_req(unsafe { Self::host(host) }, &mrq);
     }
 
+    /// Calls [`HostOps::post_req`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and a valid request.
@@ -611,6 +632,8 @@ impl<T: HostOps> Adapter<T> {
         }
     }
 
+    /// Calls [`HostOps::card_busy`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -619,6 +642,8 @@ impl<T: HostOps> Adapter<T> {
         c_int::from(T::card_busy(unsafe { Self::host(host) }))
     }
 
+    /// Calls [`HostOps::execute_tuning`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -635,6 +660,8 @@ impl<T: HostOps> Adapter<T> {
         from_result(|| T::execute_tuning(h, &tuning, opcode).map(|()| 0))
     }
 
+    /// Calls [`HostOps::start_signal_voltage_switch`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T` and valid settings.
@@ -652,6 +679,8 @@ impl<T: HostOps> Adapter<T> {
         from_result(|| T::start_signal_voltage_switch(h, &ios).map(|()| 0))
     }
 
+    /// Calls [`HostOps::card_hw_reset`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -660,6 +689,8 @@ impl<T: HostOps> Adapter<T> {
         T::card_hw_reset(unsafe { Self::host(host) });
     }
 
+    /// Calls [`HostOps::get_cd`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -668,6 +699,8 @@ impl<T: HostOps> Adapter<T> {
         tristate(T::get_cd(unsafe { Self::host(host) }))
     }
 
+    /// Calls [`HostOps::get_ro`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -677,7 +710,7 @@ impl<T: HostOps> Adapter<T> {
     }
 }
 
-/// The C convention of `get_cd`/`get_ro`: 1 yes, 0 no, negative unknown.
+/// Converts an answer to the C convention of `get_cd`/`get_ro`: 1 yes, 0 no, negative unknown.
 fn tristate(v: Option<bool>) -> c_int {
     match v {
         Some(true) => 1,

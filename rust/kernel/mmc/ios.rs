@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Bus settings handed to [`HostOps::set_ios`](super::HostOps::set_ios) (`struct mmc_ios`).
+//! MMC bus settings handed to [`HostOps::set_ios`](super::HostOps::set_ios) (`struct mmc_ios`).
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 
 use core::ptr::NonNull;
 
@@ -11,7 +13,7 @@ use kernel::{
 
 use crate::bindings;
 
-/// `ios->power_mode`.
+/// The power state of the card (`ios->power_mode`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum PowerMode {
     /// `MMC_POWER_OFF`.
@@ -35,7 +37,7 @@ impl PowerMode {
     }
 }
 
-/// `ios->bus_width`.
+/// The width of the data bus (`ios->bus_width`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum BusWidth {
     /// `MMC_BUS_WIDTH_1`.
@@ -59,7 +61,7 @@ impl BusWidth {
     }
 }
 
-/// `ios->signal_voltage`: the I/O signalling level.
+/// The I/O signalling level (`ios->signal_voltage`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum SignalVoltage {
     /// `MMC_SIGNAL_VOLTAGE_330`.
@@ -83,7 +85,7 @@ impl SignalVoltage {
     }
 }
 
-/// `ios->timing`: the bus timing the card was switched to.
+/// The bus timing the card was switched to (`ios->timing`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Timing {
     /// `MMC_TIMING_LEGACY`: default speed.
@@ -130,15 +132,16 @@ impl Timing {
         }
     }
 
-    /// Whether data is clocked on both edges (`mmc_card_ddr52()`, UHS DDR50, HS400).
+    /// Returns whether data is clocked on both edges (`mmc_card_ddr52()`, UHS DDR50, HS400).
     pub(crate) fn ddr(self) -> bool {
         matches!(self, Self::UhsDdr50 | Self::MmcDdr52 | Self::MmcHs400)
     }
 }
 
-/// The settings of one `set_ios` or `start_signal_voltage_switch` call, and what only those
-/// callbacks may do with the host: report the clock it really runs and switch the card's
-/// supply.
+/// The settings of one `set_ios` or `start_signal_voltage_switch` call.
+///
+/// It also gives what only those callbacks may do with the host: report the clock it really
+/// runs and switch the card's supply.
 ///
 /// # Invariants
 ///
@@ -166,6 +169,8 @@ pub(crate) struct Ios {
 }
 
 impl Ios {
+    /// Creates an [`Ios`] from the settings `ios` of `host`.
+    ///
     /// # Safety
     ///
     /// `host` must be valid and in its `set_ios` or `start_signal_voltage_switch` callback on
@@ -197,10 +202,11 @@ impl Ios {
         unsafe { (&raw mut (*self.host.as_ptr()).actual_clock).write_volatile(hz) };
     }
 
-    /// Sets the vmmc supply to the voltage of OCR bit `vdd` (0: off), if the host has a vmmc
-    /// regulator (`mmc_regulator_set_ocr()`); without one (none in the device tree, or
+    /// Sets the vmmc supply to the voltage of OCR bit `vdd`, 0 for off (`mmc_regulator_set_ocr()`).
+    ///
+    /// Does nothing without a vmmc regulator (none in the device tree, or
     /// [`UnregisteredHost::regulator_get_supply`](super::UnregisteredHost::regulator_get_supply)
-    /// never called) it does nothing.
+    /// never called).
     pub(crate) fn set_vmmc_ocr(&self, vdd: u16) -> Result {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host is valid and `supply.vmmc` does not change.

@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Mapping a request's data in `pre_req`, off the request path.
-//!
-//! A request that goes direct may be mapped in `pre_req` ([`pre_map`]), as
-//! Documentation/driver-api/mmc/mmc-async-req.rst prescribes: the cache maintenance of its
-//! mapping then overlaps the transfer of the request before it. Its `host_cookie` is then
-//! `COOKIE_PRE_MAPPED` (-1) until the mapping is undone, by the layer's `post_req`
-//! ([`unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by the
-//! request path ([`DmaRequest`]) if it bounces or fails the request instead. Either clears the cookie, so the mapping is undone exactly once. A driver that uses
-//! [`pre_map`] keeps its own `host_cookie` values positive (0 is the core's); negative ones are
-//! refused.
+//! DMA mapping of an MMC request's data in `pre_req`, off the request path.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
+//!
+//! A mapping made by [`pre_map`] is undone exactly once: by the layer's `post_req`
+//! ([`unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by the
+//! request path ([`DmaRequest`]) if it bounces or fails the request. A driver that uses
+//! [`pre_map`] keeps its own `host_cookie` values positive (0 is the core's); negative ones are
+//! refused.
 
 use super::{
     dma::{
@@ -26,11 +23,13 @@ use super::{
 
 use crate::bindings;
 
-/// `pre_req`: maps the data of `mrq`, a single scatterlist entry that the driver will send
-/// direct, for the DMA device of its host with its cache maintenance (`dma_map_sg()`: a clean
-/// for a write, an invalidate for a read), and marks it `COOKIE_PRE_MAPPED`. Returns whether
-/// it did: not if the cookie is set already, or if the mapping gave other than one segment
-/// (then nothing stays mapped and `request` maps it itself).
+/// Maps the data of `mrq` in `pre_req` and marks it `COOKIE_PRE_MAPPED`.
+///
+/// The data is a single scatterlist entry that the driver will send direct; it is mapped for
+/// the DMA device of its host with its cache maintenance (`dma_map_sg()`: a clean for a write,
+/// an invalidate for a read). Returns whether it did: not if the cookie is set already, or if
+/// the mapping gave other than one segment (then nothing stays mapped and `request` maps it
+/// itself).
 pub(crate) fn pre_map(mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;
@@ -60,11 +59,13 @@ pub(crate) fn pre_map(mrq: &IdleRequest) -> bool {
     }
 }
 
-/// `post_req`: unmaps the data of `mrq` if `pre_req` mapped it and the request path left it
-/// mapped (it went direct), on the DMA device of its host, synchronizing it for the CPU (the
-/// invalidate after a read), and clears the cookie. Returns whether it did. The layer's
-/// `post_req` calls it for every request, before the driver's own `post_req`, so a mapping
-/// [`pre_map`] made never outlives the request's `post_req`.
+/// Unmaps the data of `mrq` in `post_req` if it is still mapped from `pre_req`.
+///
+/// The data is unmapped if the request path left it mapped (it went direct), on the DMA device
+/// of its host, synchronizing it for the CPU (the invalidate after a read), and the cookie is
+/// cleared. Returns whether it did. The layer's `post_req` calls it for every request, before
+/// the driver's own `post_req`, so a mapping [`pre_map`] made never outlives the request's
+/// `post_req`.
 pub(super) fn unmap_pre_mapped(mrq: &IdleRequest) -> bool {
     let (Some(data), Some(dir)) = (mrq.data(), dma_dir(mrq.data())) else {
         return false;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Requests (`struct mmc_request`), their commands (`struct mmc_command`) and data
+//! MMC requests (`struct mmc_request`), their commands (`struct mmc_command`) and data
 //! (`struct mmc_data`).
+//!
+//! C header: [`include/linux/mmc/core.h`](srctree/include/linux/mmc/core.h)
 
 use core::{
     marker::PhantomData,
@@ -21,12 +23,11 @@ use kernel::{
 
 use crate::bindings;
 
-/// A request the MMC core handed to [`HostOps::request`](super::HostOps::request), owned by
-/// the driver until it is completed.
+/// A request the MMC core handed to [`HostOps::request`](super::HostOps::request).
 ///
-/// It is completed exactly once, from any context: by [`Request::done`] with the errors its
-/// driver set, or, dropped without it, as failed (`-EIO` unless an error is set) with a
-/// warning. Its command, `sbc`, `stop` and data are reached through [`RequestView`].
+/// The driver owns it until it is completed, exactly once, from any context: by [`Request::done`]
+/// with the errors its driver set, or, dropped without it, as failed (`-EIO` unless an error is
+/// set) with a warning. Its command, `sbc`, `stop` and data are reached through [`RequestView`].
 ///
 /// # Invariants
 ///
@@ -42,6 +43,8 @@ pub(crate) struct Request {
 unsafe impl Send for Request {}
 
 impl Request {
+    /// Creates a [`Request`] from a request of `host`.
+    ///
     /// # Safety
     ///
     /// `mrq` must be a request the MMC core just passed to the `request` callback of `host`.
@@ -53,7 +56,7 @@ impl Request {
         Self { host, mrq }
     }
 
-    /// The host the request is in flight on.
+    /// Returns the host the request is in flight on.
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
     }
@@ -91,8 +94,10 @@ impl Deref for Request {
 }
 
 impl Drop for Request {
-    /// A request its driver did not complete (an early return, a panic's unwinding) completes
-    /// as failed: never as a success nobody reported.
+    /// Completes as failed a request its driver did not complete.
+    ///
+    /// An early return or a panic's unwinding never completes a request as a success nobody
+    /// reported.
     fn drop(&mut self) {
         pr_warn_once!("mmc: a request was dropped without done(): completed as failed\n");
         self.fail_unfinished();
@@ -101,8 +106,7 @@ impl Drop for Request {
     }
 }
 
-/// A request seen by the host driver: in flight ([`Request`]) or being prepared or cleaned up
-/// (`pre_req`/`post_req`).
+/// A view of a request, in flight ([`Request`]) or in `pre_req`/`post_req`.
 ///
 /// # Invariants
 ///
@@ -111,6 +115,8 @@ impl Drop for Request {
 pub(crate) struct RequestView(Opaque<bindings::mmc_request>);
 
 impl RequestView {
+    /// Creates a reference to a [`RequestView`] from a raw pointer.
+    ///
     /// # Safety
     ///
     /// `ptr` must be a valid request for `'a`.
@@ -123,14 +129,14 @@ impl RequestView {
         self.0.get()
     }
 
-    /// The request's command (`mrq->cmd`).
+    /// Returns the request's command (`mrq->cmd`).
     pub(crate) fn cmd(&self) -> &Command {
         // SAFETY: By the type invariant the request is valid; the core always sets `mrq->cmd`,
         // which lives as long as the request.
         unsafe { Command::from_raw((*self.raw()).cmd) }
     }
 
-    /// The SET_BLOCK_COUNT (CMD23) to send first, if the host has `MMC_CAP_CMD23`.
+    /// Returns the SET_BLOCK_COUNT (CMD23) to send first, if the host has `MMC_CAP_CMD23`.
     pub(crate) fn sbc(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).sbc };
@@ -138,7 +144,7 @@ impl RequestView {
         (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
     }
 
-    /// The STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
+    /// Returns the STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
     pub(crate) fn stop(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).stop };
@@ -146,7 +152,7 @@ impl RequestView {
         (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
     }
 
-    /// The request's data (`mrq->data`), if it transfers any.
+    /// Returns the request's data (`mrq->data`), if it transfers any.
     pub(crate) fn data(&self) -> Option<&Data> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).data };
@@ -154,19 +160,22 @@ impl RequestView {
         (!p.is_null()).then(|| unsafe { Data::from_raw(p) })
     }
 
-    /// Total length of the request's data, `blksz * blocks`, in bytes (0 without data).
+    /// Returns the total length of the request's data, `blksz * blocks`, in bytes (0 without data).
     pub(crate) fn data_len(&self) -> u32 {
         self.data().map_or(0, Data::len)
     }
 
-    /// The request's address: the same request has the same address from `pre_req` to
-    /// `post_req` (the core reuses it for retries), so a driver can know it again.
+    /// Returns the request's address.
+    ///
+    /// The same request has the same address from `pre_req` to `post_req` (the core reuses it
+    /// for retries), so a driver can recognise it.
     pub(crate) fn addr(&self) -> usize {
         self.raw() as usize
     }
 }
 
-/// A request the host does not own: being prepared (`pre_req`) or cleaned up (`post_req`).
+/// A request the host does not own, in `pre_req` or `post_req`.
+///
 /// Drivers only see it by reference, for the duration of that callback.
 ///
 /// # Invariants
@@ -175,13 +184,16 @@ impl RequestView {
 /// callback is running (`host`, when it is kept): the controller is not using its data, so the
 /// CPU may copy into or out of its scatterlist.
 pub(crate) struct IdleRequest {
-    /// The host whose callback the request was passed to, whose DMA device maps it in
-    /// `pre_req`.
+    /// The host whose callback the request was passed to.
+    ///
+    /// Its DMA device maps the request in `pre_req`.
     host: NonNull<bindings::mmc_host>,
     mrq: NonNull<bindings::mmc_request>,
 }
 
 impl IdleRequest {
+    /// Creates an [`IdleRequest`] for `mrq` of `host`.
+    ///
     /// # Safety
     ///
     /// `mrq` must be a valid request that is not in flight on `host` while the returned object
@@ -195,7 +207,7 @@ impl IdleRequest {
         Self { host, mrq }
     }
 
-    /// The host whose callback the request was passed to.
+    /// Returns the host whose callback the request was passed to.
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
     }
@@ -219,6 +231,8 @@ impl Deref for IdleRequest {
 pub(crate) struct Command(Opaque<bindings::mmc_command>);
 
 impl Command {
+    /// Creates a reference to a [`Command`] from a raw pointer.
+    ///
     /// # Safety
     ///
     /// `ptr` must be a valid command for `'a`.
@@ -231,13 +245,13 @@ impl Command {
         self.0.get()
     }
 
-    /// Command index.
+    /// Returns the command index.
     pub(crate) fn opcode(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).opcode }
     }
 
-    /// Command argument.
+    /// Returns the command argument.
     pub(crate) fn arg(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).arg }
@@ -248,33 +262,33 @@ impl Command {
         unsafe { (*self.raw()).flags }
     }
 
-    /// `MMC_RSP_PRESENT`: the card answers.
+    /// Returns whether the card answers (`MMC_RSP_PRESENT`).
     pub(crate) fn resp_present(&self) -> bool {
         self.flags() & bindings::MMC_RSP_PRESENT != 0
     }
 
-    /// `MMC_RSP_136`: the answer is 136 bits long.
+    /// Returns whether the answer is 136 bits long (`MMC_RSP_136`).
     pub(crate) fn resp_136(&self) -> bool {
         self.flags() & bindings::MMC_RSP_136 != 0
     }
 
-    /// `MMC_RSP_CRC`: the answer carries a valid CRC.
+    /// Returns whether the answer carries a valid CRC (`MMC_RSP_CRC`).
     pub(crate) fn resp_crc(&self) -> bool {
         self.flags() & bindings::MMC_RSP_CRC != 0
     }
 
-    /// `MMC_RSP_BUSY`: the card may signal busy after answering (R1b).
+    /// Returns whether the card may signal busy after answering, R1b (`MMC_RSP_BUSY`).
     pub(crate) fn resp_busy(&self) -> bool {
         self.flags() & bindings::MMC_RSP_BUSY != 0
     }
 
-    /// The busy timeout the core allows for an R1b command, in milliseconds (0: not set).
+    /// Returns the busy timeout the core allows for an R1b command, in milliseconds (0: not set).
     pub(crate) fn busy_timeout_ms(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).busy_timeout }
     }
 
-    /// The command's error, if any.
+    /// Returns the command's error, if any.
     pub(crate) fn error(&self) -> Option<Error> {
         // SAFETY: By the type invariant the command is valid.
         errno(unsafe { (*self.raw()).error })
@@ -287,7 +301,7 @@ impl Command {
         unsafe { (*self.raw()).error = e.to_errno() };
     }
 
-    /// Sets `resp[idx]` (0..4); other indices are ignored.
+    /// Sets `resp[idx]`; indices other than 0 to 3 are ignored.
     pub(crate) fn set_resp(&self, idx: usize, v: u32) {
         // SAFETY: By the type invariant the command is valid.
         let resp = unsafe { addr_of_mut!((*self.raw()).resp) };
@@ -307,6 +321,8 @@ impl Command {
 pub(crate) struct Data(Opaque<bindings::mmc_data>);
 
 impl Data {
+    /// Creates a reference to a [`Data`] from a raw pointer.
+    ///
     /// # Safety
     ///
     /// `ptr` must be valid data for `'a`.
@@ -319,29 +335,31 @@ impl Data {
         self.0.get()
     }
 
-    /// Block size in bytes.
+    /// Returns the block size in bytes.
     pub(crate) fn blksz(&self) -> u32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).blksz }
     }
 
-    /// Number of blocks.
+    /// Returns the number of blocks.
     pub(crate) fn blocks(&self) -> u32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).blocks }
     }
 
-    /// Total length, `blksz * blocks`, in bytes (saturated).
+    /// Returns the total length, `blksz * blocks`, in bytes (saturated).
     pub(crate) fn len(&self) -> u32 {
         self.blksz().saturating_mul(self.blocks())
     }
 
-    /// Whether the transfer has no bytes.
+    /// Returns whether the transfer has no bytes.
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The card's data timeout for this transfer: `timeout_ns` plus `timeout_clks` bus clocks.
+    /// Returns the card's data timeout for this transfer as `(timeout_ns, timeout_clks)`.
+    ///
+    /// The timeout is `timeout_ns` plus `timeout_clks` bus clocks.
     pub(crate) fn timeout(&self) -> (u32, u32) {
         // SAFETY: By the type invariant the data is valid.
         unsafe { ((*self.raw()).timeout_ns, (*self.raw()).timeout_clks) }
@@ -352,17 +370,17 @@ impl Data {
         unsafe { (*self.raw()).flags }
     }
 
-    /// `MMC_DATA_WRITE`: host to card.
+    /// Returns whether the data goes from host to card (`MMC_DATA_WRITE`).
     pub(crate) fn is_write(&self) -> bool {
         self.flags() & bindings::MMC_DATA_WRITE != 0
     }
 
-    /// `MMC_DATA_READ`: card to host.
+    /// Returns whether the data goes from card to host (`MMC_DATA_READ`).
     pub(crate) fn is_read(&self) -> bool {
         self.flags() & bindings::MMC_DATA_READ != 0
     }
 
-    /// The data error, if any.
+    /// Returns the data error, if any.
     pub(crate) fn error(&self) -> Option<Error> {
         // SAFETY: By the type invariant the data is valid.
         errno(unsafe { (*self.raw()).error })
@@ -381,14 +399,16 @@ impl Data {
         unsafe { (*self.raw()).bytes_xfered = n };
     }
 
-    /// The driver's cookie (`data->host_cookie`), for state kept from `pre_req` to `post_req`.
+    /// Returns the driver's cookie (`data->host_cookie`), kept from `pre_req` to `post_req`.
     pub(crate) fn host_cookie(&self) -> i32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).host_cookie }
     }
 
-    /// Sets the driver's cookie, which the core never interprets: 0 (nothing kept) or a
-    /// positive value of the driver's. Negative values are ignored, and so is any value while
+    /// Sets the driver's cookie, which the core never interprets.
+    ///
+    /// The value is 0 (nothing kept) or a positive value of the driver's. Negative values are
+    /// ignored, and so is any value while
     /// the cookie is negative: those belong to the layer, which marks data mapped in `pre_req`
     /// with one, so that only the layer can say, or unsay, that data is mapped.
     pub(crate) fn set_host_cookie(&self, v: i32) {
@@ -405,7 +425,7 @@ impl Data {
         unsafe { (*self.raw()).host_cookie = v };
     }
 
-    /// The data's scatterlist: its length, and its DMA mapping and copies ([`super::DmaRequest`]).
+    /// Returns the data's scatterlist, for its DMA mapping and copies ([`super::DmaRequest`]).
     pub(crate) fn sg_list(&self) -> SgList<'_> {
         // SAFETY: By the type invariant the data is valid.
         let (sg, nents) = unsafe { ((*self.raw()).sg, (*self.raw()).sg_len) };
@@ -432,19 +452,20 @@ pub(crate) struct SgList<'a> {
 }
 
 impl SgList<'_> {
-    /// Number of entries.
+    /// Returns the number of entries.
     pub(crate) fn len(&self) -> u32 {
         self.nents
     }
 
-    /// Whether the list has no entries.
+    /// Returns whether the list has no entries.
     pub(crate) fn is_empty(&self) -> bool {
         self.nents == 0
     }
 
-    /// The offset into its page of the first entry's memory (`sg->offset`), 0 for an empty
-    /// list: the low bits of the DMA address the entry maps to, with or without an IOMMU
-    /// (which maps whole pages).
+    /// Returns the offset into its page of the first entry's memory (`sg->offset`).
+    ///
+    /// Returns 0 for an empty list. The offset gives the low bits of the DMA address the entry
+    /// maps to, with or without an IOMMU (which maps whole pages).
     pub(crate) fn first_offset(&self) -> u32 {
         if self.nents == 0 {
             return 0;
@@ -453,8 +474,9 @@ impl SgList<'_> {
         unsafe { (*self.sg).offset }
     }
 
-    /// The first entry, valid (by the type invariant) for as long as the list is borrowed; for
-    /// the DMA mapping of [`super::dma`].
+    /// Returns the first entry, for the DMA mapping of [`super::dma`].
+    ///
+    /// The entry is valid (by the type invariant) for as long as the list is borrowed.
     pub(super) fn as_raw(&self) -> *mut bindings::scatterlist {
         self.sg
     }
@@ -486,6 +508,8 @@ mod tests {
     static SEEN: AtomicI32 = AtomicI32::new(NOT_DONE);
     const NOT_DONE: i32 = i32::MIN;
 
+    /// Records the command error of a completed request in `SEEN`.
+    ///
     /// # Safety
     ///
     /// Only `mmc_request_done()` calls this, with a request whose command is valid.
@@ -494,8 +518,10 @@ mod tests {
         SEEN.store(unsafe { (*(*mrq).cmd).error }, Relaxed);
     }
 
-    /// Completes a request of one command whose error is `preset` on a real host (of a faux
-    /// device), through `complete`, and returns the error its `done` callback saw.
+    /// Completes a request of one command whose error is `preset` through `complete`.
+    ///
+    /// The request is one of a real host (of a faux device). Returns the error its `done`
+    /// callback saw.
     fn complete_fake(preset: i32, complete: impl FnOnce(Request)) -> Result<i32> {
         let parent = faux::Registration::new(c_str!("rust-mmc-request-test"), None)?;
         let faux_dev: &faux::Device<Bound> = parent.as_ref();

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What an SDIO card needs of a host beyond what memory cards do: a way to signal the card's
-//! interrupts (`sdio_signal_irq()`).
+//! SDIO card interrupt signalling of MMC hosts (`sdio_signal_irq()`).
+//!
+//! C header: [`include/linux/mmc/host.h`](srctree/include/linux/mmc/host.h)
 //!
 //! [`UnregisteredHost::set_sdio_irq`] chooses between the host's interrupt (signalled with an
-//! [`SdioIrqSignal`], acknowledged by [`HostOps::ack_sdio_irq`]) and the core's polling. The
-//! core calls the two SDIO interrupt callbacks without checking them once `MMC_CAP_SDIO_IRQ` is
-//! set, so a host has both or neither: a signal for a host without them does not build, and
-//! registration clears the capability of a host without them, whatever the device tree says.
+//! [`SdioIrqSignal`], acknowledged by [`HostOps::ack_sdio_irq`]) and the core's polling. A host
+//! has both SDIO interrupt callbacks or neither: a signal for a host without them does not
+//! build, and registration clears `MMC_CAP_SDIO_IRQ` of a host without them.
 
 use core::ptr::NonNull;
 
@@ -29,8 +29,9 @@ use super::{
 };
 use crate::bindings;
 
-/// The memory of an allocated host, counted by its class device's references
-/// (`get_device()`/`put_device()` on `class_dev`): the last one frees the `struct mmc_host`
+/// The memory of an allocated host, counted by its class device's references.
+///
+/// The last reference (`put_device()` on `class_dev`) frees the `struct mmc_host`
 /// (`mmc_host_classdev_release()`), not its registration, which its owner removes.
 ///
 /// # Invariants
@@ -41,6 +42,8 @@ use crate::bindings;
 struct HostMemory(Opaque<bindings::mmc_host>);
 
 impl HostMemory {
+    /// Creates a reference to a [`HostMemory`] from a raw pointer.
+    ///
     /// # Safety
     ///
     /// `host` must be a host allocated with `mmc_alloc_host()`, valid for `'a`.
@@ -76,9 +79,11 @@ unsafe impl Send for HostMemory {}
 // SAFETY: As for `Send`.
 unsafe impl Sync for HostMemory {}
 
-/// Wakes the MMC core's SDIO interrupt work of a host (`sdio_signal_irq()`), from any context,
-/// a hard IRQ handler included. The core runs the functions' interrupt handlers in its work and
-/// then calls [`HostOps::ack_sdio_irq`](super::HostOps::ack_sdio_irq).
+/// A handle that wakes the MMC core's SDIO interrupt work of a host (`sdio_signal_irq()`).
+///
+/// It may signal from any context, a hard IRQ handler included. The core runs the functions'
+/// interrupt handlers in its work and then calls
+/// [`HostOps::ack_sdio_irq`](super::HostOps::ack_sdio_irq).
 ///
 /// The handle keeps the host's memory (not its registration) alive, and the host's parent
 /// device, which freeing the host reads (`mmc_host_classdev_release()`). Dropping it may sleep:
@@ -102,7 +107,7 @@ unsafe impl Send for SdioIrqSignal {}
 unsafe impl Sync for SdioIrqSignal {}
 
 impl SdioIrqSignal {
-    /// A handle for `host`.
+    /// Creates a handle for `host`.
     ///
     /// # Safety
     ///
@@ -118,7 +123,7 @@ impl SdioIrqSignal {
         }
     }
 
-    /// Tells the MMC core that the card interrupts (`sdio_signal_irq()`).
+    /// Signals a card interrupt to the MMC core (`sdio_signal_irq()`).
     pub(crate) fn signal(&self) {
         // The handle may outlive the host's registration (leaked, or held by an interrupt
         // handler freed after the host is removed): the work it queues then runs
@@ -145,13 +150,14 @@ impl Drop for SdioIrqSignal {
 }
 
 impl<T: HostOps> UnregisteredHost<'_, T> {
-    /// Whether the host signals SDIO card interrupts itself. On: `MMC_CAP_SDIO_IRQ` with
-    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`: the core calls [`HostOps::enable_sdio_irq`], the driver
-    /// masks the interrupt and signals it ([`SdioIrqSignal`]), the core runs the functions'
-    /// handlers in its work and calls [`HostOps::ack_sdio_irq`] (without `NOTHREAD` it would
-    /// never call `ack_sdio_irq` and would run its own thread). Off: neither, also when the
-    /// device tree says `cap-sdio-irq`; the core polls the card from its thread. On needs both
-    /// callbacks and is off without them. Call it after [`Self::of_parse`].
+    /// Sets whether the host signals SDIO card interrupts itself.
+    ///
+    /// On sets `MMC_CAP_SDIO_IRQ` with `MMC_CAP2_SDIO_IRQ_NOTHREAD`: the core calls
+    /// [`HostOps::enable_sdio_irq`], the driver masks the interrupt and signals it
+    /// ([`SdioIrqSignal`]), the core runs the functions' handlers in its work and calls
+    /// [`HostOps::ack_sdio_irq`]. Off clears both, also when the device tree says
+    /// `cap-sdio-irq`; the core polls the card from its thread. On needs both callbacks and is
+    /// off without them. Must be called after [`Self::of_parse`].
     pub(crate) fn set_sdio_irq(&mut self, on: bool) {
         let on = on && Self::HAS_SDIO_IRQ_OPS;
         let h = self.raw();
@@ -170,13 +176,17 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
         }
     }
 
-    /// Whether `T` has both SDIO interrupt callbacks, which the core calls without checking
-    /// them once `MMC_CAP_SDIO_IRQ` is set (`sdio_run_irqs()`, `mmc_host_set_sdio_irq()`...).
+    /// Whether `T` has both SDIO interrupt callbacks.
+    ///
+    /// The core calls them without checking once `MMC_CAP_SDIO_IRQ` is set (`sdio_run_irqs()`,
+    /// `mmc_host_set_sdio_irq()`, ...).
     const HAS_SDIO_IRQ_OPS: bool = T::HAS_ENABLE_SDIO_IRQ && T::HAS_ACK_SDIO_IRQ;
 
-    /// A handle that signals the host's SDIO card interrupts to the core. Only for a host
-    /// whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core acknowledges a
-    /// signalled interrupt through the latter, so without it this does not build.
+    /// Returns a handle that signals the host's SDIO card interrupts to the core.
+    ///
+    /// Only for a host whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core
+    /// acknowledges a signalled interrupt through the latter, so without it this does not
+    /// build.
     pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
         if !Self::HAS_SDIO_IRQ_OPS {
             build_error!(concat!(
@@ -189,12 +199,11 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
         unsafe { SdioIrqSignal::new(self.host, self.parent) }
     }
 
-    /// Makes the SDIO interrupt capabilities consistent before the host is added. A device
-    /// tree's `cap-sdio-irq` makes `mmc_of_parse()` set `MMC_CAP_SDIO_IRQ` alone, which the
-    /// core would serve with its own thread, never calling `ack_sdio_irq`; and without both
-    /// callbacks it would call the missing ones. So: as [`Self::set_sdio_irq`] with the
-    /// capability as it is (on only with both callbacks, and then with
-    /// `MMC_CAP2_SDIO_IRQ_NOTHREAD`).
+    /// Makes the SDIO interrupt capabilities consistent before the host is added.
+    ///
+    /// Applies [`Self::set_sdio_irq`] with `MMC_CAP_SDIO_IRQ` as it is, which a device tree's
+    /// `cap-sdio-irq` may have set alone (`mmc_of_parse()`): on only with both callbacks, and
+    /// then with `MMC_CAP2_SDIO_IRQ_NOTHREAD`.
     pub(super) fn settle_sdio_irq_caps(&mut self) {
         // SAFETY: By the type invariant the host is valid and not added; a plain read of a
         // field nothing else writes.
@@ -204,6 +213,8 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
 }
 
 impl<T: HostOps> Adapter<T> {
+    /// Calls [`HostOps::enable_sdio_irq`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.
@@ -212,6 +223,8 @@ impl<T: HostOps> Adapter<T> {
         T::enable_sdio_irq(unsafe { Self::host(host) }, enable != 0);
     }
 
+    /// Calls [`HostOps::ack_sdio_irq`] of `T` for the MMC core.
+    ///
     /// # Safety
     ///
     /// Only the MMC core calls this, with a host registered with `T`.

@@ -1,29 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A host's software timer: a delayed work that lives with the host and calls
-//! [`HostOps::timer_expired`].
+//! The software timer of an MMC host, which calls [`HostOps::timer_expired`].
 //!
-//! A host whose controller can lose an interrupt needs a deadline of its own for the request in
-//! flight (sdhci's `timer`, meson-gx's `timeout`). The work calls back into the driver data, so
-//! it must be cancelled before that data goes; kept in the host's private area, it is: the host
-//! cancels it when it is removed or freed, before dropping the data.
+//! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
 //!
-//! The timer is a [`DelayedWork`] of a reference-counted [`HostTimer`], made with
-//! [`new_delayed_work!`] (a lockdep class of its own), armed with [`ModDelayed::mod_delayed`]
-//! (`mod_delayed_work()`: each request moves it) or
-//! [`Queue::enqueue_delayed`](kernel::workqueue::Queue::enqueue_delayed)
-//! (`queue_delayed_work()`: an expiry that stands), and cancelled with
-//! [`CancelDelayed::cancel_delayed_sync`].
-//!
-//! It runs on a workqueue of the host's own, `mmc_timer/<device>`, with a rescuer thread
-//! (`WQ_MEM_RECLAIM`). The timer completes a request whose interrupt was lost, and memory
-//! reclaim may be waiting for that request (writeback to the card, swap on it). None of the
-//! system workqueues has a rescuer: on one, the timer may wait for a new worker when all of its
-//! workers are busy, and creating one needs memory, which waits for the request. The
-//! bottom-half queues (`system_bh`) need no new thread, but their work may not sleep, and
-//! `timer_expired` resets the controller and waits for its DMA engine to drain. The MMC core
-//! decides the same for its completion work (`mmc_complete`, `WQ_MEM_RECLAIM`), and sdhci for
-//! its own (`sdhci`); the rescuer is a thread that sleeps until the pool cannot create a worker.
+//! The timer is a [`DelayedWork`] of a reference-counted [`HostTimer`] (made with
+//! [`new_delayed_work!`]) on a `WQ_MEM_RECLAIM` workqueue of the host's own,
+//! `mmc_timer/<device>`. The host keeps it in its private area and cancels it
+//! ([`CancelDelayed::cancel_delayed_sync`]) when it is removed or freed, before dropping the
+//! driver data.
 
 use core::ptr::NonNull;
 
@@ -68,7 +53,7 @@ use crate::kernel_ext::workqueue::{
     }, //
 };
 
-/// What the timer's work calls: [`HostOps::timer_expired`] of its host.
+/// The work item of a host's timer, which calls [`HostOps::timer_expired`] of its host.
 ///
 /// # Invariants
 ///
@@ -119,9 +104,10 @@ unsafe fn expired<T: HostOps>(host: NonNull<bindings::mmc_host>) {
     T::timer_expired(unsafe { Host::<T>::from_raw(host.as_ptr()) });
 }
 
-/// The timer of a host whose driver data implements [`HostOps::timer_expired`]: its work item
-/// and the host's workqueue. Dropping it cancels the work (and waits for it), then destroys the
-/// queue.
+/// The timer of a host whose driver data implements [`HostOps::timer_expired`].
+///
+/// It holds its work item and the host's workqueue. Dropping it cancels the work (and waits for
+/// it), then destroys the queue.
 ///
 /// # Invariants
 ///
@@ -154,8 +140,10 @@ impl Timer {
             .enqueue_delayed(self.work.clone(), jiffies(delay));
     }
 
-    /// Stops the timer for good: arming does nothing from here on, the timer is disarmed and its
-    /// work waited for. A `timer_expired` that saw the timer running arms it before the cancel's
+    /// Stops the timer for good.
+    ///
+    /// Arming does nothing from here on, the timer is disarmed and its work waited for. A
+    /// `timer_expired` that saw the timer running arms it before the cancel's
     /// first wait returns (which undoes it); one that starts later cannot arm it, so the timer is
     /// idle when this returns and stays so.
     pub(super) fn stop(&self) {
@@ -172,13 +160,13 @@ impl Drop for Timer {
     }
 }
 
-/// `delay` in jiffies, rounded up; a negative one is none.
+/// Converts `delay` to jiffies, rounded up; a negative delay is none.
 fn jiffies(delay: Delta) -> Jiffies {
     let ms = delay.as_millis_ceil().max(0);
     msecs_to_jiffies(u32::try_from(ms).unwrap_or(u32::MAX))
 }
 
-/// The timer of `host`, whose parent is `dev`, when `T` has a `timer_expired` callback.
+/// Creates the timer of `host`, whose parent is `dev`, when `T` has a `timer_expired` callback.
 ///
 /// # Safety
 ///
@@ -215,20 +203,20 @@ pub(super) unsafe fn new_timer<T: HostOps>(
 }
 
 impl<T: HostOps> Host<T> {
-    /// Arms the host's timer to call [`HostOps::timer_expired`] after `delay`, moving an
-    /// earlier or later expiry (`mod_delayed_work()`).
+    /// Arms the host's timer to call [`HostOps::timer_expired`] after `delay`.
     ///
-    /// Only for a `T` that implements `timer_expired` (checked at build time).
+    /// An earlier or later expiry is moved (`mod_delayed_work()`). Only for a `T` that implements
+    /// `timer_expired` (checked at build time).
     pub(crate) fn arm_timer(&self, delay: Delta) {
         if let Some(timer) = self.timer() {
             timer.arm(delay);
         }
     }
 
-    /// Arms the host's timer for `delay` unless it is armed already (`queue_delayed_work()`);
-    /// [`HostOps::timer_expired`] may call this to run again later.
+    /// Arms the host's timer for `delay` unless it is armed already (`queue_delayed_work()`).
     ///
-    /// Only for a `T` that implements `timer_expired` (checked at build time).
+    /// [`HostOps::timer_expired`] may call this to run again later. Only for a `T` that implements
+    /// `timer_expired` (checked at build time).
     pub(crate) fn arm_timer_if_idle(&self, delay: Delta) {
         if let Some(timer) = self.timer() {
             timer.arm_if_idle(delay);

@@ -2,20 +2,12 @@
 
 //! Workqueues a driver allocates.
 //!
-//! Adds [`OwnedQueue`], a [`Queue`] allocated with `alloc_workqueue()` and destroyed with
-//! `destroy_workqueue()` when dropped. Work goes on it through [`Queue`]'s methods, which it
-//! dereferences to. Only the system workqueues are reachable so far ([`system()`] and the like),
-//! and none of them has a rescuer thread: work that memory reclaim may wait for needs a queue of
-//! its own with `WQ_MEM_RECLAIM` (as sdhci's completion work and the MMC block driver's
-//! `mmc_complete` have), since on a system queue it may wait for a new worker, and so for memory.
-//!
-//! Allocating one is `unsafe`: `destroy_workqueue()` waits for the work items queued on the
-//! queue, but not for the timers of delayed ones, which would queue their work on a freed queue
-//! when they fire, and [`Queue::enqueue_delayed`] takes any `'static` item.
-//!
 //! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
 //!
-//! [`system()`]: kernel::workqueue::system
+//! [`OwnedQueue`] is a [`Queue`] allocated with `alloc_workqueue()` and destroyed with
+//! `destroy_workqueue()` when dropped; work goes on it through [`Queue`]'s methods, which it
+//! dereferences to. Unlike the system workqueues, it may have a rescuer thread
+//! ([`Flags::MEM_RECLAIM`]).
 
 use core::{
     ops::{
@@ -41,8 +33,9 @@ impl Flags {
     pub(crate) const UNBOUND: Self = Self(bindings::wq_flags_WQ_UNBOUND);
     /// Work items run on the CPU that queued them (`WQ_PERCPU`).
     pub(crate) const PERCPU: Self = Self(bindings::wq_flags_WQ_PERCPU);
-    /// The queue has a rescuer thread, so that its work items make progress when no new worker
-    /// can be created for lack of memory (`WQ_MEM_RECLAIM`).
+    /// The queue has a rescuer thread (`WQ_MEM_RECLAIM`).
+    ///
+    /// Its work items then make progress when no new worker can be created for lack of memory.
     pub(crate) const MEM_RECLAIM: Self = Self(bindings::wq_flags_WQ_MEM_RECLAIM);
 }
 
@@ -54,8 +47,9 @@ impl BitOr for Flags {
     }
 }
 
-/// A [`Queue`] allocated by [`OwnedQueue::new`] and destroyed when dropped (which waits for the
-/// work items queued on it).
+/// A [`Queue`] allocated by [`OwnedQueue::new`] and destroyed when dropped.
+///
+/// Dropping it waits for the work items queued on it.
 ///
 /// # Examples
 ///
@@ -88,8 +82,10 @@ unsafe impl Send for OwnedQueue {}
 unsafe impl Sync for OwnedQueue {}
 
 impl OwnedQueue {
-    /// Allocates a workqueue called `name` with `flags` that runs at most `max_active` of its
-    /// work items at once (0: the default limit). `alloc_workqueue()` keeps the first 31 bytes
+    /// Allocates a workqueue called `name` with `flags` (`alloc_workqueue()`).
+    ///
+    /// The queue runs at most `max_active` of its work items at once (0: the default limit).
+    /// `alloc_workqueue()` keeps the first 31 bytes
     /// of `name` (and says so once in the kernel log when it cuts it).
     ///
     /// `flags` must hold exactly one of [`Flags::UNBOUND`] and [`Flags::PERCPU`] (`EINVAL`
@@ -100,7 +96,10 @@ impl OwnedQueue {
     /// When the queue is dropped, no delayed work item queued on it may be pending: each must
     /// have run or been cancelled (for example by
     /// [`CancelDelayed::cancel_delayed_sync`](kernel::workqueue::rearm::CancelDelayed)).
-    /// Forgetting the queue (`mem::forget`) is allowed: it is then never destroyed.
+    /// `destroy_workqueue()` waits for the work items queued on the queue, but not for the
+    /// timers of delayed ones, which would queue their work on a freed queue when they fire, and
+    /// [`Queue::enqueue_delayed`] takes any `'static` item. Forgetting the queue (`mem::forget`)
+    /// is allowed: it is then never destroyed.
     pub(crate) unsafe fn new(name: &CStr, flags: Flags, max_active: u32) -> Result<Self> {
         let unbound = flags.0 & Flags::UNBOUND.0 != 0;
         let percpu = flags.0 & Flags::PERCPU.0 != 0;

@@ -2,26 +2,15 @@
 
 //! Moving and cancelling delayed work items.
 //!
-//! Adds `mod_delayed_work()` to [`Queue`] ([`ModDelayed::mod_delayed`]): it queues a
-//! [`DelayedWork`] item to run after a delay, or moves the expiry of a pending one, where
-//! [`Queue::enqueue_delayed`] (`queue_delayed_work()`) leaves a pending item as it is. And it adds
-//! cancelling to a reference-counted work item ([`CancelDelayed`] for [`Arc`]): taking it off its
-//! queue (`cancel_delayed_work()`), and also waiting for a running instance. A software deadline
-//! of a device's requests needs both: each request moves it, and unbinding the device must stop
-//! it and wait for it before what it calls back goes.
-//!
-//! A pending item holds one reference for its queue, as one that [`Queue::enqueue_delayed`]
-//! queued: [`ModDelayed::mod_delayed`] hands one over when it queues an idle item and hands it
-//! back when the item was pending (the queue keeps the one it holds), and a cancel that takes a
-//! pending item off its queue drops the queue's.
-//!
-//! The cancel that waits does not disable the work, as `cancel_delayed_work_sync()` does while
-//! it waits: `mod_delayed_work()` on a disabled work queues nothing but says what it says of an
-//! idle one it queued, so the reference it was handed would be lost. It takes the item off its
-//! queue and waits for a running instance until it finds the item neither pending nor running:
-//! an instance that queues its item again is waited for, and the item taken off again.
-//!
 //! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
+//!
+//! [`ModDelayed::mod_delayed`] queues a [`DelayedWork`] item to run after a delay, or moves the
+//! expiry of a pending one (`mod_delayed_work()`); [`CancelDelayed`] takes a reference-counted
+//! item off its queue, and may wait for a running instance. A pending item holds one reference
+//! for its queue, as one that [`Queue::enqueue_delayed`] queued: [`ModDelayed::mod_delayed`]
+//! hands one over when it queues an idle item and hands it back when the item was pending (the
+//! queue keeps the one it holds), and a cancel that takes a pending item off its queue drops
+//! the queue's.
 //!
 //! [`DelayedWork`]: kernel::workqueue::DelayedWork
 
@@ -41,7 +30,7 @@ use kernel::{
 
 use crate::bindings;
 
-/// `mod_delayed_work()` for a [`Queue`].
+/// An extension trait giving [`Queue`] `mod_delayed_work()`.
 ///
 /// # Examples
 ///
@@ -97,9 +86,10 @@ use crate::bindings;
 /// # Ok::<(), Error>(())
 /// ```
 pub(crate) trait ModDelayed {
-    /// Queues `w` to run `delay` jiffies from now, or moves the expiry of its pending work to
-    /// then (`mod_delayed_work()`), on `WORK_CPU_UNBOUND`. A delay of 0 queues it to run now.
-    /// May be called from any context.
+    /// Queues `w` to run `delay` jiffies from now, or moves the expiry of its pending work.
+    ///
+    /// The work is queued or moved with `mod_delayed_work()` on `WORK_CPU_UNBOUND`; a delay of
+    /// 0 queues it to run now. May be called from any context.
     ///
     /// Returns what [`Queue::enqueue_delayed`] returns when it queues `w` for an item that was
     /// idle: the queue took `w`. For an item that was pending, the queue keeps the reference it
@@ -143,16 +133,20 @@ impl ModDelayed for Queue {
     }
 }
 
-/// Cancelling the [`DelayedWork`](kernel::workqueue::DelayedWork) of a reference-counted work
-/// item, field `ID` of `T`.
+/// An extension trait cancelling the delayed work of a reference-counted work item.
+///
+/// The [`DelayedWork`](kernel::workqueue::DelayedWork) is field `ID` of the item.
 ///
 /// See [`ModDelayed`] for an example.
 pub(crate) trait CancelDelayed<const ID: u64 = 0> {
-    /// Takes the item off its queue if it is pending (`cancel_delayed_work()`) and drops the
-    /// reference the queue held for it. A running instance goes on. Returns whether the item was
-    /// pending. May be called from any context.
+    /// Takes the item off its queue if it is pending (`cancel_delayed_work()`).
+    ///
+    /// Drops the reference the queue held for it; a running instance goes on. Returns whether
+    /// the item was pending. May be called from any context.
     fn cancel_delayed(&self) -> bool;
 
+    /// Cancels the item and waits until it is neither pending nor running.
+    ///
     /// Waits for a running instance to return, then takes the item off its queue if it is
     /// pending and waits for a running instance again, until one round finds it neither
     /// pending nor running. Returns whether the item was pending (once or more).
@@ -209,7 +203,7 @@ where
     }
 }
 
-/// The `delayed_work` of field `ID` of the `T` that `this` points at.
+/// Returns the `delayed_work` of field `ID` of the `T` that `this` points at.
 ///
 /// It is initialised: `HasDelayedWork` places the `work_struct` of the `Work<T, ID>` field in
 /// the `work` of a `delayed_work`, which is a field of type `DelayedWork<T, ID>`
@@ -304,7 +298,7 @@ mod tests {
         )
     }
 
-    /// Waits up to `ms` for `item` to have run `n` times; whether it did.
+    /// Waits up to `ms` for `item` to have run `n` times and returns whether it did.
     fn wait_runs(item: &Item, n: u32, ms: i64) -> bool {
         let start = Instant::<Monotonic>::now();
         while item.runs.load(Relaxed) < n {
@@ -316,7 +310,7 @@ mod tests {
         true
     }
 
-    /// Whether `item` is the only reference left: nothing is queued that holds one.
+    /// Returns whether `item` is the only reference left, so that nothing queued holds one.
     fn only_reference(item: Arc<Item>) -> bool {
         Arc::into_unique_or_drop(item).is_some()
     }

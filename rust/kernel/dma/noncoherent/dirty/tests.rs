@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the dirty-line bookkeeping: KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo test`s
-//! on the host.
+//! Tests of the dirty-line bookkeeping, as KUnit tests in the kernel and `cargo test`s on the host.
 
-/// The suite.
+/// The dirty-line bookkeeping test suite.
 #[cfg_attr(
     not(test),
     kernel::macros::kunit_tests(rust_kernel_dma_noncoherent_dirty)
@@ -14,7 +13,9 @@ mod suite {
     const KIB: u32 = 1024;
     const SIZE: u32 = 512 * KIB;
 
-    /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
+    /// The result of a test.
+    ///
+    /// `Err` says what went wrong (a panic would oops the kernel).
     type TestResult = Result<(), &'static str>;
 
     fn check(ok: bool, what: &'static str) -> TestResult {
