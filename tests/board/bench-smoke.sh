@@ -6,8 +6,9 @@
 # is complete and numeric, and the chart is well-formed SVG; the C driver with
 # the RFC's bounce buffer is a variant of its own (its 128k transfers bounced: more than 4 KiB each) and
 # the Rust variants' cells give their ratio to it; the rows users recognise
-# and the Cortex-A9 table (the C driver, the RFC design and the default bounce
-# design, the kernel's charge at scale_percent 0 and 100: nothing charged at
+# and the cache and copy table at the default core's rates, the Cortex-A5's (the C
+# driver, the RFC design and the default bounce design, the kernel's charge at
+# scale_percent 0 and 100, the Cortex-A5's rates recorded: nothing charged at
 # 0, maintenance for the C driver, uncached copies for the RFC design's
 # coherent buffer and cached copies for the Rust driver at 100, and the Rust
 # design's ratios against the RFC design) are there; the SDIO group (C driver, RFC design and Rust driver, 20 virtual ms
@@ -64,18 +65,21 @@ for v in d["variants"]:
     for j in d["user_jobs"]:
         c = d["results"][v][j]
         need(c["mib_s"] > 0 and c["data_commands"] > 0, "%s / %s has MiB/s and data commands" % (v, j))
-a9 = d.get("cortex_a9") or {}
-cols = [c["label"] for c in a9.get("columns", [])]
-need(cols == ["C driver", RFC, "cached, 2 buffers (default)"] and a9.get("scales_percent") == [0, 100]
-     and set(a9.get("results", {})) == set(cols),
-     "Cortex-A9 table: C driver, RFC design and the default design at scale 0 and 100: %s" % cols)
+tbl = d.get("cortex_a5") or {}
+need(tbl.get("core") == "a5" and tbl.get("append") == "dma_maint_ns_per_kib=1590,795,1590,130 "
+     "dma_copy_ns_per_kib=1550,4320" and "cortex_a9" not in d and "The Cortex-A5 table" in table,
+     "the cache and copy table at the Cortex-A5's rates by default: %s" % tbl.get("append"))
+cols = [c["label"] for c in tbl.get("columns", [])]
+need(cols == ["C driver", RFC, "cached, 2 buffers (default)"] and tbl.get("scales_percent") == [0, 100]
+     and set(tbl.get("results", {})) == set(cols),
+     "Cortex-A5 table: C driver, RFC design and the default design at scale 0 and 100: %s" % cols)
 for col in cols:
-    r = a9["results"].get(col, {})
-    for j in a9.get("jobs", []):
+    r = tbl["results"].get(col, {})
+    for j in tbl.get("jobs", []):
         free, paid = r.get("%s@0" % j), r.get("%s@100" % j)
         need(free and paid and free["mib_s"] > 0 and paid["mib_s"] > 0
              and free["maint_ns"] == 0 and free["copy_ns"] == 0,
-             "Cortex-A9 table: %s / %s at 0 (nothing charged) and 100" % (col, j))
+             "Cortex-A5 table: %s / %s at 0 (nothing charged) and 100" % (col, j))
         if not (free and paid):
             continue
         # at 1x the C driver pays maintenance only; the default design maintenance
@@ -88,22 +92,22 @@ for col in cols:
         if col == RFC and j != "buffered-read-1m":
             copies = paid["charge"].get("copy_uncached_ns", 0) > 0 and paid["charge"].get("copy_cached_ns", 0) == 0
         need((paid["maint_ns"] > 0 or col == RFC) and copies,
-             "Cortex-A9 table: %s / %s at 1x charged %.2f ms maintenance, %.2f ms copy per MiB"
+             "Cortex-A5 table: %s / %s at 1x charged %.2f ms maintenance, %.2f ms copy per MiB"
              % (col, j, paid["maint_ns_per_mib"] / 1e6, paid["copy_ns_per_mib"] / 1e6))
         if j == "read-128k" and col not in ("C driver", RFC):
             need(paid["charge"].get("copy_uncached_ns", 0) == 0 and paid["charge"].get("copy_cached_ns", 0) > 0,
-                 "Cortex-A9 table: %s / %s copies charged at the cached rate only" % (col, j))
-need(a9.get("targets") and set(a9["targets"]) == set(cols[2:]), "Cortex-A9 table: targets per Rust design")
-need(all(set(t.get("ratio_to_rfc", {})) == set(a9.get("jobs", [])) for t in (a9.get("targets") or {}).values()),
-     "Cortex-A9 table: each Rust design's ratio to the RFC design on every job")
-a9_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l and "charged" in l]
-need(len(a9_rows) == len(a9.get("jobs", [])) and len(a9_rows) == 4, "Cortex-A9 table: a 1x row per job")
-need(all(c.get("runs") == 1 for r in a9.get("results", {}).values() for c in r.values())
-     and "One boot per column" in table and a9.get("order"),
-     "Cortex-A9 table: one boot per column, said so, and the scales' order recorded")
-aroot = ET.parse(out + "/bench-a9.svg").getroot()
+                 "Cortex-A5 table: %s / %s copies charged at the cached rate only" % (col, j))
+need(tbl.get("targets") and set(tbl["targets"]) == set(cols[2:]), "Cortex-A5 table: targets per Rust design")
+need(all(set(t.get("ratio_to_rfc", {})) == set(tbl.get("jobs", [])) for t in (tbl.get("targets") or {}).values()),
+     "Cortex-A5 table: each Rust design's ratio to the RFC design on every job")
+copy_rows = [l for l in table.splitlines() if l.startswith("| ") and "->" in l and "charged" in l]
+need(len(copy_rows) == len(tbl.get("jobs", [])) and len(copy_rows) == 4, "Cortex-A5 table: a 1x row per job")
+need(all(c.get("runs") == 1 for r in tbl.get("results", {}).values() for c in r.values())
+     and "One boot per column" in table and tbl.get("order"),
+     "Cortex-A5 table: one boot per column, said so, and the scales' order recorded")
+aroot = ET.parse(out + "/bench-a5.svg").getroot()
 need(aroot.tag.endswith("svg") and len(aroot.findall("{http://www.w3.org/2000/svg}rect")) >= 8 * 2,
-     "Cortex-A9 chart: an SVG with a bar per cell")
+     "Cortex-A5 chart: an SVG with a bar per cell")
 sd = d.get("sdio") or {}
 need(sd.get("variants") == ["C driver", RFC, "Rust"], "sdio: C driver, RFC design and Rust driver: %s" % sd.get("variants"))
 for v in sd.get("variants", []):
