@@ -11,7 +11,10 @@ use kernel::{
     prelude::*,
     sync::{
         aref::ARef,
-        atomic::Atomic,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
         Arc,
         Mutex, //
     }, //
@@ -115,6 +118,22 @@ impl Sdhc {
             soc: &self.soc,
             sdio: &self.sdio,
         }
+    }
+
+    /// The probe of the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card
+    /// interrupt serviced since the last command left it one, counted in the statistics
+    /// (`dat1_relatched`, `dat1_not_relatched`). `request` calls it with `cur` held and no
+    /// command in flight, before the command is sent.
+    pub(crate) fn probe_dat1_latch(&self) {
+        if let Some(relatched) = self.sdio.probe_latch(&self.regs, self.bus_hz.load(Relaxed)) {
+            self.debugfs.stats().record_dat1_probe(relatched);
+        }
+    }
+
+    /// `ack_sdio_irq`: enables the card interrupt again, the faulty way with the test knob
+    /// `sdio_ack_fault` (`SdioIrqs::ack`).
+    pub(crate) fn ack_sdio_irq(&self) {
+        self.sdio.ack(&self.regs, self.debugfs.sdio_ack_fault());
     }
 }
 
