@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The driver's modules import each other without a cycle, and the feature
 # modules (the bounce buffer and its submodules, the SDIO card interrupt, the
-# deadline, the statistics) never reach the controller's state (run-all:
-# host-module-graph).  scripts/module-graph --check parses every driver
+# deadline, the statistics) never reach the controller's state nor import
+# each other (run-all: host-module-graph).  scripts/module-graph --check parses every driver
 # file's imports (`use crate::...` trees, grouped ones expanded, and
 # `crate::x::` / `super::` paths in code; comments left out) into the module
-# graph and prints each cycle and each feature module that reaches
-# `controller`, with the file:line of every import on the way.
+# graph and prints each cycle, each feature module that reaches
+# `controller` and each that imports another, with the file:line of every
+# import on the way.
 # `make module-graph` prints the graph.
 #
 # Then the check is shown to fail: on copies of the driver's files with a
@@ -58,6 +59,11 @@ expect_fail grouped "feature module bounce::slots reaches controller"
 copy indirect
 printf 'use crate::drain::DIRECT_HOLD_MS;\n' >> "$T/indirect/stats.rs"
 expect_fail indirect "feature module stats reaches controller: stats -> drain -> controller"
+
+# A feature module importing another one.
+copy feature
+printf 'use crate::bounce::Buffers;\n' >> "$T/feature/stats.rs"
+expect_fail feature "feature module stats imports feature module bounce  (stats.rs:"
 
 # A comment is no import.
 copy comment
