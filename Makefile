@@ -8,6 +8,7 @@
 #   make guest-bench   the same for the bench kernel
 #   make          the module (against KDIR, default: the test kernel)
 #   make check    rustfmt and clippy
+#   make module-graph  which driver module imports which (scripts/module-graph)
 #   make test     everything above, then the test suite on the emulated board
 #   make bench    C driver vs Rust driver with fio on the emulated board
 #   make series SERIES_BASE=<v7.3 commit>  the upstream series against Linux
@@ -24,7 +25,7 @@ SHELL := /bin/bash
 CACHE ?= $(or $(MESON_SDHC_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meson-mx-sdhc-rs)
 export MESON_SDHC_CACHE := $(CACHE)
 
-.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check test bench series series-test clean
+.PHONY: all module setup kernel kernel-bench qemu guest guest-bench check module-graph test bench series series-test clean
 
 all: module
 
@@ -54,6 +55,12 @@ guest-bench:
 check:
 	@scripts/build-module.sh check
 	@TEST_KNOBS=1 MODDIR=$(CURDIR)/build/module-test scripts/build-module.sh check
+
+# the driver's module graph and its rule (no cycle, no feature module
+# reaching the controller): scripts/module-graph --check, host-module-graph
+module-graph:
+	@scripts/module-graph
+	@scripts/module-graph --check
 
 # The kernel (variant $(1)) and QEMU build side by side: the kernel's Rust
 # crates compile one at a time on one core (rustc, one codegen unit), and

@@ -471,8 +471,8 @@ impl Bouncer {
     ///
     /// Process context only: it takes the buffers' mutex and copies the data, so it may
     /// sleep. The driver calls it when it completes a request (`Sdhc::complete`), from its
-    /// threaded interrupt handler (`irq.rs`) or from the deadline's work item
-    /// (`deadline.rs`), never from the hard interrupt handler.
+    /// threaded interrupt handler or from the watchdog's work item (the deadline's expiry),
+    /// never from the hard interrupt handler.
     pub(crate) fn complete(&self, dev: &Device, mrq: &DmaRequest, slot: Slot, len: u32) -> Result {
         if len == 0 {
             self.release(slot);

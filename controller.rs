@@ -3,6 +3,11 @@
 //! The controller's state (`struct meson_mx_sdhc_host`): what the MMC callbacks and the
 //! interrupt handlers share ([`Sdhc`]) and what only the MMC callbacks use ([`SdhcHost`], the
 //! driver data in the MMC host's private area).
+//!
+//! The controller holds the feature modules' state (the bounce buffers, the SDIO card
+//! interrupt, the deadline of the request in flight, the statistics) and alone acts on what
+//! they return: it starts requests (`request.rs`), completes them (`irq.rs`) and runs the
+//! host's timer, the watchdog (here). The feature modules never import it.
 
 use kernel::{
     clk::Clk,
@@ -11,13 +16,20 @@ use kernel::{
     prelude::*,
     sync::{
         aref::ARef,
-        atomic::Atomic,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
         Arc,
         Mutex, //
-    }, //
+    },
+    time::Delta, //
 };
 
-use crate::mmc::DmaRequest;
+use crate::mmc::{
+    DmaRequest,
+    Host, //
+};
 
 use crate::{
     bounce::{
@@ -30,8 +42,12 @@ use crate::{
         Deadline, //
     },
     hw::Hw,
+    logic::Expiry,
     regs::Regs,
-    sdio_irq::SdioIrqs,
+    sdio_irq::{
+        SdioIrqs,
+        RECOVER_PERIOD_MS, //
+    },
     soc::SocData,
     stats::HostDebugfs, //
 };
@@ -116,6 +132,45 @@ impl Sdhc {
             sdio: &self.sdio,
         }
     }
+
+    /// The probe of the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card
+    /// interrupt serviced since the last command left it one, counted in the statistics
+    /// (`dat1_relatched`, `dat1_not_relatched`). `request` calls it with `cur` held and no
+    /// command in flight, before the command is sent.
+    pub(crate) fn probe_dat1_latch(&self) {
+        if let Some(relatched) = self.sdio.probe_latch(&self.regs, self.bus_hz.load(Relaxed)) {
+            self.debugfs.stats().record_dat1_probe(relatched);
+        }
+    }
+
+    /// `ack_sdio_irq`: enables the card interrupt again, the faulty way with the test knob
+    /// `sdio_ack_fault` (`SdioIrqs::ack`).
+    pub(crate) fn ack_sdio_irq(&self) {
+        self.sdio.ack(&self.regs, self.debugfs.sdio_ack_fault());
+    }
+
+    /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
+    /// for an earlier request (completed since) or fired early finds a request not yet due.
+    fn take_expired(&self) -> Due {
+        let mut cur = self.cur.lock();
+        let Some(f) = cur.as_ref() else {
+            return Due::Idle;
+        };
+        match f.deadline.expiry() {
+            Expiry::Rearm(ms) => Due::Later(ms),
+            Expiry::TimeOut => cur.take().map_or(Due::Idle, Due::TimedOut),
+        }
+    }
+}
+
+/// What the watchdog found in flight.
+enum Due {
+    /// Nothing.
+    Idle,
+    /// A request not yet due: this many milliseconds are left.
+    Later(u32),
+    /// A request past its deadline, taken out of `cur`.
+    TimedOut(InFlight),
 }
 
 /// The bus state `set_ios` leaves for `request` (both serialized by the MMC core).
@@ -182,5 +237,55 @@ impl SdhcHost {
     /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
     fn release_sdio_signal(&self) {
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
+    }
+
+    /// Arms the host's timer, the watchdog, for the request deadline `deadline` (`request`).
+    pub(crate) fn arm_deadline(host: &Host<Self>, deadline: &Deadline) {
+        let early_ms = host.data().sdhc.debugfs.watchdog_early_ms();
+        host.arm_timer(Self::watch_period(host, deadline.arm_after_ms(early_ms)));
+    }
+
+    /// `ms` as the timer's delay, at most the period at which the timer looks for a missed
+    /// SDIO card interrupt while one is enabled: a request's deadline must not keep the timer
+    /// away that long (it arms itself again for the rest of a deadline not yet due).
+    fn watch_period(host: &Host<Self>, ms: u32) -> Delta {
+        let ms = i64::from(ms);
+        if host.data().sdhc.sdio.watched() {
+            Delta::from_millis(ms.min(RECOVER_PERIOD_MS))
+        } else {
+            Delta::from_millis(ms)
+        }
+    }
+
+    /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
+    pub(crate) fn deadline_expired(host: &Host<Self>) {
+        let sdhc = &host.data().sdhc;
+        match sdhc.take_expired() {
+            Due::TimedOut(f) => sdhc.expire(f),
+            Due::Later(ms) => {
+                sdhc.debugfs.stats().record_deadline_rearm();
+                // Unless a later request armed the watchdog meanwhile: its own deadline stands.
+                host.arm_timer_if_idle(Self::watch_period(host, ms));
+            }
+            Due::Idle => {}
+        }
+        Self::watch_sdio_irq(host);
+    }
+
+    /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
+    /// request is in flight, and arms the host's timer to look again while the interrupt is
+    /// enabled, unless a request's deadline has it armed already.
+    pub(crate) fn watch_sdio_irq(host: &Host<Self>) {
+        let sdhc = &host.data().sdhc;
+        {
+            // Under the lock no command starts: DAT1 is the card's interrupt, not data.
+            let cur = sdhc.cur.lock();
+            if cur.is_none() && sdhc.sdio.recover(&sdhc.regs) {
+                sdhc.debugfs.stats().record_sdio_irq_recovered();
+            }
+        }
+        if sdhc.sdio.watched() {
+            host.arm_timer_if_idle(Delta::from_millis(RECOVER_PERIOD_MS));
+        }
     }
 }

@@ -274,7 +274,7 @@ impl Hw<'_> {
         }
 
         if let Some(wait) = self.soc.wait_before_send {
-            wait(regs, self.dev, cmd);
+            wait(regs, self.dev, cmd.data.is_some_and(|d| d.write));
         }
 
         regs.write_reg(p.send);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The interrupt: the hard handler claims it, the threaded handler finishes the request
-//! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`).
+//! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`); and the completion of a request the
+//! watchdog found past its deadline (`deadline.rs`).
 
 use kernel::{
     io::Io,
@@ -32,6 +33,10 @@ use crate::{
     controller::{
         InFlight,
         Sdhc, //
+    },
+    deadline::{
+        self,
+        Overdue, //
     },
     logic::{
         self,
@@ -446,5 +451,74 @@ impl Sdhc {
             }),
             None => stats.record_command(errors.cmd),
         }
+    }
+}
+
+impl Sdhc {
+    /// Completes `f`, past its deadline without an interrupt: as its interrupt would have if
+    /// `ISTA` shows it completed ([`deadline::overdue`]), else with `ETIMEDOUT`.
+    pub(crate) fn expire(&self, f: InFlight) {
+        let ista = match deadline::overdue(&self.hw(), &f.mrq) {
+            Overdue::Completed(ista) => ista,
+            Overdue::Hung => {
+                self.time_out(f);
+                return;
+            }
+        };
+        dev_warn!(
+            self.dev,
+            "CMD{} completed without its interrupt (ISTA 0x{:08x}): completed at its {} ms deadline\n",
+            f.mrq.cmd().opcode(),
+            ista,
+            f.deadline.ms()
+        );
+        self.debugfs.stats().record_deadline_completed();
+        self.complete(f, ista);
+    }
+
+    /// Quiesces the controller and completes `f` with `ETIMEDOUT`.
+    fn time_out(&self, f: InFlight) {
+        let InFlight {
+            mrq,
+            slot,
+            deadline,
+            ..
+        } = f;
+        let ista = self.regs.read(regs::ISTA).into_raw();
+        let stat = self.regs.read(regs::STAT).into_raw();
+        dev_err!(
+            self.dev,
+            "CMD{} got no interrupt within its {} ms deadline (ISTA 0x{:08x}, STAT 0x{:08x}): resetting the controller\n",
+            mrq.cmd().opcode(),
+            deadline.ms(),
+            ista,
+            stat
+        );
+        // Stop the controller and its DMA before the request's memory is handed back.
+        let idle = self.quiesce();
+        if !idle && slot.is_none() {
+            self.hold_direct();
+        }
+        self.hw().disable_irqs();
+
+        mrq.cmd().set_error(ETIMEDOUT);
+        if let Some(d) = mrq.data() {
+            d.set_bytes_xfered(0);
+        }
+        let errors = Errors {
+            cmd: Some(ErrorKind::Deadline),
+            data: None,
+        };
+        // The controller froze mid-transfer: the card may be left in its data state.
+        self.stop_after_error(&mrq, &errors);
+        match slot {
+            // Nothing is copied back: the buffer is free again.
+            Some(slot) if idle => self.bounce.release(slot),
+            Some(slot) => self.hold_back(slot),
+            None => {}
+        }
+        self.record(&mrq, slot.is_some(), errors, DataResult::default(), true);
+        // Unmapped, then completed.
+        mrq.done();
     }
 }

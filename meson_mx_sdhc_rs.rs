@@ -11,7 +11,9 @@
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
 //! - `probe.rs`: the platform driver, probe and the bound device's data;
-//! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt;
+//! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt, and
+//!   the host's timer; it holds the features' state and acts on what they return, and no
+//!   feature module imports it (`make module-graph`);
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`

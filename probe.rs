@@ -51,7 +51,10 @@ use crate::{
         MESON8,
         MESON8M2, //
     },
-    stats::HostDebugfs, //
+    stats::{
+        HostDebugfs,
+        LimitsInfo, //
+    }, //
 };
 
 /// The MMC host controller driver.
@@ -133,7 +136,13 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
     );
     let limits = buffers.limits();
     dev_dbg!(dev, "queue limits: {:?}\n", limits);
-    let debugfs = HostDebugfs::new(limits, &buffers, merge_boundary);
+    let debugfs = HostDebugfs::new(LimitsInfo {
+        limits,
+        bounce_size: buffers.size(),
+        bounce_cached: buffers.cached(),
+        bounce_buffers: buffers.count(),
+        dma_merge_boundary: merge_boundary,
+    });
 
     let sdhc = Arc::pin_init(
         try_pin_init!(Sdhc {

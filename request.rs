@@ -61,7 +61,7 @@ impl SdhcHost {
     fn send(host: &Host<Self>, mrq: DmaRequest, prepared: Prepared) {
         let sdhc = &host.data().sdhc;
         let Prepared { cmd, slot } = prepared;
-        let deadline = Deadline::new(sdhc, &mrq);
+        let deadline = Deadline::new(&mrq, sdhc.bus_hz.load(Relaxed), &sdhc.bus_lines);
         let seq = sdhc.started_seq.load(Relaxed).wrapping_add(1);
         let mut cur = sdhc.cur.lock();
         if cur.is_none() {
@@ -71,8 +71,9 @@ impl SdhcHost {
             sdhc.probe_dat1_latch();
         }
         // Armed before the request can complete; an expiry that finds a later request in
-        // flight, or this one before it is due, arms again for the rest (see `deadline.rs`).
-        deadline.arm(host);
+        // flight, or this one before it is due, arms again for the rest
+        // (`SdhcHost::deadline_expired`).
+        Self::arm_deadline(host, &deadline);
         *cur = Some(InFlight {
             mrq,
             slot,

@@ -31,16 +31,13 @@
 //! the card holds DAT1 low, off the interrupt path: [`SdioIrqs::service`] only notes the
 //! interrupt, and the next request, before its command is sent, clears the DAT1 bits and
 //! sleeps for the window the controller needs to latch DAT1 again
-//! ([`Sdhc::probe_dat1_latch`]); no lock is held with interrupts off while it waits.
+//! ([`SdioIrqs::probe_latch`]); no lock is held with interrupts off while it waits.
 
 use kernel::{
     io::Io,
     new_spinlock_irq,
     prelude::*,
-    sync::{
-        atomic::Relaxed,
-        SpinLockIrq, //
-    },
+    sync::SpinLockIrq,
     time::{
         delay::fsleep,
         Delta, //
@@ -50,7 +47,6 @@ use kernel::{
 use crate::mmc::SdioIrqSignal;
 
 use crate::{
-    controller::Sdhc,
     logic::{
         self,
         dat1_stuck_bits,
@@ -69,7 +65,7 @@ use crate::{
 /// while the interrupt is enabled and the bus idle.
 pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 
-/// How many interrupts find out how the silicon latches DAT1 ([`Sdhc::probe_dat1_latch`]).
+/// How many interrupts find out how the silicon latches DAT1 ([`SdioIrqs::probe_latch`]).
 const DAT1_PROBES: u32 = 16;
 
 /// An interrupt [`SdioIrqs::service`] signalled with the card holding DAT1 low, for the probe
@@ -324,7 +320,7 @@ impl SdioIrqs {
     /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
     /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether it signalled one. While the
     /// silicon's DAT1 latch is still to be probed and the card holds DAT1 low, it leaves the
-    /// interrupt to the probe of the next request ([`Sdhc::probe_dat1_latch`]). Runs in the
+    /// interrupt to the probe of the next request ([`Self::probe_latch`]). Runs in the
     /// threaded IRQ handler: the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must
     /// not be taken in the hard IRQ handler.
     pub(crate) fn service(&self, regs: &Regs) -> bool {
@@ -393,40 +389,36 @@ impl SdioIrqs {
     }
 }
 
-impl Sdhc {
+impl SdioIrqs {
     /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
     /// are still held when probed: the DAT1 bits that latched are cleared while `STAT` shows
     /// the card holding DAT1 low; if they latch again within `logic::relatch_window_us` (the
-    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks), DAT1 latches on its
-    /// level, else on its falling edge. Counted in the statistics (`dat1_relatched`,
-    /// `dat1_not_relatched`); nothing to do for a request that no serviced interrupt waits
-    /// to probe.
+    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks, here at `bus_hz`),
+    /// DAT1 latches on its level, else on its falling edge. Returns which (`true`: level), or
+    /// `None`: nothing to do for a request that no serviced interrupt waits to probe, or no
+    /// evidence.
     ///
-    /// Called by `request` for the first command after the interrupt was serviced, with `cur`
-    /// held and no command in flight, before the command is sent: the card lets DAT1 go only
-    /// when a command clears its interrupt, and could then assert it again, a falling edge that
-    /// would latch under either reading. It sleeps through the window (20 us at 50 MHz, at
-    /// most 200 us), in process context with no spinlock held: the first [`DAT1_PROBES`]
-    /// interrupts delay their function's first command by that much, not the call of its
-    /// handler.
-    pub(crate) fn probe_dat1_latch(&self) {
-        let Some(p) = self.sdio.start_probe(&self.regs) else {
-            return;
-        };
-        let window_us = logic::relatch_window_us(self.bus_hz.load(Relaxed));
+    /// The caller runs it for the first command after the interrupt was serviced, with no
+    /// command in flight and none starting until it returns, before the command is sent: the
+    /// card lets DAT1 go only when a command clears its interrupt, and could then assert it
+    /// again, a falling edge that would latch under either reading. It sleeps through the
+    /// window (20 us at 50 MHz, at most 200 us), in process context with no spinlock held: the
+    /// first [`DAT1_PROBES`] interrupts delay their function's first command by that much, not
+    /// the call of its handler.
+    pub(crate) fn probe_latch(&self, regs: &Regs, bus_hz: u32) -> Option<bool> {
+        let p = self.start_probe(regs)?;
+        let window_us = logic::relatch_window_us(bus_hz);
         fsleep(Delta::from_micros(i64::from(window_us)));
-        if let Some(relatched) = self.sdio.end_probe(&self.regs, p) {
-            self.debugfs.stats().record_dat1_probe(relatched);
-        }
+        self.end_probe(regs, p)
     }
 
-    /// `ack_sdio_irq`: enables the card interrupt again ([`SdioIrqs::enable`]), or, with the
-    /// test knob `sdio_ack_fault`, acks it the faulty way ([`SdioIrqs::ack_faulty`]).
-    pub(crate) fn ack_sdio_irq(&self) {
-        if self.debugfs.sdio_ack_fault() {
-            self.sdio.ack_faulty(&self.regs);
+    /// `ack_sdio_irq`: enables the card interrupt again ([`Self::enable`]), or, `faulty` (the
+    /// test knob `sdio_ack_fault`), acks it the faulty way ([`Self::ack_faulty`]).
+    pub(crate) fn ack(&self, regs: &Regs, faulty: bool) {
+        if faulty {
+            self.ack_faulty(regs);
         } else {
-            self.sdio.enable(&self.regs, true);
+            self.enable(regs, true);
         }
     }
 }

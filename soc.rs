@@ -12,12 +12,9 @@ use kernel::{
     time::Delta, //
 };
 
-use crate::{
-    hw::CmdInfo,
-    regs::{
-        self,
-        Regs, //
-    }, //
+use crate::regs::{
+    self,
+    Regs, //
 };
 
 /// As `hw::WAIT_CMD_READY_SLEEP`: long enough for `fsleep()` to sleep, not spin.
@@ -31,8 +28,8 @@ pub(crate) struct SocData {
     pub(crate) init_hw: fn(&Regs),
     /// Switches the controller to DMA for a transfer in the given direction (`true`: write).
     pub(crate) set_pdma: fn(&Regs, bool),
-    /// Waits until the controller may start the command.
-    pub(crate) wait_before_send: Option<fn(&Regs, &Device, &CmdInfo)>,
+    /// Waits until the controller may start the command (`true`: one that writes data).
+    pub(crate) wait_before_send: Option<fn(&Regs, &Device, bool)>,
     /// Whether the hardware flushes the FIFO itself, also for reads.
     pub(crate) hardware_flush_all_cmds: bool,
 }
@@ -86,7 +83,7 @@ fn set_pdma_meson8(regs: &Regs, write: bool) {
     }
 }
 
-fn wait_before_send_meson8(regs: &Regs, dev: &Device, cmd: &CmdInfo) {
+fn wait_before_send_meson8(regs: &Regs, dev: &Device, write: bool) {
     let mut last = 0;
     let esta = read_poll_timeout(
         || Ok(regs.read(regs::ESTA).into_raw()),
@@ -101,7 +98,7 @@ fn wait_before_send_meson8(regs: &Regs, dev: &Device, cmd: &CmdInfo) {
         dev_warn!(dev, "Failed to wait for ESTA to clear: 0x{:08x}\n", last);
     }
 
-    if cmd.data.is_some_and(|d| d.write) {
+    if write {
         let fill = read_poll_timeout(
             || Ok(regs.read(regs::STAT)),
             |s| s.txfifo_cnt().get() != 0,

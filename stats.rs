@@ -35,15 +35,12 @@ use crate::mmc::{
     UnregisteredHost, //
 };
 
+use crate::logic::{
+    Limits,
+    Stats, //
+};
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 use crate::test_knobs::TestKnobs;
-use crate::{
-    bounce::Buffers,
-    logic::{
-        Limits,
-        Stats, //
-    }, //
-};
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 use kernel::ModuleMetadata;
 
@@ -115,20 +112,9 @@ pub(crate) struct HostDebugfs {
 }
 
 impl HostDebugfs {
-    /// Zeroed counters, the knobs at their defaults, and the host's queue limits `limits`, with
-    /// the bounce `buffers` and the DMA mapping's `merge_boundary` they were computed for.
-    pub(crate) fn new(
-        limits: Limits,
-        buffers: &Buffers,
-        merge_boundary: usize,
-    ) -> impl PinInit<Self> {
-        let limits = LimitsInfo {
-            limits,
-            bounce_size: buffers.size(),
-            bounce_cached: buffers.cached(),
-            bounce_buffers: buffers.count(),
-            dma_merge_boundary: merge_boundary,
-        };
+    /// Zeroed counters, the knobs at their defaults, and the host's queue limits with the bounce
+    /// buffers and the DMA mapping they were computed for (`limits`).
+    pub(crate) fn new(limits: LimitsInfo) -> impl PinInit<Self> {
         pin_init!(Self {
             stats <- pin_init!(StatsFile {
                 stats <- new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
