@@ -42,8 +42,9 @@
  *
  * Fault injection (QOM properties, settable with -device ... and over QMP):
  * fault-kind none|lost-irq|data-crc|resp-timeout|resp-crc, fault-dir
- * any|read|write (data faults), fault-after N (let N eligible commands pass
- * first), fault-count N (inject N times; 0: until fault-kind is set to none).
+ * any|read|write|cmd (data commands of one direction; cmd: commands without
+ * data), fault-after N (let N eligible commands pass first), fault-count N
+ * (inject N times; 0: until fault-kind is set to none).
  *  lost-irq      the command completes, IRQS latches CMD_INT, the interrupt
  *                output stays low (until the next write of IRQS.CMD_INT)
  *  data-crc      a data command: on a read one byte of the data in memory is
@@ -126,8 +127,10 @@ static const char *const fault_names[FAULT__MAX] = {
     "none", "lost-irq", "data-crc", "resp-timeout", "resp-crc",
 };
 
-enum { DIR_ANY, DIR_READ, DIR_WRITE, DIR__MAX };
-static const char *const dir_names[DIR__MAX] = { "any", "read", "write" };
+enum { DIR_ANY, DIR_READ, DIR_WRITE, DIR_CMD, DIR__MAX };
+static const char *const dir_names[DIR__MAX] = {
+    "any", "read", "write", "cmd",
+};
 
 static void meson_mx_sdio_update_irq(MesonMxSdioState *s)
 {
@@ -174,6 +177,9 @@ static bool meson_mx_sdio_fault_eligible(MesonMxSdioState *s, uint32_t send)
         break;
     default:
         break;
+    }
+    if (s->fault_dir == DIR_CMD) {
+        return !data;
     }
     if (s->fault_dir != DIR_ANY) {
         if (!data) {
