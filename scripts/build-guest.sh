@@ -85,7 +85,7 @@ cp "$FIO/fio" "$ROOT/bin/fio"
 cp "$E2FSCK" "$ROOT/sbin/e2fsck"
 kver=$(cat "$KDIR/include/config/kernel.release")
 for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko \
-         drivers/mmc/core/sdio_uart.ko; do
+         drivers/mmc/core/sdio_uart.ko drivers/mmc/host/meson-mx-sdio.ko; do
     # the board kernel has the C driver built in
     if [ "${KERNEL_VARIANT:-test}" = board ] && [ "$m" = drivers/mmc/host/meson-mx-sdhc.ko ]; then
         grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$KDIR/.config" || die "the board kernel does not build the C driver in"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make qemu: qemu-system-arm from Debian's qemu 10.0.x source with our
-# meson-mx-sdhc model (qemu/).  Cached by a hash of every input.
+# meson-mx-sdhc and meson-mx-sdio models (qemu/).  Cached by a hash of every
+# input.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -28,8 +29,13 @@ SRC=$(ls -d "$QOUT"/qemu-*/ | head -1)
 cp "$TOP/qemu/meson_mx_sdhc.c" "$SRC/hw/sd/"
 cp "$TOP/qemu/meson_mx_sdhc.h" "$SRC/include/hw/sd/"
 cp "$TOP/qemu/sdio_card.c" "$SRC/hw/sd/"
+cp "$TOP/qemu/meson_mx_sdio.c" "$SRC/hw/sd/"
+cp "$TOP/qemu/meson_mx_sdio.h" "$SRC/include/hw/sd/"
 cp "$TOP/qemu/meson-virt.mak" "$SRC/configs/devices/arm-softmmu/"
-(cd "$SRC" && patch -p1 -s < "$TOP/qemu/qemu-10.0.patch") || die "qemu patch does not apply"
+# the SDHC's wiring, then the SDIO controller's (the SD card slot) on top
+for p in qemu-10.0.patch qemu-10.0-sdio.patch; do
+    (cd "$SRC" && patch -p1 -s < "$TOP/qemu/$p") || die "qemu/$p does not apply"
+done
 # the SDIO card (qemu/sdio_card.c) is built with the SDHC model
 echo "system_ss.add(when: 'CONFIG_MESON_MX_SDHC', if_true: files('sdio_card.c'))" \
     >> "$SRC/hw/sd/meson.build"

@@ -84,8 +84,16 @@ kmemleak_check() {
     return 0
 }
 
-# the platform device of the SDHC
-sdhc_dev() { basename "$(ls -d /sys/bus/platform/devices/*.mmc 2>/dev/null | head -1)"; }
+# the platform device of the SDHC (its node is compatible with
+# amlogic,meson-mx-sdhc; the SDIO controller's, the SD card slot's, is a
+# *.mmc device too)
+sdhc_dev() {
+    local d
+    for d in /sys/bus/platform/devices/*.mmc; do
+        grep -qs meson-mx-sdhc "$d/of_node/compatible" && { basename "$d"; return 0; }
+    done
+    return 0
+}
 
 # which driver holds the controller now (c, c-rfc, rust or none); the C
 # driver and the RFC's module share the driver name: the module tells them apart

@@ -1,0 +1,689 @@
+/*
+ * Amlogic Meson6/8/8b "SDIO" MMC host controller model (the SD card slot)
+ *
+ * The Meson8b has two MMC controllers; this is the one Amlogic calls "SDIO"
+ * (meson.dtsi's sdio: mmc@8c20, Linux's drivers/mmc/host/meson-mx-sdio.c),
+ * with a mux for up to three slots.  The registers and their behaviour are
+ * what the in-tree driver (the referee) and Amlogic's 3.10 driver
+ * (drivers/amlogic/mmc/aml_sdio.c) program and rely on; there is no public
+ * datasheet.  Documentation/emulated-board.rst gives the evidence register
+ * by register and the readings taken where it leaves the hardware open.
+ *
+ *  ARGU  0x00  command argument (write); with MULT.WR_RD_OUT_INDEX set, a
+ *              read returns word MULT.RESP_READ_INDEX of the response and
+ *              advances the index (both drivers read a 136-bit response as
+ *              four ARGU reads in a row, least significant word first)
+ *  SEND  0x04  command index (0x40 | opcode), response bits (45: 48-bit,
+ *              133: 136-bit), no-CRC7, has-data (read), data (write),
+ *              DAT0 busy check, package count - 1 (bits 31:24); writing it
+ *              starts the command
+ *  CONF  0x08  clock divider (bits 9:0, clkin / 2 / (div + 1)), bus width
+ *              (bit 20: 4-bit), the write CRC status the card must answer
+ *              (bits 31:29) and fields the model keeps but does not use
+ *  IRQS  0x0c  CMD_BUSY (4), RESP_CRC7_OK (5), DATA_READ_CRC16_OK (6),
+ *              DATA_WRITE_CRC16_OK (7), IF_INT (8), CMD_INT (9); a write of
+ *              1 clears bits 8 and 9 (aml_sdio.c: "write 1 clear bit8,9"),
+ *              the CRC bits are status of the last command
+ *  IRQC  0x10  ARC_IF_INT_EN (3), ARC_CMD_INT_EN (4), SOFT_RESET (15, reads
+ *              as 0)
+ *  MULT  0x14  PORT_SEL (1:0, the slot), WR_RD_OUT_INDEX (8),
+ *              RESP_READ_INDEX (15:12)
+ *  ADDR  0x18  DMA address of the data (one contiguous buffer)
+ *  EXT   0x1c  DATA_RW_NUMBER (29:16): bits per package and data line,
+ *              block size * 8 + 15 CRC bits per line used (60 on 4 lines)
+ *
+ * The interrupt output is (IRQS.CMD_INT and IRQC.ARC_CMD_INT_EN) or
+ * (IRQS.IF_INT and IRQC.ARC_IF_INT_EN); the DT says rising edge, so the GIC
+ * latches the rising edge of that level.  CMD_INT comes once the response
+ * and all packages have moved (the data by DMA, before CMD_INT).
+ *
+ * Cards: one SD bus per slot ("sdio-slot0".."sdio-slot2"); MULT.PORT_SEL at
+ * the SEND write chooses the one the command goes to.
+ *
+ * Fault injection (QOM properties, settable with -device ... and over QMP):
+ * fault-kind none|lost-irq|data-crc|resp-timeout|resp-crc, fault-dir
+ * any|read|write|cmd (data commands of one direction; cmd: commands without
+ * data), fault-after N (let N eligible commands pass first), fault-count N
+ * (inject N times; 0: until fault-kind is set to none).
+ *  lost-irq      the command completes, IRQS latches CMD_INT, the interrupt
+ *                output stays low (until the next write of IRQS.CMD_INT)
+ *  data-crc      a data command: on a read one byte of the data in memory is
+ *                wrong and DATA_READ_CRC16_OK stays clear; on a write the
+ *                card takes the data but its CRC status token is not the
+ *                one CONF expects, DATA_WRITE_CRC16_OK stays clear
+ *  resp-timeout  the command does not reach the card: no response (see
+ *                resp-timeout-irq for what the controller does then)
+ *  resp-crc      the card takes the command, RESP_CRC7_OK stays clear
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qemu/bitops.h"
+#include "qapi/error.h"
+#include "hw/irq.h"
+#include "hw/qdev-properties.h"
+#include "hw/sd/meson_mx_sdio.h"
+#include "system/dma.h"
+#include "exec/address-spaces.h"
+#include "migration/vmstate.h"
+
+#define R_ARGU  (0x00 / 4)
+#define R_SEND  (0x04 / 4)
+#define R_CONF  (0x08 / 4)
+#define R_IRQS  (0x0c / 4)
+#define R_IRQC  (0x10 / 4)
+#define R_MULT  (0x14 / 4)
+#define R_ADDR  (0x18 / 4)
+#define R_EXT   (0x1c / 4)
+
+#define SEND_CMD_INDEX(v)       ((v) & 0x3f)
+#define SEND_RESP_BITS(v)       (((v) >> 8) & 0xff)
+#define SEND_RESP_NO_CRC7       BIT(16)
+#define SEND_RESP_HAS_DATA      BIT(17)
+#define SEND_CHECK_DAT0_BUSY    BIT(19)
+#define SEND_DATA               BIT(20)
+#define SEND_PACKAGES(v)        ((((v) >> 24) & 0xff) + 1)
+
+#define CONF_CLK_DIV(v)         ((v) & 0x3ff)
+#define CONF_BUS_WIDTH_4        BIT(20)
+
+#define IRQS_CMD_BUSY           BIT(4)
+#define IRQS_RESP_CRC7_OK       BIT(5)
+#define IRQS_READ_CRC16_OK      BIT(6)
+#define IRQS_WRITE_CRC16_OK     BIT(7)
+#define IRQS_IF_INT             BIT(8)
+#define IRQS_CMD_INT            BIT(9)
+#define IRQS_W1C                (IRQS_IF_INT | IRQS_CMD_INT)
+#define IRQS_STATUS             (IRQS_CMD_BUSY | IRQS_RESP_CRC7_OK | \
+                                 IRQS_READ_CRC16_OK | IRQS_WRITE_CRC16_OK)
+/* the timeout counter and its enables: kept as written, not modelled */
+#define IRQS_RW                 0xfffe0000u
+
+#define IRQC_ARC_IF_INT_EN      BIT(3)
+#define IRQC_ARC_CMD_INT_EN     BIT(4)
+#define IRQC_SOFT_RESET         BIT(15)
+
+#define MULT_PORT_SEL(v)        ((v) & 3)
+#define MULT_WR_RD_OUT_INDEX    BIT(8)
+#define MULT_RESP_INDEX_SHIFT   12
+#define MULT_RESP_INDEX_MASK    (0xfu << MULT_RESP_INDEX_SHIFT)
+
+#define EXT_RW_NUMBER(v)        (((v) >> 16) & 0x3fff)
+
+/* a data package's CRC16, counted as both drivers do: 16 - 1 bits per line */
+#define CRC16_BITS              15
+
+enum {
+    FAULT_NONE,
+    FAULT_LOST_IRQ,
+    FAULT_DATA_CRC,
+    FAULT_RESP_TIMEOUT,
+    FAULT_RESP_CRC,
+    FAULT__MAX,
+};
+static const char *const fault_names[FAULT__MAX] = {
+    "none", "lost-irq", "data-crc", "resp-timeout", "resp-crc",
+};
+
+enum { DIR_ANY, DIR_READ, DIR_WRITE, DIR_CMD, DIR__MAX };
+static const char *const dir_names[DIR__MAX] = {
+    "any", "read", "write", "cmd",
+};
+
+static void meson_mx_sdio_update_irq(MesonMxSdioState *s)
+{
+    uint32_t irqs = s->regs[R_IRQS], irqc = s->regs[R_IRQC];
+    bool level = ((irqs & IRQS_CMD_INT) && (irqc & IRQC_ARC_CMD_INT_EN) &&
+                  !s->irq_lost) ||
+                 ((irqs & IRQS_IF_INT) && (irqc & IRQC_ARC_IF_INT_EN));
+
+    qemu_set_irq(s->irq, level);
+}
+
+/* the card clock: clkin / 2 / (CONF divider + 1), as the C driver's clock */
+static uint64_t meson_mx_sdio_clock_hz(MesonMxSdioState *s)
+{
+    return s->clkin_hz / 2 / (CONF_CLK_DIV(s->regs[R_CONF]) + 1);
+}
+
+static int64_t meson_mx_sdio_clocks_ns(MesonMxSdioState *s, uint64_t clocks)
+{
+    return muldiv64(clocks, NANOSECONDS_PER_SECOND,
+                    meson_mx_sdio_clock_hz(s));
+}
+
+static bool meson_mx_sdio_fault_eligible(MesonMxSdioState *s, uint32_t send)
+{
+    bool data = send & (SEND_RESP_HAS_DATA | SEND_DATA);
+
+    switch (s->fault_kind) {
+    case FAULT_DATA_CRC:
+        if (!data) {
+            return false;
+        }
+        break;
+    case FAULT_RESP_CRC:
+        /* only a response that carries a CRC7 can fail its check */
+        if (!SEND_RESP_BITS(send) || (send & SEND_RESP_NO_CRC7)) {
+            return false;
+        }
+        break;
+    case FAULT_RESP_TIMEOUT:
+        if (!SEND_RESP_BITS(send)) {
+            return false;
+        }
+        break;
+    default:
+        break;
+    }
+    if (s->fault_dir == DIR_CMD) {
+        return !data;
+    }
+    if (s->fault_dir != DIR_ANY) {
+        if (!data) {
+            return false;
+        }
+        if (!!(send & SEND_DATA) != (s->fault_dir == DIR_WRITE)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static uint32_t meson_mx_sdio_pick_fault(MesonMxSdioState *s, uint32_t send)
+{
+    uint32_t kind = s->fault_kind;
+
+    if (kind == FAULT_NONE || !meson_mx_sdio_fault_eligible(s, send)) {
+        return FAULT_NONE;
+    }
+    if (s->fault_after) {
+        s->fault_after--;
+        return FAULT_NONE;
+    }
+    if (s->fault_count && --s->fault_count == 0) {
+        s->fault_kind = FAULT_NONE;
+    }
+    s->faults_injected++;
+    return kind;
+}
+
+/* The card's response into the shift register ARGU reads it from. */
+static void meson_mx_sdio_store_response(MesonMxSdioState *s, uint32_t send,
+                                         const uint8_t *rsp, int rlen)
+{
+    memset(s->resp, 0, sizeof(s->resp));
+    if (rlen == 16) {
+        /*
+         * 136 bits: the CID/CSD without its CRC7 and end bit (bits
+         * 127:8, the C driver shifts them back by 8) right-aligned, the
+         * start, transmission and reserved bits (0x3f) above them.
+         */
+        s->resp[3] = 0x3f000000u | (rsp[0] << 16) | (rsp[1] << 8) | rsp[2];
+        s->resp[2] = ldl_be_p(rsp + 3);
+        s->resp[1] = ldl_be_p(rsp + 7);
+        s->resp[0] = ldl_be_p(rsp + 11);
+    } else if (rlen == 4) {
+        /* 48 bits: the 32-bit argument, above it the index (R3: 0x3f) */
+        s->resp[0] = ldl_be_p(rsp);
+        s->resp[1] = (send & SEND_RESP_NO_CRC7) ? 0x3f : SEND_CMD_INDEX(send);
+    }
+}
+
+/*
+ * The data phase: SEND_PACKAGES(send) packages of the block size EXT gives
+ * for CONF's bus width, to or from ADDR.  Returns false when the packages
+ * do not match what the card has (a size that is no whole number of bytes,
+ * a card that sends or takes fewer blocks): the CRC16 status stays clear.
+ */
+static bool meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
+                               uint32_t send, bool corrupt)
+{
+    uint32_t rw = EXT_RW_NUMBER(s->regs[R_EXT]);
+    uint32_t crc = (s->regs[R_CONF] & CONF_BUS_WIDTH_4) ? 4 * CRC16_BITS :
+                   CRC16_BITS;
+    uint32_t blocks = SEND_PACKAGES(send), blksz, done = 0;
+    uint64_t total;
+    g_autofree uint8_t *buf = NULL;
+    bool ok = true;
+
+    if (!bus) {
+        return false;
+    }
+    if (rw <= crc || (rw - crc) % 8) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: EXT data_rw_number %u"
+                      " is no whole block for a %d-bit bus\n", rw,
+                      (s->regs[R_CONF] & CONF_BUS_WIDTH_4) ? 4 : 1);
+        return false;
+    }
+    blksz = (rw - crc) / 8;
+    total = (uint64_t)blocks * blksz;
+    buf = g_malloc0(total);
+    s->data_commands++;
+
+    if (send & SEND_DATA) {
+        if (dma_memory_read(&address_space_memory, s->regs[R_ADDR], buf,
+                            total, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: DMA read of %"
+                          PRIu64 " bytes at 0x%08x failed\n", total,
+                          s->regs[R_ADDR]);
+            ok = false;
+        }
+        for (; ok && done < blocks && sdbus_receive_ready(bus); done++) {
+            sdbus_write_data(bus, buf + (uint64_t)done * blksz, blksz);
+        }
+        s->bytes_written += (uint64_t)done * blksz;
+    } else {
+        for (; done < blocks && sdbus_data_ready(bus); done++) {
+            sdbus_read_data(bus, buf + (uint64_t)done * blksz, blksz);
+        }
+        if (corrupt && done) {
+            buf[(uint64_t)done * blksz - 1] ^= 0x5a;
+        }
+        /* what did not come from the card is what the lines idle at */
+        if (done < blocks) {
+            memset(buf + (uint64_t)done * blksz, 0xff,
+                   (uint64_t)(blocks - done) * blksz);
+        }
+        if (dma_memory_write(&address_space_memory, s->regs[R_ADDR], buf,
+                             total, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: DMA write of %"
+                          PRIu64 " bytes at 0x%08x failed\n", total,
+                          s->regs[R_ADDR]);
+            ok = false;
+        }
+        s->bytes_read += (uint64_t)done * blksz;
+    }
+    if (done < blocks) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: CMD%u: the card moved"
+                      " %u of %u blocks of %u bytes\n", SEND_CMD_INDEX(send),
+                      done, blocks, blksz);
+        ok = false;
+    }
+    if (s->addr_advances) {
+        s->regs[R_ADDR] += total;
+    }
+    return ok;
+}
+
+/* The command's end: the card answers, the data moves, CMD_INT. */
+static void meson_mx_sdio_complete(void *opaque)
+{
+    MesonMxSdioState *s = opaque;
+    uint32_t send = s->cur_send, fault = s->cur_fault, status = 0;
+    SDBus *bus = s->cur_port < MESON_MX_SDIO_SLOTS ? &s->slot[s->cur_port] :
+                 NULL;
+    SDRequest req = { .cmd = SEND_CMD_INDEX(send), .arg = s->regs[R_ARGU] };
+    uint8_t rsp[16];
+    int rlen = 0;
+
+    if (!s->busy) {
+        return;
+    }
+    if (bus && fault != FAULT_RESP_TIMEOUT) {
+        rlen = sdbus_do_command(bus, &req, rsp);
+    }
+    if (SEND_RESP_BITS(send) && rlen == 0) {
+        /*
+         * No response: resp-timeout-irq=off (default), the controller waits
+         * for a start bit until a soft reset; on, it ends the command with
+         * CMD_INT and RESP_CRC7_OK clear.
+         */
+        if (!s->resp_timeout_irq) {
+            s->hung_commands++;
+            return;
+        }
+        memset(s->resp, 0xff, sizeof(s->resp));
+    } else {
+        meson_mx_sdio_store_response(s, send, rsp, rlen);
+        if (rlen && !(send & SEND_RESP_NO_CRC7) && fault != FAULT_RESP_CRC) {
+            status |= IRQS_RESP_CRC7_OK;
+        }
+        if (send & (SEND_RESP_HAS_DATA | SEND_DATA)) {
+            bool ok = meson_mx_sdio_data(s, bus, send,
+                                         fault == FAULT_DATA_CRC);
+
+            if (ok && fault != FAULT_DATA_CRC) {
+                status |= (send & SEND_DATA) ? IRQS_WRITE_CRC16_OK :
+                          IRQS_READ_CRC16_OK;
+            }
+        }
+    }
+    s->busy = false;
+    s->regs[R_IRQS] = (s->regs[R_IRQS] & ~IRQS_STATUS) | status | IRQS_CMD_INT;
+    s->irq_lost = fault == FAULT_LOST_IRQ;
+    meson_mx_sdio_update_irq(s);
+}
+
+static void meson_mx_sdio_start(MesonMxSdioState *s, uint32_t send)
+{
+    uint32_t rbits = SEND_RESP_BITS(send);
+    uint64_t clocks = 48 + 2 + (rbits ? rbits + 1 + 8 : 0);
+    int64_t ns = s->cmd_latency_ns;
+
+    if (s->busy) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: SEND written while"
+                      " CMD%u is on the bus\n", SEND_CMD_INDEX(s->cur_send));
+    }
+    s->cur_send = send;
+    s->cur_port = MULT_PORT_SEL(s->regs[R_MULT]);
+    if (s->cur_port >= MESON_MX_SDIO_SLOTS) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: MULT.PORT_SEL %u has"
+                      " no slot\n", s->cur_port);
+    }
+    s->cur_fault = meson_mx_sdio_pick_fault(s, send);
+    s->commands++;
+    s->busy = true;
+    s->regs[R_IRQS] = (s->regs[R_IRQS] & ~IRQS_STATUS) | IRQS_CMD_BUSY;
+    if (send & (SEND_RESP_HAS_DATA | SEND_DATA)) {
+        uint32_t lines = (s->regs[R_CONF] & CONF_BUS_WIDTH_4) ? 4 : 1;
+        uint32_t rw = EXT_RW_NUMBER(s->regs[R_EXT]);
+
+        /* rw counts the bits of all lines; start, end bits and Nac/Nwr */
+        clocks += (uint64_t)SEND_PACKAGES(send) * (rw / lines + 2 + 8);
+        if (send & SEND_RESP_HAS_DATA) {
+            ns += s->read_access_ns;
+        }
+    }
+    ns += meson_mx_sdio_clocks_ns(s, clocks);
+    timer_mod(s->done_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
+}
+
+/*
+ * IRQC.SOFT_RESET: the command on the bus (and its DMA) is abandoned,
+ * CMD_BUSY and the interrupt state clear.  CONF, MULT, ADDR, EXT, ARGU and
+ * SEND keep their values: the in-tree driver writes CONF (argument bits,
+ * endianness, Nwr, CRC status) once, soft-resets right after, and never
+ * writes those fields again.
+ */
+static void meson_mx_sdio_soft_reset(MesonMxSdioState *s)
+{
+    timer_del(s->done_timer);
+    s->busy = false;
+    s->irq_lost = false;
+    s->regs[R_IRQS] &= ~(IRQS_STATUS | IRQS_W1C);
+    s->soft_resets++;
+}
+
+static uint64_t meson_mx_sdio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    MesonMxSdioState *s = opaque;
+    unsigned r = addr / 4;
+
+    if (addr & 3) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: unaligned read at 0x%"
+                      HWADDR_PRIx "\n", addr);
+        return 0;
+    }
+    if (r == R_ARGU && (s->regs[R_MULT] & MULT_WR_RD_OUT_INDEX)) {
+        uint32_t idx = (s->regs[R_MULT] & MULT_RESP_INDEX_MASK) >>
+                       MULT_RESP_INDEX_SHIFT;
+        uint32_t v = s->resp[idx & 3];
+
+        s->regs[R_MULT] = (s->regs[R_MULT] & ~MULT_RESP_INDEX_MASK) |
+                          (((idx + 1) & 0xf) << MULT_RESP_INDEX_SHIFT);
+        return v;
+    }
+    if (r == R_IRQS) {
+        return s->regs[R_IRQS] | (s->busy ? IRQS_CMD_BUSY : 0);
+    }
+    return s->regs[r];
+}
+
+static void meson_mx_sdio_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    MesonMxSdioState *s = opaque;
+    unsigned r = addr / 4;
+
+    if (addr & 3) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: unaligned write at 0x%"
+                      HWADDR_PRIx "\n", addr);
+        return;
+    }
+    switch (r) {
+    case R_SEND:
+        s->regs[R_SEND] = val;
+        meson_mx_sdio_start(s, val);
+        break;
+    case R_IRQS:
+        if (val & IRQS_CMD_INT) {
+            s->irq_lost = false;
+        }
+        s->regs[R_IRQS] = (s->regs[R_IRQS] & ~(val & IRQS_W1C) &
+                           ~IRQS_RW) | (val & IRQS_RW);
+        break;
+    case R_IRQC:
+        s->regs[R_IRQC] = val & ~IRQC_SOFT_RESET;
+        if (val & IRQC_SOFT_RESET) {
+            meson_mx_sdio_soft_reset(s);
+        }
+        break;
+    default:
+        s->regs[r] = val;
+        break;
+    }
+    meson_mx_sdio_update_irq(s);
+}
+
+static const MemoryRegionOps meson_mx_sdio_ops = {
+    .read = meson_mx_sdio_read,
+    .write = meson_mx_sdio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 4, .max_access_size = 4 },
+    .impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+static void meson_mx_sdio_reset(DeviceState *dev)
+{
+    MesonMxSdioState *s = MESON_MX_SDIO(dev);
+
+    timer_del(s->done_timer);
+    memset(s->regs, 0, sizeof(s->regs));
+    memset(s->resp, 0, sizeof(s->resp));
+    s->busy = false;
+    s->irq_lost = false;
+    meson_mx_sdio_update_irq(s);
+}
+
+static int meson_mx_sdio_lookup(const char *const *names, int n,
+                                const char *v, const char *what, Error **errp)
+{
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(names[i], v)) {
+            return i;
+        }
+    }
+    error_setg(errp, "meson-mx-sdio: %s '%s' unknown", what, v);
+    return -1;
+}
+
+static char *meson_mx_sdio_get_fault_kind(Object *obj, Error **errp)
+{
+    return g_strdup(fault_names[MESON_MX_SDIO(obj)->fault_kind]);
+}
+
+static void meson_mx_sdio_set_fault_kind(Object *obj, const char *v,
+                                         Error **errp)
+{
+    int k = meson_mx_sdio_lookup(fault_names, FAULT__MAX, v, "fault-kind",
+                                 errp);
+
+    if (k >= 0) {
+        MESON_MX_SDIO(obj)->fault_kind = k;
+    }
+}
+
+static char *meson_mx_sdio_get_fault_dir(Object *obj, Error **errp)
+{
+    return g_strdup(dir_names[MESON_MX_SDIO(obj)->fault_dir]);
+}
+
+static void meson_mx_sdio_set_fault_dir(Object *obj, const char *v,
+                                        Error **errp)
+{
+    int k = meson_mx_sdio_lookup(dir_names, DIR__MAX, v, "fault-dir", errp);
+
+    if (k >= 0) {
+        MESON_MX_SDIO(obj)->fault_dir = k;
+    }
+}
+
+static void meson_mx_sdio_init(Object *obj)
+{
+    MesonMxSdioState *s = MESON_MX_SDIO(obj);
+
+    for (int i = 0; i < MESON_MX_SDIO_SLOTS; i++) {
+        g_autofree char *name = g_strdup_printf("sdio-slot%d", i);
+
+        qbus_init(&s->slot[i], sizeof(s->slot[i]), TYPE_MESON_MX_SDIO_BUS,
+                  DEVICE(s), name);
+    }
+    memory_region_init_io(&s->iomem, obj, &meson_mx_sdio_ops, s,
+                          TYPE_MESON_MX_SDIO, MESON_MX_SDIO_MMIO_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->iomem);
+    sysbus_init_irq(SYS_BUS_DEVICE(s), &s->irq);
+    s->done_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, meson_mx_sdio_complete,
+                                 s);
+
+    object_property_add_uint64_ptr(obj, "fault-after", &s->fault_after,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "fault-count", &s->fault_count,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "faults-injected",
+                                   &s->faults_injected, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "commands", &s->commands,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "data-commands", &s->data_commands,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "bytes-read", &s->bytes_read,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "bytes-written", &s->bytes_written,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "hung-commands", &s->hung_commands,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "soft-resets", &s->soft_resets,
+                                   OBJ_PROP_FLAG_READ);
+}
+
+static void meson_mx_sdio_realize(DeviceState *dev, Error **errp)
+{
+    MesonMxSdioState *s = MESON_MX_SDIO(dev);
+    static const char *const variants[] = { "meson8", "meson8b" };
+
+    if (!s->variant) {
+        s->variant = g_strdup("meson8b");
+    }
+    if (meson_mx_sdio_lookup(variants, ARRAY_SIZE(variants), s->variant,
+                             "variant", errp) < 0) {
+        return;
+    }
+    if (s->dt_slot >= MESON_MX_SDIO_SLOTS) {
+        error_setg(errp, "meson-mx-sdio: slot=%u: the mux has slots 0-2",
+                   s->dt_slot);
+        return;
+    }
+    if (s->dt_bus_width != 1 && s->dt_bus_width != 4) {
+        error_setg(errp, "meson-mx-sdio: bus-width=%u: 1 or 4",
+                   s->dt_bus_width);
+        return;
+    }
+    if (!s->clkin_hz) {
+        error_setg(errp, "meson-mx-sdio: clkin-hz must not be 0");
+        return;
+    }
+    /*
+     * At the SoC's address, outside virt's platform bus (which leaves a
+     * region mapped already where it is): meson.dtsi's cbus + 0x8c20.
+     */
+    sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, s->base);
+}
+
+static void meson_mx_sdio_finalize(Object *obj)
+{
+    MesonMxSdioState *s = MESON_MX_SDIO(obj);
+
+    timer_free(s->done_timer);
+}
+
+static const VMStateDescription vmstate_meson_mx_sdio = {
+    .name = TYPE_MESON_MX_SDIO,
+    .unmigratable = 1,
+};
+
+static const Property meson_mx_sdio_properties[] = {
+    /* the DT node (hw/core/sysbus-fdt.c) */
+    DEFINE_PROP_STRING("variant", MesonMxSdioState, variant),
+    DEFINE_PROP_STRING("dt-alias", MesonMxSdioState, dt_alias),
+    DEFINE_PROP_UINT32("slot", MesonMxSdioState, dt_slot, 1),
+    DEFINE_PROP_UINT32("bus-width", MesonMxSdioState, dt_bus_width, 4),
+    DEFINE_PROP_BOOL("non-removable", MesonMxSdioState, dt_non_removable,
+                     false),
+    DEFINE_PROP_BOOL("vqmmc", MesonMxSdioState, dt_vqmmc, false),
+    /* clk81, meson8b.dtsi's "clkin" (and "core", its gate) */
+    DEFINE_PROP_UINT32("clkin-hz", MesonMxSdioState, clkin_hz, 141666666),
+    DEFINE_PROP_UINT64("base", MesonMxSdioState, base, MESON_MX_SDIO_BASE),
+    /*
+     * A command the card does not answer.  Neither driver enables the
+     * controller's timeout interrupt (IRQS bits 17/18); both end such a
+     * command with a software timer (1 s in the C driver, 1 s / 5 s in
+     * aml_sdio.c), and aml_sdio.c's timer tells "ISR have been run" apart
+     * from a command that never completed.  off (default, the less kind
+     * reading): no CMD_INT, the command stays on the bus until a soft
+     * reset.  on: CMD_INT with RESP_CRC7_OK clear after the response
+     * timeout.
+     */
+    DEFINE_PROP_BOOL("resp-timeout-irq", MesonMxSdioState, resp_timeout_irq,
+                     false),
+    /*
+     * ADDR during a transfer: both drivers write it before every data
+     * command, so whether it reads back advanced afterwards is open.  on
+     * (default, the less kind reading): it advances by the bytes moved, a
+     * driver that does not rewrite it DMAs past its buffer.  off: it keeps
+     * the value written.
+     */
+    DEFINE_PROP_BOOL("addr-advances", MesonMxSdioState, addr_advances, true),
+    /* timing: fixed latency per command, the card's read access time */
+    DEFINE_PROP_UINT32("cmd-latency-ns", MesonMxSdioState, cmd_latency_ns,
+                       2000),
+    DEFINE_PROP_UINT32("read-access-ns", MesonMxSdioState, read_access_ns,
+                       20000),
+};
+
+static void meson_mx_sdio_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+
+    device_class_set_legacy_reset(dc, meson_mx_sdio_reset);
+    dc->realize = meson_mx_sdio_realize;
+    dc->vmsd = &vmstate_meson_mx_sdio;
+    dc->user_creatable = true;
+    dc->desc = "Amlogic Meson MX SDIO (SD card slot) host controller";
+    device_class_set_props(dc, meson_mx_sdio_properties);
+    object_class_property_add_str(klass, "fault-kind",
+                                  meson_mx_sdio_get_fault_kind,
+                                  meson_mx_sdio_set_fault_kind);
+    object_class_property_add_str(klass, "fault-dir",
+                                  meson_mx_sdio_get_fault_dir,
+                                  meson_mx_sdio_set_fault_dir);
+}
+
+static const TypeInfo meson_mx_sdio_types[] = {
+    {
+        .name = TYPE_MESON_MX_SDIO,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(MesonMxSdioState),
+        .instance_init = meson_mx_sdio_init,
+        .instance_finalize = meson_mx_sdio_finalize,
+        .class_init = meson_mx_sdio_class_init,
+    },
+    {
+        .name = TYPE_MESON_MX_SDIO_BUS,
+        .parent = TYPE_SD_BUS,
+        .instance_size = sizeof(SDBus),
+    },
+};
+
+DEFINE_TYPES(meson_mx_sdio_types)
