@@ -293,7 +293,7 @@ expect 0 "restored" "--restore after the corrupted run" --restore /tmp/fc.save
 [ "$(regsum 12 4)" = "$FREE" ] || fail "--restore after the corrupted run: [12, 16) MiB is not as it was"
 # file mode: a copy of the card as it is now
 dd if=$D bs=1M iflag=direct 2>/dev/null | gzip -1 > /tmp/card.gz || fail "the card's copy"
-bad file-bad rust-verify --fs ${N}p1 --file-size 1m --backup /tmp/card.gz --read-size 0
+bad file-bad rust-verify --fs ${N}p1 --file-size 2m --backup /tmp/card.gz --read-size 0
 grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at file offset [0-9]*: byte [0-9]* (byte 40000 of the block)" /tmp/e ||
     fail "file mode, corrupted: the mismatch is not named with its byte"
 # 7. one byte of one write corrupted on its way to the card under the Rust driver
