@@ -36,7 +36,8 @@
 #      driver's read comparison and its read-back (raw mode, one run), and
 #      its read-back in file mode: first-contact fails (exit 4) naming the
 #      chunk, or the bad block, the byte and both values; the card itself
-#      holds the right data (the C driver's read-back passes);
+#      holds the right data (the C driver's read-back passes); in file mode
+#      a read comparison that differs writes nothing (p1's bytes unchanged);
 #   7. the model's corrupt-write-byte-now (one byte of one write flipped on
 #      its way to the card, no error) armed just before the Rust driver's
 #      pattern writes: exit 4, both drivers' read-backs bad and the same,
@@ -293,6 +294,12 @@ expect 0 "restored" "--restore after the corrupted run" --restore /tmp/fc.save
 [ "$(regsum 12 4)" = "$FREE" ] || fail "--restore after the corrupted run: [12, 16) MiB is not as it was"
 # file mode: a copy of the card as it is now
 dd if=$D bs=1M iflag=direct 2>/dev/null | gzip -1 > /tmp/card.gz || fail "the card's copy"
+# the read comparison differs in file mode: nothing is written through the Rust driver
+before=$(p1sum)
+bad file-readbad rust-read --fs ${N}p1 --file-size 2m --backup /tmp/card.gz --read-offset 0 --read-size 2m
+grep -q "nothing is written through it" /tmp/e || fail "file mode, the read comparison differs: no word that nothing is written"
+! grep -q "^  patterns:" /tmp/o || fail "file mode, the read comparison differs: patterns were written"
+[ "$(p1sum)" = "$before" ] || fail "file mode, the read comparison differs: the partition changed"
 bad file-bad rust-verify --fs ${N}p1 --file-size 2m --backup /tmp/card.gz --read-size 0
 grep -q "MISMATCH: the Rust driver's read-back: the 65024-byte block at file offset [0-9]*: byte [0-9]* (byte 40000 of the block)" /tmp/e ||
     fail "file mode, corrupted: the mismatch is not named with its byte"
@@ -349,8 +356,8 @@ def need(cond, what):
     global ok
     print(("  ok: " if cond else "  FAILED: ") + what)
     ok &= bool(cond)
-need(set(js) == {"raw", "file", "stale", "fsck-before", "error", "warn", "raw-bad", "file-bad", "write-bad", "fsck-bad"},
-     "JSON of the ten runs: %s" % sorted(js))
+need(set(js) == {"raw", "file", "stale", "fsck-before", "error", "warn", "raw-bad", "file-readbad", "file-bad", "write-bad",
+                 "fsck-bad"}, "JSON of the eleven runs: %s" % sorted(js))
 for k, d in js.items():
     for f in ("result", "mode", "phase", "message", "bytes_compared", "mismatches", "c_driver_version", "rust_driver_version",
               "max_req_size", "backup", "ios", "stats", "kernel_log", "fsck_before", "fsck", "fsck_command", "fsck_status",
@@ -365,7 +372,7 @@ if dt:
     for k, d in js.items():
         got = {f: d.get(f) for f in want}
         need(got == want, "%s: the DT node and its properties: %s" % (k, got))
-for k in ("raw", "file", "raw-bad", "file-bad", "write-bad", "fsck-bad"):
+for k in ("raw", "file", "raw-bad", "file-readbad", "file-bad", "write-bad", "fsck-bad"):
     d = js[k]
     need(d["stats"]["from"] == "debugfs" and d["stats"]["errors"] == 0 and d["kernel_log"]["warnings"] == 0,
          "%s: no driver error counted, no kernel warning: %s, %s" % (k, d["stats"], d["kernel_log"]))
@@ -373,7 +380,8 @@ for k in ("raw", "file", "raw-bad", "file-bad", "write-bad", "fsck-bad"):
          "%s: ios under the Rust driver: %s" % (k, d["ios"]))
     need(d["phase"] is None and d["message"] is None, "%s: no phase, no message" % k)
 copy = {"file": "card.gz", "verified": "same-as-card"}
-for k, b in (("raw", "none (--no-backup)"), ("raw-bad", None), ("write-bad", None), ("file-bad", copy), ("fsck-bad", copy)):
+for k, b in (("raw", "none (--no-backup)"), ("raw-bad", None), ("write-bad", None), ("file-readbad", copy), ("file-bad", copy),
+             ("fsck-bad", copy)):
     need(js[k]["backup"] == b, "%s: backup %s" % (k, js[k]["backup"]))
 r = js["raw"]
 need(r["result"] == "pass" and r["mode"] == "raw" and r["mismatches"] == 0, "raw: pass, no mismatch")
@@ -422,10 +430,14 @@ need(b["fsck_before"] == "clean" and b["fsck"] == "errors" and b["fsck_status"] 
 need(js["raw-bad"]["read_compare"]["result"] == "differ" and js["raw-bad"]["patterns"]["rust_read_back"] == "bad"
      and js["raw-bad"]["patterns"]["c_read_back"] == "ok" and js["raw-bad"]["mismatches"] >= 2,
      "raw-bad: the read comparison and the Rust driver's read-back both caught: %s" % js["raw-bad"]["first_mismatch"])
-for k in ("raw-bad", "file-bad", "write-bad"):
+fr = js["file-readbad"]
+need(fr["read_compare"]["result"] == "differ" and fr["patterns"]["rust_read_back"] == "skipped"
+     and fr["patterns"]["c_read_back"] == "skipped" and fr["fsck"] == "not-run",
+     "file-readbad: the read comparison differs, nothing written, no check after: %s" % fr["patterns"])
+for k in ("raw-bad", "file-readbad", "file-bad", "write-bad"):
     need(js[k]["result"] == "fail" and js[k]["mismatches"] >= 1 and js[k]["first_mismatch"], "%s: fail, the mismatch named" % k)
 st = json.load(open(sys.argv[2]))
-need(st.get("corrupted_reads") == 3, "the model corrupted 3 reads: %s" % st.get("corrupted_reads"))
+need(st.get("corrupted_reads") == 4, "the model corrupted 4 reads: %s" % st.get("corrupted_reads"))
 need(st.get("corrupted_writes") == 1, "the model corrupted 1 write: %s" % st.get("corrupted_writes"))
 sys.exit(0 if ok else 1)
 P

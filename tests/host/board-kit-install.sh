@@ -57,7 +57,7 @@
 #   warnings, one whose read comparison was skipped (--read-size 0), one
 #   whose pattern sizes stop short of max_req_size or 2 x max_req_size +
 #   1536 (a small --file-size), one with no "backup" field (one with
-#   "none (--no-backup)" is taken with a warning), one on another card than the SDHC's (switch-driver
+#   "none (--no-backup)", from a card that was blank then), one on another card than the SDHC's (switch-driver
 #   disk, a stub; the card's name and size under sys/block); --rescue on a
 #   system whose root is on the SDHC's card; a boot partition whose UUID
 #   another file system carries (fstab's UUID= or LABEL=); a boot.ini line
@@ -541,9 +541,10 @@ grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: a
 
 # --- extlinux.conf ---------------------------------------------------------------------------
 R="$T/r-ext"; root "$R" extlinux
-FC_BACKUP='"none (--no-backup)"' run ext "$T/kit-onecloud" "$R"
-grep -q "WARNING: first contact ran with --no-backup: no copy of this card is known" "$T/ext.out" &&
-    ok "a first contact with --no-backup: taken, with a warning to make the copy" || bad "--no-backup's first contact: no warning"
+FC_BACKUP='"none (--no-backup)"' run ext-nobackup "$T/kit-onecloud" "$R"
+refused ext-nobackup "a first contact run with --no-backup (a card that was blank then)" 'was run with --no-backup, on a card that was blank then' \
+    "$R/boot/extlinux/extlinux.conf" "$EXTLINUX"
+run ext "$T/kit-onecloud" "$R"
 E="$R/boot/extlinux/extlinux.conf"
 if [ "$rc" = 0 ] && grep -qx 'DEFAULT kit-rust' "$E" && ! grep -qx 'DEFAULT debian' "$E" && grep -qx 'TIMEOUT 30' "$E" &&
    grep -qx "    INITRD /boot/initrd.img-$REL" "$E" && grep -qx "    FDT /boot/dtb-$REL/meson8b-onecloud.dtb" "$E" &&
