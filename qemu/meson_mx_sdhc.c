@@ -965,6 +965,24 @@ static uint64_t meson_mx_sdhc_rx_late_hold(MesonMxSdhcState *s,
     return len;
 }
 
+/*
+ * A tail that lands with no STAT read or SRST since its flush: the driver did
+ * not wait for it and may have handed its buffer back already, to be freed
+ * and used again (rx_tails_landed_unwatched; the first three are logged).
+ */
+static void meson_mx_sdhc_rx_tail_unwatched(MesonMxSdhcState *s)
+{
+    if (s->stats.rx_tails_landed_unwatched++ < 3) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "meson-mx-sdhc: a read's last %u bytes landed at 0x%08x"
+                      " %" PRId64 " ns after its flush (PDMA 0x%08x written,"
+                      " SEND 0x%08x), with no STAT read or SRST since\n",
+                      s->rx_tail_len, s->rx_tail_addr,
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->rx_flush_at,
+                      s->rx_flush_pdma, s->rx_flush_send);
+    }
+}
+
 /* rx_flush_timer: the flushed tail lands in memory, the FIFO is empty. */
 static void meson_mx_sdhc_rx_flush_done(void *opaque)
 {
@@ -981,6 +999,9 @@ static void meson_mx_sdhc_rx_flush_done(void *opaque)
         s->stats.dma_errors++;
     } else {
         s->stats.rx_tail_bytes_flushed += s->rx_tail_len;
+        if (s->rx_flush_gap_open) {
+            meson_mx_sdhc_rx_tail_unwatched(s);
+        }
     }
     s->rx_tail_len = 0;
     s->rx_flushing = false;
@@ -998,6 +1019,8 @@ static void meson_mx_sdhc_rx_flush(MesonMxSdhcState *s)
     s->rx_flushing = true;
     s->rx_early_counted = false;
     s->rx_flush_at = now;
+    s->rx_flush_pdma = s->regs[R_PDMA];
+    s->rx_flush_send = s->regs[R_SEND];
     s->rx_flush_due = now + s->rx_flush_ns;
     s->rx_land_due = s->rx_flush_due + s->dram_ack_ns;
     s->rx_flush_gap_open = true;
@@ -2036,13 +2059,15 @@ static void meson_mx_sdhc_set_rx_window(Object *obj, const char *v,
     s->rx_window_hi = hi;
 }
 
-/* the counters of stop-after-error, after the size histogram */
+/* stop-after-error and unwatched RX tail counters, after the histogram */
 static void meson_mx_sdhc_data_state_stats(MesonMxSdhcState *s, GString *str)
 {
     g_string_append_printf(str,
         ", \"data_state_left\": %" PRIu64
-        ", \"cmds_while_card_in_data_state\": %" PRIu64,
-        s->stats.data_state_left, s->stats.cmds_while_card_in_data_state);
+        ", \"cmds_while_card_in_data_state\": %" PRIu64
+        ", \"rx_tails_landed_unwatched\": %" PRIu64,
+        s->stats.data_state_left, s->stats.cmds_while_card_in_data_state,
+        s->stats.rx_tails_landed_unwatched);
 }
 
 static char *meson_mx_sdhc_get_stats(Object *obj, Error **errp)

@@ -149,6 +149,8 @@ typedef struct MesonMxSdhcStats {
     uint64_t data_state_left;   /* failed multi-block transfers after which
                                    the controller left the card in its data
                                    state (stop-after-error off) */
+    uint64_t rx_tails_landed_unwatched; /* tails that landed with no STAT
+                                           read or SRST since their flush */
     uint64_t cmds_while_card_in_data_state; /* commands but CMD12 sent while
                                                the card was in its sending-
                                                or receiving-data state */
@@ -200,6 +202,8 @@ struct MesonMxSdhcState {
     bool rx_flushing;           /* the flush is written, rx_flush_timer runs */
     bool rx_flush_gap_open;     /* no STAT read or SRST since the flush */
     int64_t rx_flush_at;        /* when the flush was written */
+    uint32_t rx_flush_pdma;     /* the PDMA value that flushed it */
+    uint32_t rx_flush_send;     /* SEND when it was flushed */
     int64_t rx_flush_due;       /* when the tail leaves the RX FIFO */
     int64_t rx_land_due;        /* when the tail is in memory */
     bool rx_early_counted;      /* rx_tail_early_empty counted this tail */
