@@ -7,7 +7,7 @@
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
 //! the interrupt controller missed is lost for good. `request` computes the instant the
 //! request is due (`logic::request_deadline_ms`: the card's data timeout for every block) and
-//! arms the host's timer (the watchdog) for it. When the watchdog fires and the request in
+//! arms the driver's timer (the watchdog) for it. When the watchdog fires and the request in
 //! flight is past that instant ([`Deadline::expiry`]), the controller looks at what it shows
 //! ([`overdue`]): a command that completed without its interrupt completes as that interrupt
 //! would have; else the controller is quiesced (reset, then a bounded wait for its DMA engine,
@@ -15,7 +15,7 @@
 //! watchdog that fires before the request in flight is due (the timer wheel's granularity, an
 //! earlier request's arming, or the `watchdog_early_ms` fault) arms itself again for the rest
 //! (`logic::expiry`). An interrupt raised before the reset finds the request gone and is
-//! counted, nothing else. The host cancels its timer before it drops its data (`SdhcHost`).
+//! counted, nothing else. The host's data stops the watchdog first when it is dropped (`SdhcHost`).
 //!
 //! This module only measures and looks: the controller (`controller.rs`, `irq.rs`) holds the
 //! request in flight with its [`Deadline`], arms the watchdog and runs the completion.

@@ -12,7 +12,7 @@
 //!
 //! - `probe.rs`: the platform driver, probe and the bound device's data;
 //! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt, and
-//!   the host's timer; it holds the features' state and acts on what they return, and no
+//!   the driver's timer; it holds the features' state and acts on what they return, and no
 //!   feature module imports it (`make module-graph`);
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
@@ -97,6 +97,7 @@ mod kernel_ext {
     pub(crate) mod workqueue {
         pub(crate) mod alloc;
         pub(crate) mod rearm;
+        pub(crate) mod timer;
     }
     #[allow(dead_code, unused_imports)]
     pub(crate) mod mmc;

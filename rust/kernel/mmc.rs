@@ -74,7 +74,6 @@ mod ios;
 mod pre_map;
 mod request;
 mod sdio;
-mod timer;
 
 pub(crate) use caps::{
     Cap,
