@@ -11,7 +11,7 @@
 //! segments is copied through a physically contiguous buffer ("bounced"). The buffer is
 //! DMA-coherent memory, or cached memory mapped with the streaming DMA API for every transfer
 //! ([`buffer`]); it is never accessed through Rust references, the scatterlist copies of
-//! `kernel::mmc` (`CpuBuffer`) take its raw address.
+//! `kernel::dma::cpu_copy` (`CpuBuffer`) take its raw address.
 //!
 //! A cached buffer is mapped for the device before a transfer (a write's data cleaned, a
 //! read's range invalidated) and unmapped after it (a read's range invalidated again), by the

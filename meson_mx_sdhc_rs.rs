@@ -77,7 +77,11 @@ mod kernel_ext {
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]
+        pub(crate) mod cpu_copy;
+        #[cfg(CONFIG_HAS_DMA)]
         pub(crate) mod noncoherent;
+        #[cfg(CONFIG_HAS_DMA)]
+        pub(crate) mod pre_map;
     }
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]

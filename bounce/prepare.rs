@@ -11,12 +11,7 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::mmc::{
-    self,
-    copy_buffer_to_idle,
-    copy_idle_to_buffer,
-    IdleRequest, //
-};
+use crate::mmc::IdleRequest;
 
 use super::{
     policy::{
@@ -34,7 +29,7 @@ impl Bouncer {
     }
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`kernel::mmc::pre_map`). Returns whether it did.
+    /// the controller moves the previous request (`IdleRequest::pre_map`). Returns whether it did.
     pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
@@ -50,7 +45,7 @@ impl Bouncer {
             self.max_direct,
             force,
             write,
-        ) && mmc::pre_map(mrq)
+        ) && mrq.pre_map()
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
@@ -94,8 +89,8 @@ impl Bouncer {
             // A mapping left from an earlier user goes before the CPU writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
-                Ok(cpu) if copy_in_fault() => copy_idle_to_buffer(mrq, cpu, len / 2),
-                Ok(cpu) => copy_idle_to_buffer(mrq, cpu, len),
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
                 Err(_) => 0,
             };
             if copied != len {
@@ -135,7 +130,7 @@ impl Bouncer {
         let unmapped = self.unmap_slot(slot);
         let copied = self.buf(slot).map_or(0, |buf| {
             if unmapped {
-                copy_buffer_to_idle(buf.cpu(), mrq, len)
+                mrq.copy_from_buffer(buf.cpu(), len)
             } else {
                 0
             }

@@ -66,27 +66,16 @@
 //! ```
 
 mod caps;
-mod cpu_copy;
 mod debugfs;
 mod dma;
 mod host;
 mod ios;
-mod pre_map;
 mod request;
 mod sdio;
 
 pub(crate) use caps::{
     Cap,
     Caps, //
-};
-pub(crate) use cpu_copy::{
-    copy_buffer_to_idle,
-    copy_idle_to_buffer, //
-};
-pub(crate) use cpu_copy::{
-    read_buffer_word,
-    write_buffer_word,
-    CpuBuffer, //
 };
 pub(crate) use dma::{
     dma_merge_boundary,
@@ -107,7 +96,6 @@ pub(crate) use ios::{
     SignalVoltage,
     Timing, //
 };
-pub(crate) use pre_map::pre_map;
 pub(crate) use request::{
     Command,
     Data,

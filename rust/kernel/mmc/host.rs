@@ -26,7 +26,6 @@ use kernel::{
 };
 
 use super::{
-    pre_map::unmap_pre_mapped,
     Caps,
     IdleRequest,
     Ios,
@@ -68,8 +67,9 @@ pub(crate) trait HostOps: Send + Sync + Sized {
 
     /// Cleans up after `mrq` once the core has taken its result.
     ///
-    /// `error` is the request's. A mapping of its data made by [`pre_map`](super::pre_map) in
-    /// `pre_req` is undone before this runs, whether or not a driver implements it.
+    /// `error` is the request's. A mapping of its data made by
+    /// [`IdleRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a driver
+    /// implements it.
     fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -547,7 +547,7 @@ impl<T: HostOps> Adapter<T> {
         // the object does not outlive the callback.
         let mrq = unsafe { IdleRequest::new(hp, mp) };
         // Before the driver's `post_req`, which may copy into the data's pages with the CPU.
-        unmap_pre_mapped(&mrq);
+        mrq.unmap_pre_mapped();
         if T::HAS_POST_REQ {
             let error = (err != 0).then(|| Error::from_errno(err));
             // SAFETY: Called by the MMC core on a host registered with `T`.

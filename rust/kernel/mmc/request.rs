@@ -408,21 +408,23 @@ impl Data {
     /// Sets the driver's cookie, which the core never interprets.
     ///
     /// The value is 0 (nothing kept) or a positive value of the driver's. Negative values are
-    /// ignored, and so is any value while
-    /// the cookie is negative: those belong to the layer, which marks data mapped in `pre_req`
-    /// with one, so that only the layer can say, or unsay, that data is mapped.
+    /// ignored, and so is any value while the cookie is negative: those belong to the DMA
+    /// mapping made in `pre_req` (`kernel::dma::pre_map`), which marks the data with one, so
+    /// that only it can say, or unsay, that data is mapped.
     pub(crate) fn set_host_cookie(&self, v: i32) {
-        // Neither a negative value nor over one: the layer's mark stays until the layer clears
-        // it (when it unmaps).
+        // Neither a negative value nor over one: the mapping's mark stays until it is unmapped.
         if v >= 0 && self.host_cookie() >= 0 {
-            self.write_host_cookie(v);
+            // SAFETY: By the type invariant the data is valid; the field belongs to the host
+            // driver.
+            unsafe { (*self.raw()).host_cookie = v };
         }
     }
 
-    /// Sets the cookie to any value, the layer's negative ones included.
-    pub(super) fn write_host_cookie(&self, v: i32) {
-        // SAFETY: By the type invariant the data is valid; the field belongs to the host driver.
-        unsafe { (*self.raw()).host_cookie = v };
+    /// Returns the address of the cookie, for the `pre_req` mapping's mark (`super::dma`).
+    pub(super) fn cookie_ptr(&self) -> NonNull<c_int> {
+        // SAFETY: By the type invariant the data is valid, so the address of its field is not
+        // NULL.
+        unsafe { NonNull::new_unchecked(&raw mut (*self.raw()).host_cookie) }
     }
 
     /// Returns the data's scatterlist, for its DMA mapping and copies ([`super::DmaRequest`]).
