@@ -303,7 +303,7 @@ impl Bouncer {
         if let Some(n) = mrq.pre_mapped_segments() {
             return Ok(n);
         }
-        let sg_len = mrq.data().map_or(0, |d| d.sg_list().len());
+        let sg_len = mrq.data().map_or(0, |d| d.sg_len());
         if let Some(n) = policy::segments_without_mapping(sg_len, self.merge_boundary) {
             return Ok(n);
         }
@@ -331,7 +331,7 @@ impl Bouncer {
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
-        let offset = mrq.data().map_or(0, |d| d.sg_list().first_offset());
+        let offset = mrq.data().map_or(0, |d| d.sg_first_offset());
         let force = self.bounce_all(force, mrq.data().is_some_and(|d| d.is_write()));
         match policy::data_path(segments, offset, len, self.size(), self.max_direct, force) {
             Ok(DataPath::Direct) => {

@@ -33,7 +33,7 @@ use kernel::{
     }, //
 };
 
-use crate::mmc::Request;
+use crate::mmc::RequestView;
 
 use crate::{
     hw::{
@@ -55,7 +55,7 @@ pub(crate) struct Deadline {
 
 impl Deadline {
     /// The deadline of `mrq` on a bus at `bus_hz` as wide as `bus_lines`, from now.
-    pub(crate) fn new(mrq: &Request, bus_hz: u32, bus_lines: &BusLines) -> Self {
+    pub(crate) fn new(mrq: &RequestView, bus_hz: u32, bus_lines: &BusLines) -> Self {
         let cmd = mrq.cmd();
         let data = mrq.data();
         let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
@@ -110,7 +110,7 @@ pub(crate) enum Overdue {
 }
 
 /// Looks at what the controller shows for `mrq`, past its deadline without an interrupt.
-pub(crate) fn overdue(hw: &Hw<'_>, mrq: &Request) -> Overdue {
+pub(crate) fn overdue(hw: &Hw<'_>, mrq: &RequestView) -> Overdue {
     let ista = hw.regs.read(regs::ISTA).into_raw();
     // The command's own enables, not `ICTL`'s: a late interrupt may have cleared those.
     // (The address does not change them.)

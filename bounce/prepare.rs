@@ -34,8 +34,7 @@ impl Bouncer {
         let Some(data) = mrq.data() else {
             return false;
         };
-        let sg = data.sg_list();
-        let (sg_len, offset) = (sg.len(), sg.first_offset());
+        let (sg_len, offset) = (data.sg_len(), data.sg_first_offset());
         let (len, write) = (data.len(), data.is_write());
         policy::pre_map(
             sg_len,
@@ -62,11 +61,11 @@ impl Bouncer {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
-        let (len, sg) = (data.len(), data.sg_list());
+        let len = data.len();
         let force = self.bounce_all(force, data.is_write());
-        let bounced =
-            policy::segments_without_mapping(sg.len(), self.merge_boundary).is_some_and(|n| {
-                let offset = sg.first_offset();
+        let bounced = policy::segments_without_mapping(data.sg_len(), self.merge_boundary)
+            .is_some_and(|n| {
+                let offset = data.sg_first_offset();
                 policy::data_path(n, offset, len, self.size(), self.max_direct, force)
                     == Ok(DataPath::Bounce)
             });

@@ -61,7 +61,8 @@
 //!     });
 //!     host.of_parse()?;
 //!     // Removed when `dev` is unbound.
-//!     host.register()
+//!     host.register()?;
+//!     Ok(())
 //! }
 //! ```
 
@@ -86,23 +87,21 @@ pub(crate) use host::{
     Host,
     HostConfig,
     HostOps,
+    RegisteredHost,
     Tuning,
     UnregisteredHost, //
 };
 pub(crate) use ios::{
     BusWidth,
     Ios,
-    PowerMode,
-    SignalVoltage,
-    Timing, //
+    PowerMode, //
 };
 pub(crate) use request::{
     Command,
     Data,
     IdleRequest,
     Request,
-    RequestView,
-    SgList, //
+    RequestView, //
 };
 pub(crate) use sdio::SdioIrqSignal;
 

@@ -81,6 +81,10 @@ unsafe fn pre_map_of(host: NonNull<bindings::mmc_host>, data: &Data) -> Option<P
 ///
 /// No device may use the scatterlist and nothing map it while `data` is borrowed.
 unsafe fn cpu_sg(data: &Data) -> Option<CpuSgList<'_>> {
+    // Nothing to copy without bytes.
+    if data.is_empty() {
+        return None;
+    }
     let sg = NonNull::new(data.sg_list().as_raw())?;
     // SAFETY: The data's scatterlist is valid while `data` is borrowed; the rest is the
     // caller's (safety requirements).

@@ -252,12 +252,6 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { (*self.raw()).ocr_avail }
     }
 
-    /// Returns the driver data.
-    pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: By the type invariant the private area holds a pinned `T`.
-        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
-    }
-
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`).
     ///
     /// The MMC core calls the callbacks from then on, until the parent device is unbound.
@@ -274,7 +268,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     ///
     /// The parent device's DMA segment limit becomes the host's `max_seg_size` when the parent
     /// has DMA parameters.
-    pub(crate) fn register(mut self) -> Result
+    ///
+    /// Returns a [`RegisteredHost`], what the driver may do with the host while it probes.
+    pub(crate) fn register(mut self) -> Result<RegisteredHost<'a, T>>
     where
         T: 'static,
     {
@@ -305,7 +301,35 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         };
         // The parent is bound (type invariant); devres drops the registration when it is
         // unbound, while the parent the host's release reads is still there.
-        devres::register(this.parent, registration, GFP_KERNEL)
+        devres::register(this.parent, registration, GFP_KERNEL)?;
+        // INVARIANT: Added with `T`'s callbacks just now; its removal belongs to the parent's
+        // devres, which does not release it while the parent is bound, during `'a`.
+        Ok(RegisteredHost {
+            host: this.host,
+            _parent: PhantomData,
+            _data: PhantomData,
+        })
+    }
+}
+
+/// A host [`UnregisteredHost::register`] added, while its parent is bound.
+///
+/// # Invariants
+///
+/// `host` was added with `T`'s callbacks and its private area holds a pinned `T`; it is not
+/// being removed during `'a` (the parent's devres removes it, when the parent is unbound).
+pub(crate) struct RegisteredHost<'a, T: HostOps> {
+    pub(super) host: NonNull<bindings::mmc_host>,
+    _parent: PhantomData<&'a Device<Bound>>,
+    _data: PhantomData<T>,
+}
+
+impl<T: HostOps> RegisteredHost<'_, T> {
+    /// Returns the host as its callbacks see it.
+    pub(crate) fn host(&self) -> &Host<T> {
+        // SAFETY: By the type invariant the host is added with `T`'s callbacks, holds its `T`,
+        // and is not removed, so not freed, while `self` lives.
+        unsafe { Host::from_raw(self.host.as_ptr()) }
     }
 }
 
