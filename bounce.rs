@@ -11,7 +11,7 @@
 //! segments is copied through a physically contiguous buffer ("bounced"). The buffer is
 //! DMA-coherent memory, or cached memory mapped with the streaming DMA API for every transfer
 //! ([`buffer`]); it is never accessed through Rust references, the scatterlist copies of
-//! `kernel::mmc` (`CpuBuffer`) take its raw address.
+//! `kernel::dma::cpu_copy` (`CpuBuffer`) take its raw address.
 //!
 //! A cached buffer is mapped for the device before a transfer (a write's data cleaned, a
 //! read's range invalidated) and unmapped after it (a read's range invalidated again), by the
@@ -303,7 +303,7 @@ impl Bouncer {
         if let Some(n) = mrq.pre_mapped_segments() {
             return Ok(n);
         }
-        let sg_len = mrq.data().map_or(0, |d| d.sg_list().len());
+        let sg_len = mrq.data().map_or(0, |d| d.sg_len());
         if let Some(n) = policy::segments_without_mapping(sg_len, self.merge_boundary) {
             return Ok(n);
         }
@@ -331,7 +331,7 @@ impl Bouncer {
     ) -> Result<DataSetup> {
         let segments = self.segments(dev, mrq)?;
         let len = mrq.data_len();
-        let offset = mrq.data().map_or(0, |d| d.sg_list().first_offset());
+        let offset = mrq.data().map_or(0, |d| d.sg_first_offset());
         let force = self.bounce_all(force, mrq.data().is_some_and(|d| d.is_write()));
         match policy::data_path(segments, offset, len, self.size(), self.max_direct, force) {
             Ok(DataPath::Direct) => {

@@ -7,13 +7,14 @@
 //! The controller holds the feature modules' state (the bounce buffers, the SDIO card
 //! interrupt, the deadline of the request in flight, the statistics) and alone acts on what
 //! they return: it starts requests (`request.rs`), completes them (`irq.rs`) and runs the
-//! host's timer, the watchdog (here). The feature modules never import it.
+//! driver's timer, the watchdog (here). The feature modules never import it.
 
 use kernel::{
     clk::Clk,
     device::Device,
     new_mutex,
     prelude::*,
+    str::CString,
     sync::{
         aref::ARef,
         atomic::{
@@ -26,10 +27,14 @@ use kernel::{
     time::Delta, //
 };
 
-use crate::mmc::{
-    DmaRequest,
-    Host, //
+use crate::kernel_ext::workqueue::{
+    alloc::Flags,
+    timer::{
+        Timer,
+        TimerHandler, //
+    }, //
 };
+use crate::mmc::DmaRequest;
 
 use crate::{
     bounce::{
@@ -182,17 +187,40 @@ pub(crate) struct BusState {
     pub(crate) gates_on: bool,
 }
 
+/// The driver's timer, the watchdog: what it holds and does when it expires.
+///
+/// It runs on a `WQ_MEM_RECLAIM` workqueue of its own, `mmc_timer/<device>`: a request it
+/// times out may be one that memory reclaim waits for.
+pub(crate) struct Watchdog {
+    sdhc: Arc<Sdhc>,
+}
+
+impl TimerHandler for Watchdog {
+    fn expired(timer: &Timer<Self>) {
+        SdhcHost::deadline_expired(timer);
+    }
+}
+
 /// The driver data of the MMC host (in its private area).
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdhcHost {
     pub(crate) sdhc: Arc<Sdhc>,
+    /// The watchdog, stopped first when the host drops its data.
+    pub(crate) watchdog: Timer<Watchdog>,
     #[pin]
     pub(crate) bus: Mutex<BusState>,
 }
 
 impl SdhcHost {
     pub(crate) fn new(sdhc: Arc<Sdhc>) -> impl PinInit<Self, Error> {
+        let watchdog = || {
+            let name = CString::try_from_fmt(fmt!("mmc_timer/{}", sdhc.dev.name()))?;
+            let data = Watchdog { sdhc: sdhc.clone() };
+            Timer::new(&name, Flags::UNBOUND | Flags::MEM_RECLAIM, data)
+        };
+        let watchdog = watchdog();
         try_pin_init!(Self {
+            watchdog: watchdog?,
             sdhc,
             bus <- new_mutex!(
                 BusState {
@@ -225,6 +253,9 @@ impl SdhcHost {
 #[pinned_drop]
 impl PinnedDrop for SdhcHost {
     fn drop(self: Pin<&mut Self>) {
+        // The host is removed (or was never added): no callback arms the watchdog any more,
+        // and its handler may arm it only until this returns.
+        self.watchdog.stop();
         self.release_sdio_signal();
         self.sdhc.quiesce_held();
         let mut bus = self.bus.lock();
@@ -233,50 +264,51 @@ impl PinnedDrop for SdhcHost {
 }
 
 impl SdhcHost {
-    /// The host is removed (or was never added) and its timer cancelled; it is freed next:
+    /// The host is removed (or was never added) and the watchdog stopped; it is freed next:
     /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
     fn release_sdio_signal(&self) {
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
     }
 
-    /// Arms the host's timer, the watchdog, for the request deadline `deadline` (`request`).
-    pub(crate) fn arm_deadline(host: &Host<Self>, deadline: &Deadline) {
-        let early_ms = host.data().sdhc.debugfs.watchdog_early_ms();
-        host.arm_timer(Self::watch_period(host, deadline.arm_after_ms(early_ms)));
+    /// Arms the watchdog for the request deadline `deadline` (`request`).
+    pub(crate) fn arm_deadline(&self, deadline: &Deadline) {
+        let early_ms = self.sdhc.debugfs.watchdog_early_ms();
+        let delay = Self::watch_period(&self.sdhc, deadline.arm_after_ms(early_ms));
+        self.watchdog.arm(delay);
     }
 
-    /// `ms` as the timer's delay, at most the period at which the timer looks for a missed
-    /// SDIO card interrupt while one is enabled: a request's deadline must not keep the timer
+    /// `ms` as the watchdog's delay, at most the period at which it looks for a missed SDIO
+    /// card interrupt while one is enabled: a request's deadline must not keep the watchdog
     /// away that long (it arms itself again for the rest of a deadline not yet due).
-    fn watch_period(host: &Host<Self>, ms: u32) -> Delta {
+    fn watch_period(sdhc: &Sdhc, ms: u32) -> Delta {
         let ms = i64::from(ms);
-        if host.data().sdhc.sdio.watched() {
+        if sdhc.sdio.watched() {
             Delta::from_millis(ms.min(RECOVER_PERIOD_MS))
         } else {
             Delta::from_millis(ms)
         }
     }
 
-    /// The host's timer, the watchdog, fired: the deadline passed, or the watchdog fired early.
-    pub(crate) fn deadline_expired(host: &Host<Self>) {
-        let sdhc = &host.data().sdhc;
+    /// The watchdog fired: the deadline passed, or the watchdog fired early.
+    fn deadline_expired(timer: &Timer<Watchdog>) {
+        let sdhc = &timer.data().sdhc;
         match sdhc.take_expired() {
             Due::TimedOut(f) => sdhc.expire(f),
             Due::Later(ms) => {
                 sdhc.debugfs.stats().record_deadline_rearm();
                 // Unless a later request armed the watchdog meanwhile: its own deadline stands.
-                host.arm_timer_if_idle(Self::watch_period(host, ms));
+                timer.arm_if_idle(Self::watch_period(sdhc, ms));
             }
             Due::Idle => {}
         }
-        Self::watch_sdio_irq(host);
+        Self::watch_sdio_irq(timer);
     }
 
     /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
-    /// request is in flight, and arms the host's timer to look again while the interrupt is
+    /// request is in flight, and arms the watchdog to look again while the interrupt is
     /// enabled, unless a request's deadline has it armed already.
-    pub(crate) fn watch_sdio_irq(host: &Host<Self>) {
-        let sdhc = &host.data().sdhc;
+    pub(crate) fn watch_sdio_irq(timer: &Timer<Watchdog>) {
+        let sdhc = &timer.data().sdhc;
         {
             // Under the lock no command starts: DAT1 is the card's interrupt, not data.
             let cur = sdhc.cur.lock();
@@ -285,7 +317,7 @@ impl SdhcHost {
             }
         }
         if sdhc.sdio.watched() {
-            host.arm_timer_if_idle(Delta::from_millis(RECOVER_PERIOD_MS));
+            timer.arm_if_idle(Delta::from_millis(RECOVER_PERIOD_MS));
         }
     }
 }

@@ -7,7 +7,7 @@
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
 //! the interrupt controller missed is lost for good. `request` computes the instant the
 //! request is due (`logic::request_deadline_ms`: the card's data timeout for every block) and
-//! arms the host's timer (the watchdog) for it. When the watchdog fires and the request in
+//! arms the driver's timer (the watchdog) for it. When the watchdog fires and the request in
 //! flight is past that instant ([`Deadline::expiry`]), the controller looks at what it shows
 //! ([`overdue`]): a command that completed without its interrupt completes as that interrupt
 //! would have; else the controller is quiesced (reset, then a bounded wait for its DMA engine,
@@ -15,7 +15,7 @@
 //! watchdog that fires before the request in flight is due (the timer wheel's granularity, an
 //! earlier request's arming, or the `watchdog_early_ms` fault) arms itself again for the rest
 //! (`logic::expiry`). An interrupt raised before the reset finds the request gone and is
-//! counted, nothing else. The host cancels its timer before it drops its data (`SdhcHost`).
+//! counted, nothing else. The host's data stops the watchdog first when it is dropped (`SdhcHost`).
 //!
 //! This module only measures and looks: the controller (`controller.rs`, `irq.rs`) holds the
 //! request in flight with its [`Deadline`], arms the watchdog and runs the completion.
@@ -33,7 +33,7 @@ use kernel::{
     }, //
 };
 
-use crate::mmc::Request;
+use crate::mmc::RequestView;
 
 use crate::{
     hw::{
@@ -55,7 +55,7 @@ pub(crate) struct Deadline {
 
 impl Deadline {
     /// The deadline of `mrq` on a bus at `bus_hz` as wide as `bus_lines`, from now.
-    pub(crate) fn new(mrq: &Request, bus_hz: u32, bus_lines: &BusLines) -> Self {
+    pub(crate) fn new(mrq: &RequestView, bus_hz: u32, bus_lines: &BusLines) -> Self {
         let cmd = mrq.cmd();
         let data = mrq.data();
         let (data_timeout_ns, data_timeout_clks) = data.map_or((0, 0), |d| d.timeout());
@@ -110,7 +110,7 @@ pub(crate) enum Overdue {
 }
 
 /// Looks at what the controller shows for `mrq`, past its deadline without an interrupt.
-pub(crate) fn overdue(hw: &Hw<'_>, mrq: &Request) -> Overdue {
+pub(crate) fn overdue(hw: &Hw<'_>, mrq: &RequestView) -> Overdue {
     let ista = hw.regs.read(regs::ISTA).into_raw();
     // The command's own enables, not `ICTL`'s: a late interrupt may have cleared those.
     // (The address does not change them.)

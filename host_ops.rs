@@ -49,15 +49,11 @@ impl HostOps for SdhcHost {
     fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
         let sdhc = &host.data().sdhc;
         sdhc.sdio.enable(&sdhc.regs, enable);
-        SdhcHost::watch_sdio_irq(host);
+        SdhcHost::watch_sdio_irq(&host.data().watchdog);
     }
 
     fn ack_sdio_irq(host: &Host<Self>) {
         host.data().sdhc.ack_sdio_irq();
-        SdhcHost::watch_sdio_irq(host);
-    }
-
-    fn timer_expired(host: &Host<Self>) {
-        SdhcHost::deadline_expired(host);
+        SdhcHost::watch_sdio_irq(&host.data().watchdog);
     }
 }

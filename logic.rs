@@ -1020,7 +1020,7 @@ impl Stats {
         self.deadline_completed = self.deadline_completed.wrapping_add(1);
     }
 
-    /// Counts an SDIO card interrupt found by the host's timer.
+    /// Counts an SDIO card interrupt found by the driver's timer.
     pub(crate) fn record_sdio_irq_recovered(&mut self) {
         self.sdio.irq_recovered = self.sdio.irq_recovered.wrapping_add(1);
     }
@@ -1073,7 +1073,7 @@ impl Stats {
 /// The SDIO card interrupt's counters, in the statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SdioIrqStats {
-    /// SDIO card interrupts the host's timer found that no interrupt had reported.
+    /// SDIO card interrupts the driver's timer found that no interrupt had reported.
     pub(crate) irq_recovered: u64,
     /// Probes of the silicon's DAT1 latch (the first 16 SDIO card interrupts still held when
     /// serviced): DAT1 latched again after it was cleared while held low (level) ...

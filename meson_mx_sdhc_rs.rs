@@ -12,7 +12,7 @@
 //!
 //! - `probe.rs`: the platform driver, probe and the bound device's data;
 //! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt, and
-//!   the host's timer; it holds the features' state and acts on what they return, and no
+//!   the driver's timer; it holds the features' state and acts on what they return, and no
 //!   feature module imports it (`make module-graph`);
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
@@ -28,7 +28,10 @@
 //! `kernel::irq::managed`, the interrupt requested for the device's binding;
 //! `kernel::io::window`, the register window, which `IoMem` cannot map;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
-//! from; and `kernel::dma::noncoherent`, the bounce buffer's cached memory.
+//! from; `kernel::dma::noncoherent`, the bounce buffer's cached memory, and
+//! `kernel::dma::cpu_copy` and `kernel::dma::pre_map`, the copies between a request's
+//! scatterlist and that buffer and the mapping of a request ahead of its transfer; and
+//! `kernel::workqueue::timer`, the watchdog.
 
 use kernel::prelude::*;
 
@@ -65,10 +68,10 @@ mod tuning;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 ///
 /// Here they are modules of the driver, so what the driver does not use of their API is dead
-/// code to the compiler (`kernel::mmc` covers more of `struct mmc_host_ops` than this driver
-/// uses, `kernel::irq::managed` more than one threaded interrupt by index), and `kernel::mmc`'s
-/// re-exports are unused imports. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir`
-/// stand in for what the kernel crate has or the upstream series adds to its existing modules.
+/// code to the compiler: `kernel::mmc` holds what the MMC core owns and this driver uses, with
+/// nothing left over, while `kernel::irq::managed` covers more than one threaded interrupt by
+/// index. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir` stand in for what the
+/// kernel crate has or the upstream series adds to its existing modules.
 #[path = "rust/kernel"]
 mod kernel_ext {
     pub(crate) mod io {
@@ -77,7 +80,11 @@ mod kernel_ext {
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]
+        pub(crate) mod cpu_copy;
+        #[cfg(CONFIG_HAS_DMA)]
         pub(crate) mod noncoherent;
+        #[cfg(CONFIG_HAS_DMA)]
+        pub(crate) mod pre_map;
     }
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
@@ -97,8 +104,8 @@ mod kernel_ext {
     pub(crate) mod workqueue {
         pub(crate) mod alloc;
         pub(crate) mod rearm;
+        pub(crate) mod timer;
     }
-    #[allow(dead_code, unused_imports)]
     pub(crate) mod mmc;
     pub(crate) mod out_of_tree;
 }

@@ -73,7 +73,7 @@ impl SdhcHost {
         // Armed before the request can complete; an expiry that finds a later request in
         // flight, or this one before it is due, arms again for the rest
         // (`SdhcHost::deadline_expired`).
-        Self::arm_deadline(host, &deadline);
+        host.data().arm_deadline(&deadline);
         *cur = Some(InFlight {
             mrq,
             slot,

@@ -9,7 +9,7 @@
 //! or only on DAT1's next falling edge is not documented, and no other driver for this
 //! controller uses them; the driver is written for both readings: it never clears a DAT1 it
 //! has not signalled ([`SdioIrqs::enable`]), and while the interrupt is enabled and no command
-//! is in flight the host's timer looks at DAT1 itself every [`RECOVER_PERIOD_MS`]
+//! is in flight the driver's timer looks at DAT1 itself every [`RECOVER_PERIOD_MS`]
 //! ([`SdioIrqs::recover`]), for an edge that was missed (a reset in between, an edge the
 //! interrupt controller did not see).
 //!
@@ -61,7 +61,7 @@ use crate::{
     }, //
 };
 
-/// How often the host's timer looks for an SDIO card interrupt that no interrupt reported,
+/// How often the driver's timer looks for an SDIO card interrupt that no interrupt reported,
 /// while the interrupt is enabled and the bus idle.
 pub(crate) const RECOVER_PERIOD_MS: i64 = 250;
 
@@ -208,7 +208,7 @@ impl SdioIrqs {
 
     /// The ack as the test knob `sdio_ack_fault` has it: clears a DAT1 latched since the
     /// service and enables the interrupt without looking at DAT1. Under the edge reading an
-    /// interrupt the card raised in between is lost until the host's timer finds DAT1 low; the
+    /// interrupt the card raised in between is lost until the driver's timer finds DAT1 low; the
     /// knob shows that [`Self::enable`]'s way is what keeps it.
     pub(crate) fn ack_faulty(&self, regs: &Regs) {
         let mut st = self.state.lock();
@@ -240,7 +240,7 @@ impl SdioIrqs {
     /// Disables and acknowledges the interrupts of the command just finished, DAT1's kept as
     /// they are, then signals a card interrupt DAT1 latched while the command ran, or one the
     /// card holds on DAT1 that no edge latched ([`Self::recover`]): with requests back to
-    /// back the host's timer may never find the bus idle, and a missed edge would wait as long
+    /// back the driver's timer may never find the bus idle, and a missed edge would wait as long
     /// as the traffic lasts. The command is done, so DAT1 is not data now; a card that drives it
     /// low for another reason (an aborted transfer) costs one signal the core finds nothing for.
     pub(crate) fn end_cmd(&self, regs: &Regs) {
@@ -272,7 +272,7 @@ impl SdioIrqs {
         true
     }
 
-    /// Whether the interrupt is enabled and can be signalled: the host's timer keeps looking
+    /// Whether the interrupt is enabled and can be signalled: the driver's timer keeps looking
     /// for a missed one.
     pub(crate) fn watched(&self) -> bool {
         let st = self.state.lock();
@@ -301,7 +301,7 @@ impl SdioIrqs {
     /// function's handler with nothing pending per bit, and one warning. Without
     /// `ADDI_DAT1_IRQ`, `DAT1_IRQ` and the look at DAT1 after each command (`end_cmd`) still
     /// find a card interrupt raised between blocks; without `DAT1_IRQ` too, that look and the
-    /// host's timer (DAT1's level while the bus is idle) find every one, later.
+    /// driver's timer (DAT1's level while the bus is idle) find every one, later.
     fn check_dat1_cleared(st: &mut State, regs: &Regs) {
         let ista = regs.read(regs::ISTA).into_raw();
         let stuck = dat1_stuck_bits(st.dat1, ista, Self::dat1_low(regs));

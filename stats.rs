@@ -124,20 +124,21 @@ impl HostDebugfs {
         })
     }
 
-    /// Registers `host` with its debugfs files, whose data `debugfs` and `bounce` find in the
-    /// driver data.
+    /// Registers `host`, then creates its debugfs files, whose data `debugfs` and `bounce` find
+    /// in the driver data.
     pub(crate) fn register<T: HostOps + 'static, B: Writer + Send + Sync + 'static>(
         host: UnregisteredHost<'_, T>,
         debugfs: impl for<'x> Fn(&'x T) -> &'x Self,
         bounce: impl for<'x> Fn(&'x T) -> &'x B,
     ) -> Result {
-        host.register_with_debugfs(|data, dir| {
+        host.register()?.debugfs_files(|data, dir| {
             let this = debugfs(data);
             dir.read_write_file(c"stats", &this.stats);
             dir.read_only_file(c"limits", &this.limits);
             dir.read_only_file(c"bounce", bounce(data));
             this.knobs.add_files(dir);
-        })
+        });
+        Ok(())
     }
 
     /// The counters, locked.

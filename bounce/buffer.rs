@@ -19,15 +19,15 @@ use kernel::{
     prelude::*, //
 };
 
+use crate::kernel_ext::dma::cpu_copy::{
+    self,
+    CpuBuffer, //
+};
 use crate::kernel_ext::dma::noncoherent::{
     MapSync,
     MapTarget,
     Mapping,
     NoncoherentPages, //
-};
-use crate::mmc::{
-    self,
-    CpuBuffer, //
 };
 
 use crate::logic::{
@@ -177,7 +177,11 @@ impl BounceBuffer {
             n.cpu_write(first, bytes)?;
         }
         for (i, off) in marks.iter() {
-            mmc::write_buffer_word(self.cpu(), usize::try_from(off)?, policy::tail_mark(seq, i))?;
+            cpu_copy::write_buffer_word(
+                self.cpu(),
+                usize::try_from(off)?,
+                policy::tail_mark(seq, i),
+            )?;
         }
         if let Memory::Cached(n) = &self.mem {
             n.unmap(n.map(first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
@@ -201,7 +205,7 @@ impl BounceBuffer {
         }
         let mut words = [0u32; policy::TAIL_MARKS_MAX as usize];
         for (w, (_, off)) in words.iter_mut().zip(marks.iter()) {
-            *w = mmc::read_buffer_word(self.cpu(), usize::try_from(off)?)?;
+            *w = cpu_copy::read_buffer_word(self.cpu(), usize::try_from(off)?)?;
         }
         Ok(policy::tail_landed(
             seq,

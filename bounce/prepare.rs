@@ -11,12 +11,7 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::mmc::{
-    self,
-    copy_buffer_to_idle,
-    copy_idle_to_buffer,
-    IdleRequest, //
-};
+use crate::mmc::IdleRequest;
 
 use super::{
     policy::{
@@ -34,13 +29,12 @@ impl Bouncer {
     }
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`kernel::mmc::pre_map`). Returns whether it did.
+    /// the controller moves the previous request (`IdleRequest::pre_map`). Returns whether it did.
     pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };
-        let sg = data.sg_list();
-        let (sg_len, offset) = (sg.len(), sg.first_offset());
+        let (sg_len, offset) = (data.sg_len(), data.sg_first_offset());
         let (len, write) = (data.len(), data.is_write());
         policy::pre_map(
             sg_len,
@@ -50,7 +44,7 @@ impl Bouncer {
             self.max_direct,
             force,
             write,
-        ) && mmc::pre_map(mrq)
+        ) && mrq.pre_map()
     }
 
     /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
@@ -67,11 +61,11 @@ impl Bouncer {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;
         };
-        let (len, sg) = (data.len(), data.sg_list());
+        let len = data.len();
         let force = self.bounce_all(force, data.is_write());
-        let bounced =
-            policy::segments_without_mapping(sg.len(), self.merge_boundary).is_some_and(|n| {
-                let offset = sg.first_offset();
+        let bounced = policy::segments_without_mapping(data.sg_len(), self.merge_boundary)
+            .is_some_and(|n| {
+                let offset = data.sg_first_offset();
                 policy::data_path(n, offset, len, self.size(), self.max_direct, force)
                     == Ok(DataPath::Bounce)
             });
@@ -94,8 +88,8 @@ impl Bouncer {
             // A mapping left from an earlier user goes before the CPU writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
-                Ok(cpu) if copy_in_fault() => copy_idle_to_buffer(mrq, cpu, len / 2),
-                Ok(cpu) => copy_idle_to_buffer(mrq, cpu, len),
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
                 Err(_) => 0,
             };
             if copied != len {
@@ -135,7 +129,7 @@ impl Bouncer {
         let unmapped = self.unmap_slot(slot);
         let copied = self.buf(slot).map_or(0, |buf| {
             if unmapped {
-                copy_buffer_to_idle(buf.cpu(), mrq, len)
+                mrq.copy_from_buffer(buf.cpu(), len)
             } else {
                 0
             }

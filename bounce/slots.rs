@@ -13,7 +13,7 @@
 //!   never handed to anyone else.
 //! - A request is known by its address (`owner`) and a token the driver wrote into its
 //!   `host_cookie` in `pre_req`, always positive: 0 is the core's value and -1 marks a mapping
-//!   made by `kernel::mmc::pre_map`. The core zeroes the cookie when it prepares the same request
+//!   made by `kernel::dma::pre_map`. The core zeroes the cookie when it prepares the same request
 //!   again (error recovery reuses it), so state left for an owner whose cookie no longer
 //!   matches is stale and dropped without copying.
 //! - Only a read that completed without any error waits for `post_req`

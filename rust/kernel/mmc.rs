@@ -61,33 +61,22 @@
 //!     });
 //!     host.of_parse()?;
 //!     // Removed when `dev` is unbound.
-//!     host.register()
+//!     host.register()?;
+//!     Ok(())
 //! }
 //! ```
 
 mod caps;
-mod cpu_copy;
 mod debugfs;
 mod dma;
 mod host;
 mod ios;
-mod pre_map;
 mod request;
 mod sdio;
-mod timer;
 
 pub(crate) use caps::{
     Cap,
     Caps, //
-};
-pub(crate) use cpu_copy::{
-    copy_buffer_to_idle,
-    copy_idle_to_buffer, //
-};
-pub(crate) use cpu_copy::{
-    read_buffer_word,
-    write_buffer_word,
-    CpuBuffer, //
 };
 pub(crate) use dma::{
     dma_merge_boundary,
@@ -98,24 +87,21 @@ pub(crate) use host::{
     Host,
     HostConfig,
     HostOps,
+    RegisteredHost,
     Tuning,
     UnregisteredHost, //
 };
 pub(crate) use ios::{
     BusWidth,
     Ios,
-    PowerMode,
-    SignalVoltage,
-    Timing, //
+    PowerMode, //
 };
-pub(crate) use pre_map::pre_map;
 pub(crate) use request::{
     Command,
     Data,
     IdleRequest,
     Request,
-    RequestView,
-    SgList, //
+    RequestView, //
 };
 pub(crate) use sdio::SdioIrqSignal;
 

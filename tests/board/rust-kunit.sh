@@ -4,7 +4,8 @@
 # rust/kernel/debugfs/foreign_dir.rs (a directory another subsystem owns, as the series'
 # ScopedDir::from_raw()), and the non-coherent
 # pages' rust/kernel/dma/noncoherent/dirty/tests.rs), of the workqueue extension
-# (rust/kernel/workqueue/rearm.rs: the host timer's arming and cancelling) and of the driver's
+# (rust/kernel/workqueue/rearm.rs: arming and cancelling delayed work; timer.rs: the timer with
+# a queue of its own that the driver's watchdog is) and of the driver's
 # pure logic (logic/tests.rs, and the bounce buffer's bounce/policy/tests.rs and
 # bounce/slots/tests.rs; the four pure suites are also the host's cargo tests) run in the guest
 # when the
@@ -19,7 +20,7 @@ cat /tmp/kunit
 grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
 for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy \
          meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
-         rust_kernel_workqueue_rearm meson_mx_sdhc_rs_logic \
+         rust_kernel_workqueue_rearm rust_kernel_workqueue_timer meson_mx_sdhc_rs_logic \
          meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done

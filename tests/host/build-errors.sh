@@ -93,7 +93,7 @@ add_to_probe host-data-borrows <<'RS'
         let local = 0u32;
         let host = UnregisteredHost::new(dev, Ok::<_, Error>(Borrowing(&local)))?;
         let registered = host.register();
-        registered
+        registered.map(|_| ())
     }
 RS
 must_fail host-data-borrows "argument requires that \`local\` is borrowed for \`'static\`"
@@ -143,7 +143,8 @@ add_to_probe static-data-builds <<'RS'
         let handler = Ok::<_, Error>(Borrowing(&SHARED));
         managed::request_threaded_irq_by_index(pdev, Flags::ONESHOT, 0, c"x", handler)?;
         let host = UnregisteredHost::new(pdev.as_ref(), Ok::<_, Error>(Borrowing(&SHARED)))?;
-        host.register()
+        host.register()?;
+        Ok(())
     }
 RS
 if "$T/static-data-builds/scripts/build-module.sh" > "$T/static-data-builds.log" 2>&1; then

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Streaming DMA of an MMC request's scatterlist.
+//! Streaming DMA of an MMC request's scatterlist, and what the DMA code of the kernel crate
+//! needs of a request.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`] while its data is mapped: dropping it unmaps,
-//! then completes. The `host_cookie` value `COOKIE_PRE_MAPPED` (-1) is this module's: only a
-//! mapping made in `pre_req` writes it, a driver cannot (negative values are refused), and
-//! every unmapping clears it.
+//! then completes. A request's data is mapped in `pre_req` by [`IdleRequest::pre_map`], a
+//! [`PreMap`] of its scatterlist with `host_cookie` as the cookie: the value
+//! [`COOKIE_PRE_MAPPED`] is `PreMap`'s, a driver cannot write it (negative values are refused),
+//! and every unmapping clears it. The CPU copies between the data and a bounce buffer go
+//! through a [`CpuSgList`] of the scatterlist, handed out only while nothing maps it.
 
 use core::{
     mem::ManuallyDrop,
@@ -26,21 +29,66 @@ use kernel::{
 
 use super::{
     Data,
+    IdleRequest,
     Request, //
 };
 
 use crate::bindings;
+use crate::kernel_ext::dma::{
+    cpu_copy::{
+        CpuBuffer,
+        CpuSgList, //
+    },
+    pre_map::{
+        PreMap,
+        COOKIE_PRE_MAPPED, //
+    }, //
+};
 use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 
-/// The `host_cookie` of a request whose data was mapped for the device in `pre_req`.
+/// Returns whether the cookie of `data` says it was mapped in `pre_req` ([`PreMap`]).
 ///
-/// It is negative: the MMC core's own value is 0, and a driver's are positive
-/// ([`Data::set_host_cookie`] ignores negative ones).
-pub(super) const COOKIE_PRE_MAPPED: i32 = -1;
-
-/// Returns whether the cookie of `data` says it was mapped in `pre_req`.
+/// The MMC core's own value is 0, and a driver's are positive ([`Data::set_host_cookie`]
+/// ignores negative ones).
 pub(super) fn is_pre_mapped(data: &Data) -> bool {
     data.host_cookie() == COOKIE_PRE_MAPPED
+}
+
+/// Returns the [`PreMap`] of the data of a request of `host`, mapped on the host's DMA device.
+///
+/// # Safety
+///
+/// `host` must be the host the request was passed to, and a callback of it running or the
+/// request in flight on it, for as long as `data` is borrowed.
+unsafe fn pre_map_of(host: NonNull<bindings::mmc_host>, data: &Data) -> Option<PreMap<'_>> {
+    let sg = NonNull::new(data.sg_list().as_raw())?;
+    let dir = dma_dir(Some(data))?;
+    // SAFETY: The parent of a host whose callback runs, or with a request in flight, is bound
+    // (safety requirements).
+    let dev = unsafe { host_dma_dev(host) };
+    // SAFETY: The data's scatterlist and cookie are valid while `data` is borrowed; the cookie
+    // is the host driver's, into which only `PreMap` writes a negative value (`set_host_cookie`
+    // refuses them) and the core writes 0 when it prepares a request, whose data is then not
+    // mapped. Every mapping of a request's data is on its host's DMA device (`host_dma_dev`),
+    // for its direction: `PreMap::map`'s, or `DmaRequest`'s, which maps only data whose cookie
+    // is 0 and undoes a `PreMap` mapping it takes over with `PreMap::unmap`.
+    Some(unsafe { PreMap::from_raw(dev, sg, data.sg_list().len(), data.cookie_ptr(), dir) })
+}
+
+/// Returns the data's scatterlist as one the CPU may copy.
+///
+/// # Safety
+///
+/// No device may use the scatterlist and nothing map it while `data` is borrowed.
+unsafe fn cpu_sg(data: &Data) -> Option<CpuSgList<'_>> {
+    // Nothing to copy without bytes.
+    if data.is_empty() {
+        return None;
+    }
+    let sg = NonNull::new(data.sg_list().as_raw())?;
+    // SAFETY: The data's scatterlist is valid while `data` is borrowed; the rest is the
+    // caller's (safety requirements).
+    Some(unsafe { CpuSgList::from_raw(sg, data.sg_list().len()) })
 }
 
 /// The reason [`DmaRequest::map_count`] failed.
@@ -64,7 +112,7 @@ impl From<DmaMapError> for Error {
 }
 
 /// The `attrs` argument `DMA_ATTR_SKIP_CPU_SYNC` of the mapping functions.
-pub(super) const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 
 /// The DMA mapping of a request's scatterlist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,12 +312,18 @@ impl DmaRequest {
         let (dir, attrs) = match self.mapped.take() {
             None => return,
             Some(Mapping::Counted(dir, _)) => (dir, SKIP_CPU_SYNC),
-            Some(Mapping::ForDevice(dir) | Mapping::PreMapped(dir)) => (dir, 0),
+            Some(Mapping::ForDevice(dir)) => (dir, 0),
+            Some(Mapping::PreMapped(_)) => {
+                if let Some(data) = self.mrq.data() {
+                    // SAFETY: The request is in flight on its host.
+                    if let Some(pre_map) = unsafe { pre_map_of(self.mrq.host_raw(), data) } {
+                        pre_map.unmap();
+                    }
+                }
+                return;
+            }
         };
         let Some(data) = self.mrq.data() else { return };
-        if is_pre_mapped(data) {
-            data.write_host_cookie(0);
-        }
         let sg = data.sg_list();
         // SAFETY: By the type invariant the scatterlist was mapped for `dir` on `dev` with
         // `sg.len()` entries.
@@ -297,14 +351,36 @@ impl DmaRequest {
         }
     }
 
-    /// Returns the data if nothing maps it.
+    /// Returns the data's scatterlist as one the CPU may copy, if nothing maps it.
     ///
     /// Neither this object nor `pre_req` (whose mapping this object may have handed back,
-    /// [`Self::end_transfer`]) may map it.
-    pub(super) fn unmapped_data(&self) -> Option<&Data> {
-        self.mrq
+    /// [`Self::end_transfer`]) may map it. While the list is borrowed, this object cannot map
+    /// it (`&mut self`), and the request is the driver's, not the device's.
+    fn cpu_sg(&self) -> Option<CpuSgList<'_>> {
+        let data = self
+            .mrq
             .data()
-            .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))
+            .filter(|d| self.mapped.is_none() && !is_pre_mapped(d))?;
+        // SAFETY: Not DMA-mapped (checked), and the request is not handed to the device while
+        // `self` is borrowed.
+        unsafe { cpu_sg(data) }
+    }
+
+    /// Copies the first `len` bytes of the data scatterlist into `buf`, for a write.
+    ///
+    /// Returns the number of bytes copied, at most the size of `buf`: 0 without data or while
+    /// the scatterlist is DMA-mapped (the CPU must not touch it then).
+    ///
+    /// The device must not be using `buf`; it is accessed only through its raw address.
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
+    }
+
+    /// Copies `len` bytes from `buf` into the data scatterlist, for a read.
+    ///
+    /// Follows the rules of [`Self::copy_to_buffer`].
+    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        self.cpu_sg().map_or(0, |sg| sg.copy_from_buffer(buf, len))
     }
 
     /// Unmaps the data and completes the request with the errors set on it ([`Request::done`]).
@@ -333,5 +409,61 @@ impl Drop for DmaRequest {
         self.unmap();
         // SAFETY: This is the only place `mrq` is dropped, once, and nothing uses it after.
         unsafe { ManuallyDrop::drop(&mut self.mrq) };
+    }
+}
+
+impl IdleRequest {
+    /// Maps the data in `pre_req`, off the request path ([`PreMap::map`]).
+    ///
+    /// The data is a single scatterlist entry that the driver will send direct; it is mapped for
+    /// the DMA device of its host with its cache maintenance (a clean for a write, an invalidate
+    /// for a read) and marked in `host_cookie`. Returns whether it did: not if the cookie is set
+    /// already, or if the mapping gave other than one segment (then nothing stays mapped and
+    /// `request` maps it itself). The mapping is undone exactly once: by the layer's `post_req`
+    /// ([`Self::unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by
+    /// the request path ([`DmaRequest`]) if it bounces or fails the request.
+    pub(crate) fn pre_map(&self) -> bool {
+        let Some(data) = self.data() else {
+            return false;
+        };
+        // SAFETY: The request was passed to a callback of its host, which is running.
+        unsafe { pre_map_of(self.host_raw(), data) }.is_some_and(|m| m.map())
+    }
+
+    /// Unmaps the data in `post_req` if it is still mapped from `pre_req`.
+    ///
+    /// The data is unmapped if the request path left it mapped (it went direct), synchronizing
+    /// it for the CPU (the invalidate after a read), and the cookie is cleared. Returns whether
+    /// it did. The layer's `post_req` calls it for every request, before the driver's own
+    /// `post_req`, so a mapping made in `pre_req` never outlives the request's `post_req`.
+    pub(super) fn unmap_pre_mapped(&self) -> bool {
+        let Some(data) = self.data() else {
+            return false;
+        };
+        // SAFETY: The request was passed to a callback of its host, which is running; it is
+        // idle, so the controller is done with it.
+        unsafe { pre_map_of(self.host_raw(), data) }.is_some_and(|m| m.unmap())
+    }
+
+    /// Returns the data's scatterlist as one the CPU may copy, unless `pre_req` mapped it.
+    fn cpu_sg(&self) -> Option<CpuSgList<'_>> {
+        let data = self.data().filter(|d| !is_pre_mapped(d))?;
+        // SAFETY: An idle request is not in flight, so no device moves its data, and `pre_req`
+        // has not mapped it (checked): nothing else maps an idle request's data.
+        unsafe { cpu_sg(data) }
+    }
+
+    /// Copies the first `len` bytes of the data into `buf`, in `pre_req`.
+    ///
+    /// Follows the rules of [`DmaRequest::copy_to_buffer`].
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
+    }
+
+    /// Copies `len` bytes from `buf` into the data, in `post_req`.
+    ///
+    /// Follows the rules of [`DmaRequest::copy_from_buffer`].
+    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+        self.cpu_sg().map_or(0, |sg| sg.copy_from_buffer(buf, len))
     }
 }

@@ -25,12 +25,7 @@ use kernel::{
     types::Opaque, //
 };
 
-use super::timer::{
-    new_timer,
-    Timer, //
-};
 use super::{
-    pre_map::unmap_pre_mapped,
     Caps,
     IdleRequest,
     Ios,
@@ -72,8 +67,9 @@ pub(crate) trait HostOps: Send + Sync + Sized {
 
     /// Cleans up after `mrq` once the core has taken its result.
     ///
-    /// `error` is the request's. A mapping of its data made by [`pre_map`](super::pre_map) in
-    /// `pre_req` is undone before this runs, whether or not a driver implements it.
+    /// `error` is the request's. A mapping of its data made by
+    /// [`IdleRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a driver
+    /// implements it.
     fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -123,16 +119,6 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     fn ack_sdio_irq(_host: &Host<Self>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-
-    /// Handles the expiry of the host's timer, armed with [`Host::arm_timer`].
-    ///
-    /// Runs on the timer's own workqueue, in process context, concurrently with every other
-    /// callback and with the driver's interrupt handlers. The host may be being removed
-    /// (`mmc_remove_host()`), but its data is valid: the host cancels the timer before dropping
-    /// it. Implementing this gives the host its timer (and its workqueue).
-    fn timer_expired(_host: &Host<Self>) {
-        build_error!(VTABLE_DEFAULT_ERROR)
-    }
 }
 
 /// Limits and capabilities of a host, written to `struct mmc_host` before registration.
@@ -161,60 +147,14 @@ pub(crate) struct HostConfig {
     pub(crate) caps: Caps,
 }
 
-/// The contents of a host's private area.
-///
-/// It holds the driver data and what the host runs beside its callbacks that reaches the data.
-#[pin_data]
-pub(super) struct Private<T: HostOps> {
-    /// The host's timer, when `T` implements [`HostOps::timer_expired`].
-    ///
-    /// Fields drop in declaration order: the timer is stopped before the data goes.
-    pub(super) timer: Option<Timer>,
-    #[pin]
-    data: T,
-}
-
-impl<T: HostOps> Private<T> {
-    /// Returns an initialiser of the private area of `host` with `data` and the host's timer.
-    ///
-    /// `dev` is the host's parent.
-    ///
-    /// # Safety
-    ///
-    /// `host` is a host allocated with room for a `Private<T>`, which it will hold, and drop
-    /// (after [`Self::stop`] once it was added) before it is freed.
-    unsafe fn new(
-        host: NonNull<bindings::mmc_host>,
-        dev: &Device<Bound>,
-        data: impl PinInit<T, Error>,
-    ) -> impl PinInit<Self, Error> {
-        // The timer is made when the area is initialised, in its place.
-        let dev = kernel::sync::aref::ARef::<Device>::from(dev);
-        // SAFETY: The host keeps the timer in its private area and drops it first (field
-        // order) when it drops its data, before it is freed (safety requirements).
-        let timer = move || unsafe { new_timer::<T>(host, &dev) };
-        try_pin_init!(Private { timer: timer()?, data <- data }? Error)
-    }
-
-    /// Stops what the host runs beside its callbacks, before the removed host drops the data.
-    ///
-    /// The timer, which `timer_expired` may arm again while it runs, is stopped for good: no
-    /// arming from here on, disarmed, waited for.
-    fn stop(&self) {
-        if let Some(timer) = self.timer.as_ref() {
-            timer.stop();
-        }
-    }
-}
-
 /// Returns a pointer to the private area of `host`.
 ///
 /// # Safety
 ///
-/// `host` must be a valid host allocated with room for a `Private<T>` in its private area.
-unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut Private<T> {
+/// `host` must be a valid host allocated with room for a `T` in its private area.
+unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
     // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
-    unsafe { &raw mut (*host).private }.cast::<Private<T>>()
+    unsafe { &raw mut (*host).private }.cast::<T>()
 }
 
 /// An allocated host with its driver data initialised, not registered yet.
@@ -226,7 +166,7 @@ unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut Private<T>
 /// # Invariants
 ///
 /// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
-/// object and not added; its private area holds an initialised, pinned `Private<T>`.
+/// object and not added; its private area holds an initialised, pinned `T`.
 pub(crate) struct UnregisteredHost<'a, T: HostOps> {
     pub(super) host: NonNull<bindings::mmc_host>,
     pub(super) parent: &'a Device<Bound>,
@@ -238,25 +178,22 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     ///
     /// `dev` becomes the host's parent; the driver data stays pinned until the host is freed.
     pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
-        let extra = c_int::try_from(size_of::<Private<T>>())?;
+        let extra = c_int::try_from(size_of::<T>())?;
         // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
         // parent without taking a reference; the returned object borrows `dev` for `'a`, and
         // frees the host (which reads the parent) on drop, within `'a`.
         let raw = unsafe { bindings::mmc_alloc_host(extra, dev.as_raw()) };
         let host = NonNull::new(raw).ok_or(ENOMEM)?;
-        // SAFETY: `host` was allocated with `size_of::<Private<T>>()` bytes of private area.
+        // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
-        let aligned = slot.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
-        // SAFETY: The host holds the `Private<T>` in its private area from here on (once it is
-        // initialised below), and `Registration` (or `Self::drop`) stops and drops it before
-        // freeing the host.
-        let private = unsafe { Private::<T>::new(host, dev, data) };
-        // SAFETY: `slot` is valid for writes of a `Private<T>` and aligned when `aligned`; the
-        // host is not shared, so the data never moves before it is dropped in place.
-        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, private) });
+        let aligned = slot.cast::<u8>().align_offset(align_of::<T>()) == 0;
+        // SAFETY: `slot` is valid for writes of a `T` and aligned when `aligned`; the host is not
+        // shared, so the data never moves before `Registration` (or `Self::drop`) drops it in
+        // place, before freeing the host.
+        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, data) });
         if !matches!(init, Some(Ok(()))) {
-            // SAFETY: The host was allocated above and never added; no `Private<T>` lives in it.
+            // SAFETY: The host was allocated above and never added; no `T` lives in it.
             unsafe { bindings::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
@@ -315,21 +252,14 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         unsafe { (*self.raw()).ocr_avail }
     }
 
-    /// Returns the driver data.
-    pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: By the type invariant the private area holds a pinned `Private<T>`, whose
-        // `data` is structurally pinned.
-        unsafe { Pin::new_unchecked(&(*priv_ptr::<T>(self.raw())).data) }
-    }
-
     /// Installs `T`'s callbacks and adds the host (`mmc_add_host()`).
     ///
     /// The MMC core calls the callbacks from then on, until the parent device is unbound.
     ///
     /// The host's removal belongs to the parent's devres: when the parent is unbound (or at once,
     /// if handing it to devres fails) the host is removed (`mmc_remove_host()`: no request in
-    /// flight and no callback running afterwards), what it runs beside its callbacks stopped,
-    /// the driver data dropped in place and the host freed. The driver data therefore borrows
+    /// flight and no callback running afterwards), the driver data dropped in place and the
+    /// host freed. The driver data therefore borrows
     /// nothing (`T: 'static`).
     ///
     /// The driver core drops the bound driver's data (`platform::Driver::Data`) before it
@@ -338,7 +268,9 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     ///
     /// The parent device's DMA segment limit becomes the host's `max_seg_size` when the parent
     /// has DMA parameters.
-    pub(crate) fn register(mut self) -> Result
+    ///
+    /// Returns a [`RegisteredHost`], what the driver may do with the host while it probes.
+    pub(crate) fn register(mut self) -> Result<RegisteredHost<'a, T>>
     where
         T: 'static,
     {
@@ -362,21 +294,49 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
         let this = ManuallyDrop::new(self);
-        // INVARIANT: Added with `T`'s callbacks; the private area holds the `Private<T>`.
+        // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
         let registration = Registration {
             host: this.host,
             _data: PhantomData::<T>,
         };
         // The parent is bound (type invariant); devres drops the registration when it is
         // unbound, while the parent the host's release reads is still there.
-        devres::register(this.parent, registration, GFP_KERNEL)
+        devres::register(this.parent, registration, GFP_KERNEL)?;
+        // INVARIANT: Added with `T`'s callbacks just now; its removal belongs to the parent's
+        // devres, which does not release it while the parent is bound, during `'a`.
+        Ok(RegisteredHost {
+            host: this.host,
+            _parent: PhantomData,
+            _data: PhantomData,
+        })
+    }
+}
+
+/// A host [`UnregisteredHost::register`] added, while its parent is bound.
+///
+/// # Invariants
+///
+/// `host` was added with `T`'s callbacks and its private area holds a pinned `T`; it is not
+/// being removed during `'a` (the parent's devres removes it, when the parent is unbound).
+pub(crate) struct RegisteredHost<'a, T: HostOps> {
+    pub(super) host: NonNull<bindings::mmc_host>,
+    _parent: PhantomData<&'a Device<Bound>>,
+    _data: PhantomData<T>,
+}
+
+impl<T: HostOps> RegisteredHost<'_, T> {
+    /// Returns the host as its callbacks see it.
+    pub(crate) fn host(&self) -> &Host<T> {
+        // SAFETY: By the type invariant the host is added with `T`'s callbacks, holds its `T`,
+        // and is not removed, so not freed, while `self` lives.
+        unsafe { Host::from_raw(self.host.as_ptr()) }
     }
 }
 
 impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: By the type invariant the host was never added and holds a `Private<T>`, which
-        // nothing uses: only an added host calls its callbacks or runs anything beside them.
+        // SAFETY: By the type invariant the host was never added and holds a `T`, which nothing
+        // uses: only an added host calls its callbacks.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
             bindings::mmc_free_host(self.raw());
@@ -396,7 +356,7 @@ unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 /// # Invariants
 ///
 /// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE`; its private area holds a
-/// pinned `Private<T>`; this object owns both. It is dropped while the parent is bound.
+/// pinned `T`; this object owns both. It is dropped while the parent is bound.
 struct Registration<T: HostOps> {
     host: NonNull<bindings::mmc_host>,
     _data: PhantomData<T>,
@@ -408,15 +368,9 @@ impl<T: HostOps> Drop for Registration<T> {
         // SAFETY: By the type invariant the host was added. `mmc_remove_host()` returns once no
         // request is in flight and no callback runs any more.
         unsafe { bindings::mmc_remove_host(h) };
-        // What the host runs beside its callbacks may still read the private area through a
-        // shared reference: it is stopped through a shared reference too, before
-        // `drop_in_place` takes the area mutably.
-        // SAFETY: By the type invariant the private area holds a `Private<T>`; only shared
-        // references to it exist.
-        unsafe { &*priv_ptr::<T>(h) }.stop();
-        // SAFETY: The host is removed and `Private::stop` returned, so no callback runs and
-        // nothing else refers to the private area; it is dropped once and the host freed after
-        // it.
+        // SAFETY: By the type invariant the private area holds a `T`. The host is removed, so
+        // no callback runs and nothing else refers to the private area; it is dropped once and
+        // the host freed after it.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(h));
             bindings::mmc_free_host(h);
@@ -432,8 +386,7 @@ unsafe impl<T: HostOps> Send for Registration<T> {}
 ///
 /// # Invariants
 ///
-/// Wraps a valid host added with `T`'s callbacks (and possibly being removed, for what runs
-/// beside its callbacks) whose private area holds a pinned `Private<T>`.
+/// Wraps a valid host added with `T`'s callbacks whose private area holds a pinned `T`.
 #[repr(transparent)]
 pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 
@@ -445,8 +398,8 @@ impl<T: HostOps> Host<T> {
     ///
     /// # Safety
     ///
-    /// `ptr` must be a host added with `T`'s callbacks whose private area holds its
-    /// `Private<T>` for `'a`, and which is not freed during `'a`.
+    /// `ptr` must be a host added with `T`'s callbacks whose private area holds its `T` for
+    /// `'a`, and which is not freed during `'a`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::mmc_host) -> &'a Self {
         // SAFETY: Transparent wrapper of a valid `struct mmc_host` (safety requirements).
         unsafe { &*ptr.cast() }
@@ -458,14 +411,8 @@ impl<T: HostOps> Host<T> {
 
     /// Returns the driver data.
     pub(crate) fn data(&self) -> Pin<&T> {
-        // SAFETY: The private area is pinned (type invariant) and `data` structurally pinned.
-        unsafe { Pin::new_unchecked(&self.private().data) }
-    }
-
-    /// Returns the contents of the private area.
-    pub(super) fn private(&self) -> &Private<T> {
-        // SAFETY: By the type invariant the private area holds a `Private<T>`.
-        unsafe { &*priv_ptr::<T>(self.raw()) }
+        // SAFETY: By the type invariant the private area holds a pinned `T`.
+        unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
     }
 }
 
@@ -624,7 +571,7 @@ impl<T: HostOps> Adapter<T> {
         // the object does not outlive the callback.
         let mrq = unsafe { IdleRequest::new(hp, mp) };
         // Before the driver's `post_req`, which may copy into the data's pages with the CPU.
-        unmap_pre_mapped(&mrq);
+        mrq.unmap_pre_mapped();
         if T::HAS_POST_REQ {
             let error = (err != 0).then(|| Error::from_errno(err));
             // SAFETY: Called by the MMC core on a host registered with `T`.

@@ -61,83 +61,6 @@ impl BusWidth {
     }
 }
 
-/// The I/O signalling level (`ios->signal_voltage`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum SignalVoltage {
-    /// `MMC_SIGNAL_VOLTAGE_330`.
-    V330,
-    /// `MMC_SIGNAL_VOLTAGE_180`.
-    V180,
-    /// `MMC_SIGNAL_VOLTAGE_120`.
-    V120,
-    /// Any other raw value.
-    Other(u8),
-}
-
-impl SignalVoltage {
-    pub(super) fn from_raw(v: u8) -> Self {
-        match u32::from(v) {
-            bindings::MMC_SIGNAL_VOLTAGE_330 => Self::V330,
-            bindings::MMC_SIGNAL_VOLTAGE_180 => Self::V180,
-            bindings::MMC_SIGNAL_VOLTAGE_120 => Self::V120,
-            _ => Self::Other(v),
-        }
-    }
-}
-
-/// The bus timing the card was switched to (`ios->timing`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Timing {
-    /// `MMC_TIMING_LEGACY`: default speed.
-    Legacy,
-    /// `MMC_TIMING_MMC_HS`.
-    MmcHs,
-    /// `MMC_TIMING_SD_HS`.
-    SdHs,
-    /// `MMC_TIMING_UHS_SDR12`.
-    UhsSdr12,
-    /// `MMC_TIMING_UHS_SDR25`.
-    UhsSdr25,
-    /// `MMC_TIMING_UHS_SDR50`.
-    UhsSdr50,
-    /// `MMC_TIMING_UHS_SDR104`.
-    UhsSdr104,
-    /// `MMC_TIMING_UHS_DDR50`.
-    UhsDdr50,
-    /// `MMC_TIMING_MMC_DDR52`.
-    MmcDdr52,
-    /// `MMC_TIMING_MMC_HS200`.
-    MmcHs200,
-    /// `MMC_TIMING_MMC_HS400`.
-    MmcHs400,
-    /// Any other raw value (SD Express, UHS-II).
-    Other(u8),
-}
-
-impl Timing {
-    pub(super) fn from_raw(v: u8) -> Self {
-        match u32::from(v) {
-            bindings::MMC_TIMING_LEGACY => Self::Legacy,
-            bindings::MMC_TIMING_MMC_HS => Self::MmcHs,
-            bindings::MMC_TIMING_SD_HS => Self::SdHs,
-            bindings::MMC_TIMING_UHS_SDR12 => Self::UhsSdr12,
-            bindings::MMC_TIMING_UHS_SDR25 => Self::UhsSdr25,
-            bindings::MMC_TIMING_UHS_SDR50 => Self::UhsSdr50,
-            bindings::MMC_TIMING_UHS_SDR104 => Self::UhsSdr104,
-            bindings::MMC_TIMING_UHS_DDR50 => Self::UhsDdr50,
-            bindings::MMC_TIMING_MMC_DDR52 => Self::MmcDdr52,
-            bindings::MMC_TIMING_MMC_HS200 => Self::MmcHs200,
-            bindings::MMC_TIMING_MMC_HS400 => Self::MmcHs400,
-            _ => Self::Other(v),
-        }
-    }
-
-    /// Returns whether data is clocked on both edges (`mmc_card_ddr52()`, UHS DDR50, HS400).
-    pub(crate) fn ddr(self) -> bool {
-        matches!(self, Self::UhsDdr50 | Self::MmcDdr52 | Self::MmcHs400)
-    }
-}
-
 /// The settings of one `set_ios` or `start_signal_voltage_switch` call.
 ///
 /// It also gives what only those callbacks may do with the host: report the clock it really
@@ -162,10 +85,6 @@ pub(crate) struct Ios {
     pub(crate) power_mode: PowerMode,
     /// Data bus width.
     pub(crate) bus_width: BusWidth,
-    /// I/O signalling level.
-    pub(crate) signal_voltage: SignalVoltage,
-    /// Bus timing.
-    pub(crate) timing: Timing,
 }
 
 impl Ios {
@@ -189,8 +108,6 @@ impl Ios {
             vdd: ios.vdd,
             power_mode: PowerMode::from_raw(ios.power_mode),
             bus_width: BusWidth::from_raw(ios.bus_width),
-            signal_voltage: SignalVoltage::from_raw(ios.signal_voltage),
-            timing: Timing::from_raw(ios.timing),
         }
     }
 
@@ -254,27 +171,5 @@ mod tests {
             BusWidth::Eight
         );
         assert_eq!(BusWidth::from_raw(7), BusWidth::Other(7));
-    }
-
-    #[test]
-    fn signal_voltage_and_timing_map_to_their_variants() {
-        for (raw, v) in [
-            (bindings::MMC_SIGNAL_VOLTAGE_330, SignalVoltage::V330),
-            (bindings::MMC_SIGNAL_VOLTAGE_180, SignalVoltage::V180),
-            (bindings::MMC_SIGNAL_VOLTAGE_120, SignalVoltage::V120),
-        ] {
-            assert_eq!(SignalVoltage::from_raw(raw as u8), v);
-        }
-        assert_eq!(SignalVoltage::from_raw(9), SignalVoltage::Other(9));
-        for (raw, t) in [
-            (bindings::MMC_TIMING_LEGACY, Timing::Legacy),
-            (bindings::MMC_TIMING_MMC_HS200, Timing::MmcHs200),
-            (bindings::MMC_TIMING_MMC_DDR52, Timing::MmcDdr52),
-        ] {
-            assert_eq!(Timing::from_raw(raw as u8), t);
-        }
-        assert!(Timing::from_raw(bindings::MMC_TIMING_MMC_HS400 as u8).ddr());
-        assert!(!Timing::from_raw(bindings::MMC_TIMING_UHS_SDR104 as u8).ddr());
-        assert_eq!(Timing::from_raw(200), Timing::Other(200));
     }
 }

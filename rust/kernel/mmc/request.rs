@@ -136,14 +136,6 @@ impl RequestView {
         unsafe { Command::from_raw((*self.raw()).cmd) }
     }
 
-    /// Returns the SET_BLOCK_COUNT (CMD23) to send first, if the host has `MMC_CAP_CMD23`.
-    pub(crate) fn sbc(&self) -> Option<&Command> {
-        // SAFETY: By the type invariant the request is valid.
-        let p = unsafe { (*self.raw()).sbc };
-        // SAFETY: A non-NULL `sbc` lives as long as the request.
-        (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
-    }
-
     /// Returns the STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
     pub(crate) fn stop(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
@@ -408,25 +400,40 @@ impl Data {
     /// Sets the driver's cookie, which the core never interprets.
     ///
     /// The value is 0 (nothing kept) or a positive value of the driver's. Negative values are
-    /// ignored, and so is any value while
-    /// the cookie is negative: those belong to the layer, which marks data mapped in `pre_req`
-    /// with one, so that only the layer can say, or unsay, that data is mapped.
+    /// ignored, and so is any value while the cookie is negative: those belong to the DMA
+    /// mapping made in `pre_req` (`kernel::dma::pre_map`), which marks the data with one, so
+    /// that only it can say, or unsay, that data is mapped.
     pub(crate) fn set_host_cookie(&self, v: i32) {
-        // Neither a negative value nor over one: the layer's mark stays until the layer clears
-        // it (when it unmaps).
+        // Neither a negative value nor over one: the mapping's mark stays until it is unmapped.
         if v >= 0 && self.host_cookie() >= 0 {
-            self.write_host_cookie(v);
+            // SAFETY: By the type invariant the data is valid; the field belongs to the host
+            // driver.
+            unsafe { (*self.raw()).host_cookie = v };
         }
     }
 
-    /// Sets the cookie to any value, the layer's negative ones included.
-    pub(super) fn write_host_cookie(&self, v: i32) {
-        // SAFETY: By the type invariant the data is valid; the field belongs to the host driver.
-        unsafe { (*self.raw()).host_cookie = v };
+    /// Returns the address of the cookie, for the `pre_req` mapping's mark (`super::dma`).
+    pub(super) fn cookie_ptr(&self) -> NonNull<c_int> {
+        // SAFETY: By the type invariant the data is valid, so the address of its field is not
+        // NULL.
+        unsafe { NonNull::new_unchecked(&raw mut (*self.raw()).host_cookie) }
+    }
+
+    /// Returns the number of entries of the data's scatterlist.
+    pub(crate) fn sg_len(&self) -> u32 {
+        self.sg_list().len()
+    }
+
+    /// Returns the offset into its page of the scatterlist's first entry (`sg->offset`).
+    ///
+    /// Returns 0 for an empty list. The offset gives the low bits of the DMA address the entry
+    /// maps to, with or without an IOMMU (which maps whole pages).
+    pub(crate) fn sg_first_offset(&self) -> u32 {
+        self.sg_list().first_offset()
     }
 
     /// Returns the data's scatterlist, for its DMA mapping and copies ([`super::DmaRequest`]).
-    pub(crate) fn sg_list(&self) -> SgList<'_> {
+    pub(super) fn sg_list(&self) -> SgList<'_> {
         // SAFETY: By the type invariant the data is valid.
         let (sg, nents) = unsafe { ((*self.raw()).sg, (*self.raw()).sg_len) };
         // INVARIANT: The data's scatterlist lives as long as the data, i.e. as long as `self`
@@ -445,7 +452,7 @@ impl Data {
 ///
 /// `sg` points to `nents` valid, chained scatterlist entries for `'a`.
 #[derive(Clone, Copy)]
-pub(crate) struct SgList<'a> {
+pub(super) struct SgList<'a> {
     sg: *mut bindings::scatterlist,
     nents: u32,
     _data: PhantomData<&'a Data>,
@@ -453,20 +460,13 @@ pub(crate) struct SgList<'a> {
 
 impl SgList<'_> {
     /// Returns the number of entries.
-    pub(crate) fn len(&self) -> u32 {
+    pub(super) fn len(&self) -> u32 {
         self.nents
     }
 
-    /// Returns whether the list has no entries.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.nents == 0
-    }
-
-    /// Returns the offset into its page of the first entry's memory (`sg->offset`).
-    ///
-    /// Returns 0 for an empty list. The offset gives the low bits of the DMA address the entry
-    /// maps to, with or without an IOMMU (which maps whole pages).
-    pub(crate) fn first_offset(&self) -> u32 {
+    /// Returns the offset into its page of the first entry's memory (`sg->offset`), 0 for an
+    /// empty list.
+    fn first_offset(&self) -> u32 {
         if self.nents == 0 {
             return 0;
         }

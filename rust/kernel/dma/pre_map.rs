@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A scatterlist mapped for DMA ahead of its transfer, and the cookie that says so.
+//!
+//! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
+//!
+//! A driver may map the next transfer's scatterlist while the previous transfer runs
+//! (Documentation/driver-api/mmc/mmc-async-req.rst: `pre_req` maps, `post_req` unmaps), so that
+//! the cache maintenance is off the transfer's path. What says that the list is mapped is a
+//! cookie, an `int` its subsystem keeps with the list for the driver (`mmc_data.host_cookie`):
+//! [`COOKIE_PRE_MAPPED`] while it is mapped by [`PreMap::map`], cleared by the one unmap,
+//! [`PreMap::unmap`]. The value is negative and only this module writes it: the subsystem's own
+//! value is 0 and a driver's are positive, which the subsystem checks (it refuses a driver's
+//! negative values), so that the cookie says the truth and the mapping is undone exactly once.
+
+use core::{
+    marker::PhantomData,
+    ptr::NonNull, //
+};
+
+use kernel::{
+    dma::DataDirection,
+    prelude::*, //
+};
+
+use crate::bindings;
+
+/// The cookie of a scatterlist mapped by [`PreMap::map`].
+///
+/// It is negative: a subsystem's own value is 0, and a driver's are positive.
+pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
+
+/// The `attrs` argument `DMA_ATTR_SKIP_CPU_SYNC` of the mapping functions.
+const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
+
+/// A scatterlist, the cookie kept with it, and the device and direction of its transfer.
+///
+/// # Invariants
+///
+/// For `'a`: `dev` is a bound device; `sg` points to `nents` valid, chained scatterlist
+/// entries, which no device uses but through a mapping made here; `cookie` points to a valid
+/// `int` that is [`COOKIE_PRE_MAPPED`] exactly while `sg` is mapped on `dev` for `dir` by
+/// [`PreMap::map`], and nothing but this module writes a negative value into it.
+pub(crate) struct PreMap<'a> {
+    dev: NonNull<bindings::device>,
+    sg: NonNull<bindings::scatterlist>,
+    nents: u32,
+    cookie: NonNull<c_int>,
+    dir: DataDirection,
+    _list: PhantomData<&'a bindings::scatterlist>,
+}
+
+impl PreMap<'_> {
+    /// Creates a [`PreMap`] of the scatterlist at `sg` and its cookie.
+    ///
+    /// # Safety
+    ///
+    /// For `'a`: `dev` must be a bound device; `sg` must point to `nents` valid, chained
+    /// scatterlist entries, which no device uses but through a mapping made by a [`PreMap`] of
+    /// the same list, device, direction and cookie; `cookie` must point to a valid `int` into
+    /// which nothing but this module writes a negative value; and the cookie is
+    /// [`COOKIE_PRE_MAPPED`] only if such a [`PreMap`] mapped the list and did not unmap it
+    /// since. Nothing else maps or unmaps the list while it is mapped here.
+    pub(crate) unsafe fn from_raw<'a>(
+        dev: NonNull<bindings::device>,
+        sg: NonNull<bindings::scatterlist>,
+        nents: u32,
+        cookie: NonNull<c_int>,
+        dir: DataDirection,
+    ) -> PreMap<'a> {
+        // INVARIANT: By the safety requirements.
+        PreMap {
+            dev,
+            sg,
+            nents,
+            cookie,
+            dir,
+            _list: PhantomData,
+        }
+    }
+
+    /// Returns whether the list is mapped by [`Self::map`].
+    pub(crate) fn is_mapped(&self) -> bool {
+        // SAFETY: By the type invariant the cookie is valid.
+        unsafe { self.cookie.as_ptr().read_volatile() == COOKIE_PRE_MAPPED }
+    }
+
+    /// Maps the list, of one entry, for its device with cache maintenance (`dma_map_sg()`: a
+    /// clean for a write, an invalidate for a read) and sets the cookie.
+    ///
+    /// Returns whether it did: not if the cookie is set already (by this module or the driver),
+    /// if the list has other than one entry, or if the mapping gave other than one DMA segment
+    /// (then nothing stays mapped).
+    pub(crate) fn map(&self) -> bool {
+        // SAFETY: By the type invariant the cookie is valid.
+        if unsafe { self.cookie.as_ptr().read_volatile() } != 0 || self.nents != 1 {
+            return false;
+        }
+        let (dev, sg, dir) = (self.dev.as_ptr(), self.sg.as_ptr(), self.dir.into());
+        // SAFETY: `dev` is bound; `sg` is a valid list of one entry that nothing maps (its
+        // cookie is 0, and only `map` maps it: type invariant).
+        let count = unsafe { bindings::dma_map_sg_attrs(dev, sg, 1, dir, 0) };
+        match count {
+            1 => {
+                // INVARIANT: Mapped just now, by `map`.
+                // SAFETY: By the type invariant the cookie is valid.
+                unsafe { self.cookie.as_ptr().write_volatile(COOKIE_PRE_MAPPED) };
+                true
+            }
+            0 => false,
+            _ => {
+                // SAFETY: Mapped just now for `dir` on `dev` with its one entry; the device never
+                // had it.
+                unsafe { bindings::dma_unmap_sg_attrs(dev, sg, 1, dir, SKIP_CPU_SYNC) };
+                false
+            }
+        }
+    }
+
+    /// Unmaps the list if [`Self::map`] mapped it, synchronizing it for the CPU (the invalidate
+    /// after a read), and clears the cookie.
+    ///
+    /// Returns whether it did. The device must be done with the list.
+    pub(crate) fn unmap(&self) -> bool {
+        if !self.is_mapped() {
+            return false;
+        }
+        // INVARIANT: Unmapped next, and the cookie cleared with it.
+        // SAFETY: By the type invariant the cookie is valid.
+        unsafe { self.cookie.as_ptr().write_volatile(0) };
+        // SAFETY: The cookie said `map` mapped the list of one entry for `dir` on `dev` (type
+        // invariant) and nothing unmapped it since; the device is done with it.
+        unsafe {
+            bindings::dma_unmap_sg_attrs(self.dev.as_ptr(), self.sg.as_ptr(), 1, self.dir.into(), 0)
+        };
+        true
+    }
+}

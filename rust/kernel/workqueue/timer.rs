@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A software timer whose expiry runs in process context, on a workqueue of its own.
+//!
+//! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
+//!
+//! A [`Timer`] is the timeout work of many C drivers with the lifetime of its queue checked: a
+//! `delayed_work` on a queue the driver allocates (`alloc_workqueue()`, with `WQ_MEM_RECLAIM`
+//! when memory reclaim may wait for it), armed with `mod_delayed_work()` or
+//! `queue_delayed_work()`, and at removal cancelled (`cancel_delayed_work_sync()`) before the
+//! queue is destroyed (`destroy_workqueue()`). Its handler, [`TimerHandler::expired`], may arm
+//! it again.
+//!
+//! The queue holds the timer's work alone: it is reached only through the timer, so it has no
+//! pending delayed work once the timer is stopped, and [`Timer::new`] is safe where
+//! [`OwnedQueue::new`] is not.
+//!
+//! # Examples
+//!
+//! ```
+//! use kernel::{
+//!     prelude::*,
+//!     time::Delta,
+//!     workqueue::{
+//!         alloc::Flags,
+//!         timer::{
+//!             Timer,
+//!             TimerHandler, //
+//!         }, //
+//!     },
+//! };
+//!
+//! struct Watchdog;
+//!
+//! impl TimerHandler for Watchdog {
+//!     fn expired(timer: &Timer<Self>) {
+//!         pr_warn!("a request timed out\n");
+//!         // Look again in a second, unless armed meanwhile.
+//!         timer.arm_if_idle(Delta::from_millis(1000));
+//!     }
+//! }
+//!
+//! let timer = Timer::new(c"watchdog", Flags::UNBOUND | Flags::MEM_RECLAIM, Watchdog)?;
+//! timer.arm(Delta::from_millis(5000));
+//! // A new request moves the expiry.
+//! timer.arm(Delta::from_millis(5000));
+//! // Dropping `timer` stops it, waits for a running handler and destroys its queue.
+//! # Ok::<(), Error>(())
+//! ```
+
+use kernel::{
+    impl_has_delayed_work,
+    new_delayed_work,
+    new_spinlock,
+    prelude::*,
+    sync::{
+        Arc,
+        SpinLock, //
+    },
+    time::{
+        msecs_to_jiffies,
+        Delta,
+        Jiffies, //
+    },
+    workqueue::{
+        DelayedWork,
+        WorkItem, //
+    }, //
+};
+
+use crate::kernel_ext::workqueue::{
+    alloc::{
+        Flags,
+        OwnedQueue, //
+    },
+    rearm::{
+        CancelDelayed,
+        ModDelayed, //
+    }, //
+};
+
+/// What a [`Timer`] does when it expires.
+pub(crate) trait TimerHandler: Send + Sync + Sized + 'static {
+    /// Handles the expiry of `timer`, whose data `Self` is.
+    ///
+    /// Runs on the timer's queue, in process context, and may sleep; it may arm the timer again.
+    /// It must not stop the timer, which waits for it.
+    fn expired(timer: &Timer<Self>);
+}
+
+/// What a [`Timer`] and its queued work share.
+///
+/// # Invariants
+///
+/// `work` is queued only on the queue in `queue`, and only while `queue` holds it.
+#[pin_data]
+struct Shared<T> {
+    #[pin]
+    work: DelayedWork<Shared<T>>,
+    /// The timer's queue, `None` once the timer is stopped.
+    #[pin]
+    queue: SpinLock<Option<OwnedQueue>>,
+    data: T,
+}
+
+impl_has_delayed_work! {
+    impl{T} HasDelayedWork<Self> for Shared<T> { self.work }
+}
+
+impl<T: TimerHandler> WorkItem for Shared<T> {
+    type Pointer = Arc<Shared<T>>;
+
+    fn run(this: Arc<Shared<T>>) {
+        T::expired(Timer::from_shared(&this));
+    }
+}
+
+/// A software timer with a workqueue of its own, whose expiry calls [`TimerHandler::expired`].
+///
+/// Arming moves or keeps the expiry of an armed timer ([`Timer::arm`], [`Timer::arm_if_idle`]).
+/// [`Timer::stop`], or dropping the timer, stops it for good: it is disarmed, a running handler
+/// is waited for, and arming does nothing from then on; the queue is destroyed.
+///
+/// The handler is given the timer by reference, as it is running on its queue: a `Timer` is
+/// never cloned, so the handler cannot be the one to drop it.
+#[repr(transparent)]
+pub(crate) struct Timer<T: TimerHandler> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T: TimerHandler> Timer<T> {
+    /// Creates a disarmed timer with `data`, on a new workqueue called `name` with `flags`.
+    ///
+    /// The queue (`alloc_workqueue()`, see [`OwnedQueue::new`]) runs one work item at a time.
+    pub(crate) fn new(name: &CStr, flags: Flags, data: T) -> Result<Self> {
+        // SAFETY: The queue goes into the `Shared`, whose only work item is its `work`, queued
+        // only on it (type invariant); `stop` takes it out, then cancels that work (and waits for
+        // it) before it drops the queue, and nothing queues on a queue taken out.
+        let queue = unsafe { OwnedQueue::new(name, flags, 1)? };
+        // INVARIANT: `work` is queued only by `Self::arm` and `Self::arm_if_idle`, on the queue
+        // `queue` holds, under its lock.
+        let shared = Arc::pin_init(
+            try_pin_init!(Shared {
+                work <- new_delayed_work!("workqueue::timer::Shared::work"),
+                queue <- new_spinlock!(Some(queue), "workqueue::timer::Shared::queue"),
+                data,
+            }? Error),
+            GFP_KERNEL,
+        )?;
+        Ok(Self { shared })
+    }
+
+    /// Returns the timer a reference to its shared part stands for.
+    fn from_shared(shared: &Arc<Shared<T>>) -> &Self {
+        // SAFETY: `Timer<T>` is a `#[repr(transparent)]` wrapper of an `Arc<Shared<T>>`; the
+        // reference is shared, so the `Timer`'s `Drop` never runs for it.
+        unsafe { &*core::ptr::from_ref(shared).cast::<Self>() }
+    }
+
+    /// Returns the timer's data.
+    pub(crate) fn data(&self) -> &T {
+        &self.shared.data
+    }
+
+    /// Arms the timer to expire `delay` from now, moving an armed one's expiry
+    /// (`mod_delayed_work()`).
+    ///
+    /// A negative delay is none; the delay is rounded up to whole milliseconds and jiffies. Does
+    /// nothing once the timer is stopped. Not from hard interrupt context.
+    pub(crate) fn arm(&self, delay: Delta) {
+        let queue = self.shared.queue.lock();
+        if let Some(queue) = queue.as_ref() {
+            // `Err`: it was armed; the queue holds its reference still, this clone goes.
+            let _ = queue.mod_delayed(self.shared.clone(), jiffies(delay));
+        }
+    }
+
+    /// Arms the timer to expire `delay` from now unless it is armed (`queue_delayed_work()`).
+    ///
+    /// As [`Self::arm`] otherwise.
+    pub(crate) fn arm_if_idle(&self, delay: Delta) {
+        let queue = self.shared.queue.lock();
+        if let Some(queue) = queue.as_ref() {
+            // `Err`: it was armed, and stays so; this clone goes.
+            let _ = queue.enqueue_delayed(self.shared.clone(), jiffies(delay));
+        }
+    }
+
+    /// Stops the timer for good and destroys its queue.
+    ///
+    /// Arming does nothing from here on; the timer is disarmed and a running handler waited
+    /// for (one that armed it before this took the queue away has that undone). May sleep;
+    /// must not be called from the handler, which it would wait for.
+    pub(crate) fn stop(&self) {
+        let queue = self.shared.queue.lock().take();
+        if queue.is_some() {
+            self.shared.cancel_delayed_sync();
+        }
+        // INVARIANT: The queue is out of `shared`, so nothing queues the work on it any more,
+        // and the work is neither pending nor running: dropping it destroys an idle queue.
+        drop(queue);
+    }
+}
+
+impl<T: TimerHandler> Drop for Timer<T> {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Converts `delay` to jiffies, rounded up; a negative delay is none.
+fn jiffies(delay: Delta) -> Jiffies {
+    let ms = delay.as_millis_ceil().max(0);
+    msecs_to_jiffies(u32::try_from(ms).unwrap_or(u32::MAX))
+}
+
+#[kernel::macros::kunit_tests(rust_kernel_workqueue_timer)]
+mod tests {
+    use super::*;
+    use kernel::{
+        sync::atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        time::{
+            delay::fsleep,
+            Instant,
+            Monotonic, //
+        }, //
+    };
+
+    /// Counts its expiries and arms itself again after 1 ms, the first `again` times.
+    struct Counter {
+        runs: Atomic<u32>,
+        again: u32,
+    }
+
+    impl TimerHandler for Counter {
+        fn expired(timer: &Timer<Self>) {
+            let runs = timer.data().runs.fetch_add(1, Relaxed) + 1;
+            if runs <= timer.data().again {
+                timer.arm_if_idle(Delta::from_millis(1));
+            }
+        }
+    }
+
+    fn counter(again: u32) -> Result<Timer<Counter>> {
+        Timer::new(
+            c"timer_test",
+            Flags::UNBOUND | Flags::MEM_RECLAIM,
+            Counter {
+                runs: Atomic::new(0),
+                again,
+            },
+        )
+    }
+
+    /// Waits up to `ms` for `timer` to have expired `n` times and returns whether it did.
+    fn wait_runs(timer: &Timer<Counter>, n: u32, ms: i64) -> bool {
+        let start = Instant::<Monotonic>::now();
+        while timer.data().runs.load(Relaxed) < n {
+            if start.elapsed() > Delta::from_millis(ms) {
+                return false;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        true
+    }
+
+    #[test]
+    fn expires_and_arms_itself_again() -> Result {
+        let timer = counter(2)?;
+        timer.arm(Delta::from_millis(1));
+        assert!(wait_runs(&timer, 3, 1000));
+        fsleep(Delta::from_millis(20));
+        assert_eq!(timer.data().runs.load(Relaxed), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn arm_moves_the_expiry_and_arm_if_idle_keeps_it() -> Result {
+        let timer = counter(0)?;
+        timer.arm(Delta::from_millis(10_000));
+        timer.arm_if_idle(Delta::from_millis(1));
+        fsleep(Delta::from_millis(50));
+        assert_eq!(timer.data().runs.load(Relaxed), 0);
+        timer.arm(Delta::from_millis(1));
+        assert!(wait_runs(&timer, 1, 1000));
+        Ok(())
+    }
+
+    #[test]
+    fn a_stopped_timer_stays_idle() -> Result {
+        let timer = counter(u32::MAX)?;
+        timer.arm(Delta::ZERO);
+        assert!(wait_runs(&timer, 2, 1000));
+        timer.stop();
+        let runs = timer.data().runs.load(Relaxed);
+        timer.arm(Delta::ZERO);
+        timer.arm_if_idle(Delta::ZERO);
+        fsleep(Delta::from_millis(20));
+        assert_eq!(timer.data().runs.load(Relaxed), runs);
+        // Dropping a stopped timer stops nothing more.
+        drop(timer);
+        Ok(())
+    }
+}
