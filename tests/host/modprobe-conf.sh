@@ -51,7 +51,7 @@ while IFS= read -r p; do
     n=$((n + 1))
     # the host's directory: mmcN, mmc<number>, or $(basename .../mmc_host/mmc*)
     f=$(printf '%s\n' "$p" | sed -nE 's,^/sys/kernel/debug/(mmcN|mmc[0-9]+|\$\(basename /sys/bus/platform/devices/[0-9a-f]+\.mmc/mmc_host/mmc\*\))/([a-z_]+)$,\2,p')
-    if [ -n "$f" ] && printf '%s\n' $files | grep -qx "$f"; then ok "path $p"
+    if [ -n "$f" ] && grep -qx -- "$f" <<< "$files"; then ok "path $p"
     else bad "path $p is not /sys/kernel/debug/mmcN/<one of: $(echo $files)>"; fi
 done < <(perl -ne 'print "$&\n" while m{/sys/kernel/debug/(?:\$\([^)]*\)|[^\s\$])*}g' "$CONF")
 [ "$n" -gt 0 ] || bad "the file names no /sys/kernel/debug path (where the values in effect are)"
