@@ -82,7 +82,8 @@
 #   --no-first-contact alone or with another word: refused;
 #   --no-first-contact=I-ACCEPT-UNVERIFIED-WRITES: installs, with a warning;
 #   extlinux.conf: DEFAULT kit-rust, its LABEL with the initramfs and the
-#   DTB, the previous LABEL kept, TIMEOUT at least 3 s; --undo restores it.
+#   DTB, the previous LABEL kept, TIMEOUT at least 3 s; --undo restores it and
+#   removes the dtb-<release> folder install made.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/board-kit-install.XXXXXX")
@@ -178,10 +179,28 @@ mkdtb() {
     [ "$props" != none ] || node="bus@c1100000 { mmc@8000 { }; };"
     printf '/dts-v1/;\n/ { model = "test"; soc { %s }; };\n' "$node" | dtc -q -I dts -O dtb -S 30000 -o "$1" -
 }
+# the kernel package for a configuration line, made once (dpkg-deb, then scripts/board-kit-deb)
+# and copied into every kit with that line
+kit_deb() { # CONFIG-LINE OUT
+    local p c
+    c="$T/deb-$(printf '%s' "$1" | md5sum | cut -c1-12).deb"
+    if [ ! -f "$c" ]; then
+        p="$T/pkg-$RANDOM"
+        mkdir -p "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
+        ko pwrseq_emmc "$VM" > "$p/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
+        printf 'CONFIG_RUST=y\n%s\n' "$1" > "$p/boot/config-$REL"
+        head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
+        printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
+        dpkg-deb -Znone --build "$p" "$p.deb" > /dev/null
+        "$TOP/scripts/board-kit-deb" "$p.deb" "$c" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
+        rm -rf "$p" "$p.deb"
+    fi
+    cp "$c" "$2"
+}
 kit() { # DIR BOARD DTB [module-vermagic] [config line]
-    local k=$1 p="$T/pkg-$RANDOM"
+    local k=$1
     mkdir -p "$k/boot" "$k/sbin" "$k/etc/modprobe.d" "$k/etc/initramfs-tools/hooks" "$k/etc/kernel/postinst.d" \
-        "$k/lib/modules/$REL/kernel/drivers/mmc/core" "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
+        "$k/lib/modules/$REL/kernel/drivers/mmc/core"
     BOARD_KIT_REPORT_URL=$REPORT_URL "$TOP/scripts/board-kit" --kit-file "$2" "$REL" "$3" "$VM" > "$k/KIT"
     cp "$TOP/scripts/board-kit-install" "$k/install"
     cp "$TOP/scripts/check-board-config" "$TOP/scripts/switch-driver" "$k/sbin/"
@@ -190,15 +209,9 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     cp "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd" "$k/etc/kernel/postinst.d/"
     ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
-    cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
     mkdtb "$k/boot/$3"
     printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
-    cp "$k/boot/config-$REL" "$p/boot/"
-    head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
-    printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
-    dpkg-deb -Znone --build "$p" "$p.deb" > /dev/null
-    "$TOP/scripts/board-kit-deb" "$p.deb" "$k/linux-image-${REL}_7.3.4-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
-    rm -rf "$p" "$p.deb"
+    kit_deb "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" "$k/linux-image-${REL}_7.3.4-1_armhf.deb"
 }
 BOOTINI='ODROIDC-UBOOT-CONFIG
 setenv bootargs "console=ttyS0,115200n8 root=UUID=1234 rootwait ro"
@@ -279,8 +292,31 @@ refused() { # NAME WHAT REGEX CONF ORIGINAL
     fi
 }
 
+# scr_root DIR: Armbian's OneCloud (boot.scr), with its post-update.d/99-uboot on a FAT
+# /boot: the newest initramfs made into /boot/uInitrd-RELEASE, then moved over
+# /boot/uInitrd (no symbolic links on FAT)
+scr_root() {
+    root "$1" armbian
+    mkdir -p "$1/etc/initramfs/post-update.d" "$1/lib/modules/6.6.0-armbian/kernel" "$1/lib/modules/6.6.0-armbian/updates"
+    : > "$1/lib/modules/6.6.0-armbian/modules.dep"
+    printf '#!/bin/sh\necho "uinitrd of $1" > "$ROOT/boot/uInitrd-$1"\nmv "$ROOT/boot/uInitrd-$1" "$ROOT/boot/uInitrd"\n' > "$1/etc/initramfs/post-update.d/99-uboot"
+    chmod +x "$1/etc/initramfs/post-update.d/99-uboot"
+}
+
 kit "$T/kit" odroidc1 meson8b-odroidc1.dtb
 kit "$T/kit-onecloud" onecloud meson8b-onecloud.dtb
+# KIT_SCRIPTS_OUT=DIR (tests/host/uboot-script.sh, which runs them): only the boot.ini and
+# the boot.cmd that install writes on the fake roots r-ini and r-scr below, copied there
+if [ -n "${KIT_SCRIPTS_OUT:-}" ]; then
+    root "$T/r-ini" boot.ini
+    run ini "$T/kit" "$T/r-ini"
+    [ "$rc" = 0 ] && cp "$T/r-ini/media/boot/boot.ini" "$KIT_SCRIPTS_OUT/boot.ini" || { sed 's/^/    | /' "$T/ini.out"; exit 1; }
+    scr_root "$T/r-scr"
+    run scr "$T/kit-onecloud" "$T/r-scr"
+    [ "$rc" = 0 ] && cp "$T/r-scr/boot/boot.cmd" "$KIT_SCRIPTS_OUT/boot.cmd" || { sed 's/^/    | /' "$T/scr.out"; exit 1; }
+    echo "board-kit-install: boot.ini and boot.cmd in $KIT_SCRIPTS_OUT ($((SECONDS - start))s)"
+    exit 0
+fi
 kit "$T/kit-otherrel" odroidc1 meson8b-odroidc1.dtb "7.3.0-other SMP mod_unload ARMv7 p2v8 "
 kit "$T/kit-preempt" odroidc1 meson8b-odroidc1.dtb "$REL SMP preempt mod_unload ARMv7 p2v8 "
 kit "$T/kit-noc" odroidc1 meson8b-odroidc1.dtb "" "# CONFIG_MMC_MESON_MX_SDHC is not set"
@@ -444,8 +480,6 @@ R="$T/r-ini"; root "$R" boot.ini
 : > "$STUB_LOG"
 run ini "$T/kit" "$R"
 B="$R/media/boot"
-# KIT_SCRIPTS_OUT=DIR: the generated boot.ini and boot.cmd copied there (tests/host/uboot-script.sh runs them)
-[ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.ini" "$KIT_SCRIPTS_OUT/boot.ini"
 if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
 grep -q 'first contact passed .*: file mode, writes of up to 263680 bytes read back through both drivers, its file system checked clean (e2fsck -fn /dev/mmcblk1p2), the card read through both the same, under the Rust driver at mmc HS200, 94444445 Hz; the copy of the card (emmc.img.gz) checked before its first write' "$T/ini.out" &&
     ok "the file-mode first contact taken with its clean file system check named" || bad "first contact's file system check not named: $(grep 'first contact' "$T/ini.out")"
@@ -556,21 +590,17 @@ else bad "extlinux install: status $rc"; sed 's/^/    | /' "$T/ext.out" "$E"; fi
 run ext-undo "$T/kit-onecloud" "$R" --undo
 [ "$rc" = 0 ] && [ "$(cat "$E")" = "$EXTLINUX" ] && [ ! -e "$R/boot/dtb-$REL/meson8b-onecloud.dtb" ] &&
     ok "extlinux --undo: extlinux.conf as before" || { bad "extlinux --undo: status $rc"; sed 's/^/    | /' "$T/ext-undo.out"; }
+[ ! -e "$R/boot/dtb-$REL" ] && [ -d "$R/boot/extlinux" ] && ok "extlinux --undo: the dtb-$REL folder install made is gone, /boot/extlinux kept" ||
+    bad "extlinux --undo: left $(cd "$R/boot" && find . -type d | tr '\n' ' ')"
 
 # --- boot.scr (Armbian's OneCloud): the switch ---------------------------------------------
 # scr_text FILE: the script a script image carries (after the header and the length list)
 scr_text() { tail -c +73 "$1" | head -c "$(od -An -tu1 -j64 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')"; }
-R="$T/r-scr"; root "$R" armbian
-mkdir -p "$R/etc/initramfs/post-update.d" "$R/lib/modules/6.6.0-armbian/kernel" "$R/lib/modules/6.6.0-armbian/updates"; : > "$R/lib/modules/6.6.0-armbian/modules.dep"
-# as Armbian's post-update.d/99-uboot on a FAT /boot: the newest initramfs made into
-# /boot/uInitrd-RELEASE, then moved over /boot/uInitrd (no symbolic links on FAT)
-printf '#!/bin/sh\necho "uinitrd of $1" > "$ROOT/boot/uInitrd-$1"\nmv "$ROOT/boot/uInitrd-$1" "$ROOT/boot/uInitrd"\n' > "$R/etc/initramfs/post-update.d/99-uboot"
-chmod +x "$R/etc/initramfs/post-update.d/99-uboot"
+R="$T/r-scr"; scr_root "$R"
 scr0=$(od -An -tx1 "$R/boot/boot.scr" | md5sum)
 : > "$STUB_LOG"
 run scr "$T/kit-onecloud" "$R"
 B="$R/boot"
-[ -z "${KIT_SCRIPTS_OUT:-}" ] || [ "$rc" != 0 ] || cp "$B/boot.cmd" "$KIT_SCRIPTS_OUT/boot.cmd"
 if [ "$rc" = 0 ]; then ok "boot.scr install: status 0"; else bad "boot.scr install: status $rc"; sed 's/^/    | /' "$T/scr.out"; fi
 new=$(cat "$B/boot.cmd")
 [ "$(scr_text "$B/boot.scr")" = "$new" ] && ok "boot.scr carries the new boot.cmd (mkimage -T script)" || bad "boot.scr's script is not boot.cmd"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The board kit's boot entries run by a real U-Boot (run-all: host-uboot-script;
-# a few seconds plus tests/host/board-kit-install.sh's own time): the boot.cmd
-# (Armbian's OneCloud, boot.scr) and the boot.ini (HardKernel's Odroid-C1) that
-# scripts/board-kit-install writes, taken from tests/host/board-kit-install.sh
-# (KIT_SCRIPTS_OUT: its fake roots r-scr and r-ini, right after each install),
+# a few seconds): the boot.cmd (Armbian's OneCloud, boot.scr) and the boot.ini
+# (HardKernel's Odroid-C1) that scripts/board-kit-install writes, taken from
+# tests/host/board-kit-install.sh (KIT_SCRIPTS_OUT: its fake roots r-scr and
+# r-ini, right after each install; it makes those two installs only),
 # run by Debian's U-Boot for QEMU's virt board (u-boot-qemu, the qemu_arm
 # build) under the project's own qemu-system-arm, the one emu-run runs (make
 # qemu: virt with virtio-blk, qemu/meson-virt.mak; UBOOT_QEMU names another).
