@@ -11,6 +11,9 @@
 #              and the check of a read's last words in memory (dram_write_check, the
 #              default) fails those reads (tail_late) instead of returning stale bytes: 0
 #              verify errors (with dram_write_check=0 the tails are stale: rust-dram-ack);
+#              in every phase but nowait no read's last words land with no STAT read or
+#              SRST since their flush (the model's rx_tails_landed_unwatched): the driver's
+#              flush and its first look at STAT are one step, no interrupt between them;
 #   late       data CRC errors on writes latch after their completion bit (late-status-ns,
 #              the model's default): the driver reads ISTA again once the controller is
 #              idle (stats late_status) and fails the write; what fio was told was written
