@@ -5,6 +5,7 @@
 
 use kernel::{
     device::Device,
+    interrupt::local_interrupt_disable,
     io::{
         poll::read_poll_timeout,
         Io, //
@@ -420,17 +421,28 @@ impl Hw<'_> {
     /// channel status instead). The FIFO reset that follows
     /// a data command would otherwise drop words still on their way: the read's last bytes
     /// would be what the buffer held before. `EIO` if they do not arrive in time.
+    ///
+    /// The flush and the first look at `STAT` are one step, with local interrupts disabled:
+    /// no interrupt and no task that preempts the thread comes between them, so the words
+    /// cannot reach memory while the driver is away, before it has started to wait for them
+    /// (`Documentation/driver.rst`, "The read flush").
     pub(crate) fn flush_rx_fifo(&self, opcode: u32, wait: bool) -> Result {
-        // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become 2.
-        // Without this, reading SD cards sometimes transfers garbage, which results in cards
-        // not being detected due to: unrecognised SCR structure version.
-        self.regs.update(regs::PDMA, |r| {
-            r.with_rxfifo_manual_flush(Bounded::from_expr(
-                (r.rxfifo_manual_flush().get() | 2) & 0x3,
-            ))
-        });
-        if !wait {
-            return Ok(());
+        let first = {
+            let _irqs = local_interrupt_disable();
+            // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become 2.
+            // Without this, reading SD cards sometimes transfers garbage, which results in
+            // cards not being detected due to: unrecognised SCR structure version.
+            self.regs.update(regs::PDMA, |r| {
+                r.with_rxfifo_manual_flush(Bounded::from_expr(
+                    (r.rxfifo_manual_flush().get() | 2) & 0x3,
+                ))
+            });
+            wait.then(|| self.regs.read(regs::STAT))
+        };
+        match first {
+            None => return Ok(()),
+            Some(s) if s.rxfifo_cnt().get() == 0 => return Ok(()),
+            Some(_) => {}
         }
         read_poll_timeout(
             || Ok(self.regs.read(regs::STAT)),

@@ -11,6 +11,9 @@
 #              and the check of a read's last words in memory (dram_write_check, the
 #              default) fails those reads (tail_late) instead of returning stale bytes: 0
 #              verify errors (with dram_write_check=0 the tails are stale: rust-dram-ack);
+#              in every phase but nowait no read's last words land with no STAT read or
+#              SRST since their flush (the model's rx_tails_landed_unwatched): the driver's
+#              flush and its first look at STAT are one step, no interrupt between them;
 #   late       data CRC errors on writes latch after their completion bit (late-status-ns,
 #              the model's default): the driver reads ISTA again once the controller is
 #              idle (stats late_status) and fails the write; what fio was told was written
@@ -208,6 +211,14 @@ for p in flush nowait late busy program failprog stop lost-edge drain; do
     esac
   done
 done
+# A read's last words that land with no STAT read or SRST since their flush
+# (rx_tails_landed_unwatched): nothing waited for them, the buffer may have been handed back
+# already. Only the nowait phase (read_flush_wait=0) does not wait, on purpose.
+for p in flush drain late busy program failprog stop lost-edge flushfail stall r1b; do
+  check "$p: $(m $p rx_tails_landed_unwatched) read tails landed unwatched (the longest flush before a look $(m $p rx_flush_gap_max_ns) ns)" \
+    [ "$(m $p rx_tails_landed_unwatched)" = 0 ] || fail=1
+done
+echo "  nowait: $(m nowait rx_tails_landed_unwatched) read tails landed unwatched (the driver does not wait there)"
 lost=$(m flush rx_tail_bytes_lost); flushed=$(m flush rx_tail_bytes_flushed)
 check "flush: $flushed tail bytes flushed, $lost lost" eval "[ $flushed -gt 0 ] && [ $lost = 0 ]" || fail=1
 check "nowait: the model lost read tails ($(m nowait rx_tail_bytes_lost) bytes)" [ "$(m nowait rx_tail_bytes_lost)" -gt 0 ] || fail=1
