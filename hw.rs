@@ -424,8 +424,7 @@ impl Hw<'_> {
     ///
     /// The flush and the first look at `STAT` are one step, with local interrupts disabled:
     /// no interrupt and no task that preempts the thread comes between them, so the words
-    /// cannot reach memory while the driver is away, before it has started to wait for them
-    /// (`Documentation/driver.rst`, "The read flush").
+    /// cannot reach memory while the driver is away, before it has started to wait for them.
     pub(crate) fn flush_rx_fifo(&self, opcode: u32, wait: bool) -> Result {
         let first = {
             let _irqs = local_interrupt_disable();
