@@ -179,28 +179,10 @@ mkdtb() {
     [ "$props" != none ] || node="bus@c1100000 { mmc@8000 { }; };"
     printf '/dts-v1/;\n/ { model = "test"; soc { %s }; };\n' "$node" | dtc -q -I dts -O dtb -S 30000 -o "$1" -
 }
-# the kernel package for a configuration line, made once (dpkg-deb, then scripts/board-kit-deb)
-# and copied into every kit with that line
-kit_deb() { # CONFIG-LINE OUT
-    local p c
-    c="$T/deb-$(printf '%s' "$1" | md5sum | cut -c1-12).deb"
-    if [ ! -f "$c" ]; then
-        p="$T/pkg-$RANDOM"
-        mkdir -p "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
-        ko pwrseq_emmc "$VM" > "$p/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
-        printf 'CONFIG_RUST=y\n%s\n' "$1" > "$p/boot/config-$REL"
-        head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
-        printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
-        dpkg-deb -Znone --build "$p" "$p.deb" > /dev/null
-        "$TOP/scripts/board-kit-deb" "$p.deb" "$c" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
-        rm -rf "$p" "$p.deb"
-    fi
-    cp "$c" "$2"
-}
 kit() { # DIR BOARD DTB [module-vermagic] [config line]
-    local k=$1
+    local k=$1 p="$T/pkg-$RANDOM"
     mkdir -p "$k/boot" "$k/sbin" "$k/etc/modprobe.d" "$k/etc/initramfs-tools/hooks" "$k/etc/kernel/postinst.d" \
-        "$k/lib/modules/$REL/kernel/drivers/mmc/core"
+        "$k/lib/modules/$REL/kernel/drivers/mmc/core" "$p/DEBIAN" "$p/boot" "$p/lib/modules/$REL/kernel/drivers/mmc/core"
     BOARD_KIT_REPORT_URL=$REPORT_URL "$TOP/scripts/board-kit" --kit-file "$2" "$REL" "$3" "$VM" > "$k/KIT"
     cp "$TOP/scripts/board-kit-install" "$k/install"
     cp "$TOP/scripts/check-board-config" "$TOP/scripts/switch-driver" "$k/sbin/"
@@ -209,9 +191,15 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     cp "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd" "$k/etc/kernel/postinst.d/"
     ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
+    cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
     mkdtb "$k/boot/$3"
     printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
-    kit_deb "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" "$k/linux-image-${REL}_7.3.4-1_armhf.deb"
+    cp "$k/boot/config-$REL" "$p/boot/"
+    head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
+    printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
+    dpkg-deb -Znone --build "$p" "$p.deb" > /dev/null
+    "$TOP/scripts/board-kit-deb" "$p.deb" "$k/linux-image-${REL}_7.3.4-1_armhf.deb" "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd"
+    rm -rf "$p" "$p.deb"
 }
 BOOTINI='ODROIDC-UBOOT-CONFIG
 setenv bootargs "console=ttyS0,115200n8 root=UUID=1234 rootwait ro"
