@@ -422,6 +422,10 @@ FC_ARGS="--first-contact $T/fc-othercard.json" run fcothercard "$T/kit" "$T/r-no
 FC_READ=skipped fc_json "$T/kit" "$T/fc-noread.json"
 FC_ARGS="--first-contact $T/fc-noread.json" run fcnoread "$T/kit" "$T/r-nofc"; refused fcnoread "a first contact without its read comparison (--read-size 0)" \
     "read comparison did not find the same data .*result 'skipped'.*without --read-size 0" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
+# a JSON without the read comparison's object: refused, not a silent exit
+grep -v '"read_compare"' "$T/fc-noread.json" > "$T/fc-norc.json"
+FC_ARGS="--first-contact $T/fc-norc.json" run fcnorc "$T/kit" "$T/r-nofc"; refused fcnorc "a first contact JSON without read_compare" \
+    "read comparison did not find the same data through both drivers.*read_compare result ''" "" ""
 FC_SIZES="512, 1536, 3584, 4096" fc_json "$T/kit" "$T/fc-small.json"
 FC_ARGS="--first-contact $T/fc-small.json" run fcsmall "$T/kit" "$T/r-nofc"; refused fcsmall "a first contact whose patterns stopped below max_req_size (--file-size 4k)" \
     "did not reach the host's largest request .*max_req_size '131072', sizes \[512 1536 3584 4096\]; needed: 131072 and 263680.*run it again with the defaults" "$T/r-nofc/media/boot/boot.ini" "$BOOTINI"
