@@ -73,6 +73,8 @@ pub(crate) struct Cur {
     pub(crate) without_crc7: bool,
     /// When the current command times out.
     pub(crate) deadline: Instant<Monotonic>,
+    /// The current command's number ([`Sdio::started`] when it started).
+    pub(crate) seq: u32,
 }
 
 /// A module clock kept enabled, disabled when dropped.
@@ -109,6 +111,13 @@ pub(crate) struct Sdio {
     pub(crate) cur: Mutex<Option<Cur>>,
     /// `IRQS` as the interrupt handler read it, for its thread.
     pub(crate) irqs: Atomic<u32>,
+    /// The number of commands started, counted before each `SEND` write.
+    pub(crate) started: Atomic<u32>,
+    /// [`Self::started`] when the interrupt handler read `IRQS`: the thread takes the status
+    /// for the current command only if it is that command's. A command the timer ended may have
+    /// interrupted before its soft reset, and its thread run only after the next command
+    /// started.
+    pub(crate) irq_seq: Atomic<u32>,
 }
 
 impl Sdio {

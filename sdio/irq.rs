@@ -15,6 +15,7 @@ use kernel::{
     sync::{
         atomic::{
             Acquire,
+            Relaxed,
             Release, //
         },
         Arc, //
@@ -58,6 +59,7 @@ impl ThreadedHandler for IrqHandler {
         let irqs = regs.read(regs::IRQS);
         regs.write_reg(irqs);
         if irqs.cmd_int() {
+            self.0.irq_seq.store(self.0.started.load(Relaxed), Relaxed);
             self.0.irqs.store(irqs.into_raw(), Release);
             ThreadedIrqReturn::WakeThread
         } else if irqs.if_int() {
@@ -118,6 +120,10 @@ fn cmd_done(sdio: &Sdio) {
         return;
     };
     let status = Status(sdio.irqs.load(Acquire));
+    // The interrupt of a command the timer ended, whose thread ran after the next one started.
+    if sdio.irq_seq.load(Relaxed) != cur.seq {
+        return;
+    }
     let stage = cur.stage;
     let next = match command(&cur.mrq, stage) {
         None => None,

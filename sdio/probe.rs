@@ -93,6 +93,8 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
             bounce,
             cur <- new_mutex!(None, "meson_mx_sdio_rs::cur"),
             irqs: Atomic::new(0),
+            started: Atomic::new(0),
+            irq_seq: Atomic::new(0),
         }),
         GFP_KERNEL,
     )

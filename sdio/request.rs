@@ -6,6 +6,7 @@
 use kernel::{
     io::Io,
     prelude::*,
+    sync::atomic::Full,
     time::{
         Delta,
         Instant,
@@ -83,6 +84,7 @@ pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
     cur.without_crc7 = r.without_crc7();
     cur.deadline =
         Instant::<Monotonic>::now() + timeout(&cur.mrq, stage, cmd, sdio.clkc.rate(), four);
+    cur.seq = sdio.started.fetch_add(1, Full).wrapping_add(1);
     hw::start_cmd(&sdio.regs, sdio.slot, cmd.arg(), &r);
 }
 
@@ -153,6 +155,7 @@ pub(crate) fn request(host: &SdioHost, mrq: Request) {
         path,
         without_crc7: false,
         deadline: Instant::<Monotonic>::now(),
+        seq: 0,
     });
     start(sdio, cur, first);
     host.arm(cur.deadline);
