@@ -12,7 +12,9 @@
 # MMC core retries: the read returns the card's data, never the damaged
 # bytes), data CRC errors on every read (an I/O error reaches dd; once they
 # stop the card reads back intact), and a lost interrupt (the driver's timer
-# and a soft reset; the card works on).
+# and a soft reset; the card works on); the module removed and loaded again.
+# The eMMC on the SDHC runs on the SDHC's Rust driver in the same boot
+# (--driver rust): fio verify on both cards at once.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
@@ -71,6 +73,22 @@ for bs in 128k 4k; do
       || { cat /tmp/fio.out; fail "fio verify bs=$bs"; }
   say "fio randwrite+verify bs=$bs 4 MiB ok ($(( $(date +%s) - t0 )) s)"
 done
+
+# both Rust drivers at once: the eMMC on the SDHC (meson_mx_sdhc_rs, loaded
+# by the guest's init) and the SD card, fio verify on both side by side
+grep -q '^meson_mx_sdhc_rs ' /proc/modules || fail "meson_mx_sdhc_rs is not loaded"
+wait_card 30 || fail "no eMMC on the SDHC"
+edrv=$(basename "$(readlink /sys/bus/platform/devices/"$(sdhc_dev)"/driver)")
+[ "$edrv" = meson-mx-sdhc-rs ] || fail "the SDHC is bound to '$edrv'"
+t0=$(date +%s)
+fio --name=emmc --filename=$DEV --direct=1 --rw=randwrite --bs=64k --size=8m \
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio-emmc.out &
+emmc_fio=$!
+fio --name=sd --filename=$SD --direct=1 --rw=randwrite --bs=128k --size=8m \
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio-sd.out \
+    || { cat /tmp/fio-sd.out; fail "fio verify on the SD card beside the eMMC"; }
+wait $emmc_fio || { cat /tmp/fio-emmc.out; fail "fio verify on the eMMC beside the SD card"; }
+say "both Rust drivers at once: fio randwrite+verify 8 MiB on $DEV (eMMC, $edrv) and $SD ok ($(( $(date +%s) - t0 )) s)"
 
 # the kernel's mmc_test, its correctness cases (the block driver is unbound
 # meanwhile): 1-14 (7-14 move blocks of 1-256 bytes and badly aligned
@@ -148,5 +166,5 @@ say "module removed and loaded again: the card is back, data intact"
 dmesg | grep -E 'mmc[0-9]|mmcblk|sdio' | tail -8
 G
 )
-emu --board odroidc1 --driver none --sd-slot "$T/sd.img" --sd-slot-size 64 \
+emu --board odroidc1 --driver rust --sd-slot "$T/sd.img" --sd-slot-size 64 \
     --host-script "$T/host.sh" "$g"
