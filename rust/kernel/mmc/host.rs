@@ -194,6 +194,11 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// data of requests is mapped for its DMA. The host holds the reference `child` until it is
     /// freed; as with [`Self::new`], its registration belongs to the devres of `dev`.
     ///
+    /// `child` must stay registered while `dev` is bound ([`of_child::create`] destroys it when
+    /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
+    /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
+    /// registered.
+    ///
     /// [`of_child::create`]: crate::kernel_ext::platform::of_child::create
     pub(crate) fn new_for_child(
         dev: &'a Device<Bound>,
