@@ -187,19 +187,17 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     }
 
     /// Allocates a host whose parent is `child`, a device that belongs to `dev` (the slot of a
-    /// controller, [`of_child::create`]), with `data` in its private area.
+    /// controller, `kernel::platform::of_child::create()`), with `data` in its private area.
     ///
     /// `child` is the host's device for the MMC core (`mmc_dev()`): its device tree node is the
     /// one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets, and the
     /// data of requests is mapped for its DMA. The host holds the reference `child` until it is
     /// freed; as with [`Self::new`], its registration belongs to the devres of `dev`.
     ///
-    /// `child` must stay registered while `dev` is bound ([`of_child::create`] destroys it when
+    /// `child` must stay registered while `dev` is bound (`of_child::create()` destroys it when
     /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
     /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
     /// registered.
-    ///
-    /// [`of_child::create`]: crate::kernel_ext::platform::of_child::create
     pub(crate) fn new_for_child(
         dev: &'a Device<Bound>,
         child: ARef<Device>,
