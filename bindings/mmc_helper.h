@@ -17,7 +17,6 @@
 #include <linux/mmc/sd.h>
 #include <linux/mmc/sdio.h>
 #include <linux/mmc/slot-gpio.h>
-#include <linux/of_platform.h>
 
 const unsigned int RUST_CONST_HELPER_MMC_DATA_WRITE = MMC_DATA_WRITE;
 const unsigned int RUST_CONST_HELPER_MMC_DATA_READ = MMC_DATA_READ;

@@ -27,7 +27,8 @@
 # $KDIR/rust/bindings/.bindings_generated.rs.cmd), restricted to
 # include/linux/mmc/ and include/linux/clk-provider.h (and the two functions of
 # include/linux/of_platform.h that create and destroy a child node's
-# device).  They go to build/, never into the source tree.
+# device, from bindings/sd_slot_helper.h).  They go to build/, never into
+# the source tree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kbuild_env
@@ -61,8 +62,11 @@ if [ "$MODDIR" != "$TOP" ]; then
     cp -p "$TOP"/sdio/*.rs "$TOP/sdio/Kbuild" "$MODDIR/sdio/"
 fi
 GEN="$MODDIR/build/bindings"
+# bindgen's input: bindings/mmc_helper.h (what the SDHC driver and the series use) and
+# bindings/sd_slot_helper.h (what only the SD card slot driver's additions use), one header
+# including both, written next to the output
 # shellcheck disable=SC2034 # used in the eval of the bindgen command below
-HDR="$TOP/bindings/mmc_helper.h"
+HDR="$GEN/helper.h"
 OUT="$GEN/mmc_generated.rs"
 
 # Our Rust sources: rustfmt follows the crate root's `mod` items to every
@@ -112,6 +116,8 @@ gen_bindings() {
     head=${head#* }                      # the kernel's bindings_helper.h
     head=${head/ -o rust\/bindings\/bindings_generated.rs/}
     mkdir -p "$GEN"
+    printf '#include "%s"\n' "$TOP/bindings/mmc_helper.h" "$TOP/bindings/sd_slot_helper.h" > "$HDR.tmp"
+    if cmp -s "$HDR.tmp" "$HDR"; then rm -f "$HDR.tmp"; else mv "$HDR.tmp" "$HDR"; fi
     tmp="$OUT.tmp"
     run_bindgen() {
         (
