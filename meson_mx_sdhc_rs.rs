@@ -68,9 +68,9 @@ mod tuning;
 /// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
 ///
 /// Here they are modules of the driver, so what the driver does not use of their API is dead
-/// code to the compiler: `kernel::mmc` holds what the MMC core owns and this driver uses, with
-/// nothing left over, while `kernel::irq::managed` covers more than one threaded interrupt by
-/// index. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir` stand in for what the
+/// code to the compiler: `kernel::irq::managed` covers more than one threaded interrupt by
+/// index, and `kernel::mmc` and `kernel::clk::provider` serve the SD card slot's driver
+/// (`sdio/`) as well, whose slot device, CMD23 and fixed-factor clock this driver does not use. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir` stand in for what the
 /// kernel crate has or the upstream series adds to its existing modules.
 #[path = "rust/kernel"]
 mod kernel_ext {
@@ -88,6 +88,7 @@ mod kernel_ext {
     }
     pub(crate) mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
+        #[allow(dead_code)]
         pub(crate) mod provider;
         // Out of tree only: a method the series adds to `kernel::clk::Clk` itself.
         #[cfg(CONFIG_COMMON_CLK)]
@@ -106,6 +107,7 @@ mod kernel_ext {
         pub(crate) mod rearm;
         pub(crate) mod timer;
     }
+    #[allow(dead_code)]
     pub(crate) mod mmc;
     pub(crate) mod out_of_tree;
 }

@@ -3,7 +3,8 @@
 # (cross-built static from Debian's source, cached), e2fsck (Debian's
 # e2fsck-static, as /sbin/e2fsck), the kernel modules
 # (C driver, the C driver with the RFC's bounce buffer, mmc_test, our Rust
-# module when built) and the guest helpers.
+# modules when built: the SDHC's and, from sdio/ next to it, the SD card
+# slot's) and the guest helpers.
 # KERNEL_VARIANT=bench (make guest-bench): the same for the bench kernel, with
 # the module from build/module-bench, into build/guest-bench.
 # KERNEL_VARIANT=board (make guest-board): for the board kernel (the C driver
@@ -96,6 +97,11 @@ for m in drivers/mmc/host/meson-mx-sdhc.ko drivers/mmc/core/mmc_test.ko \
 done
 if [ -f "$RSKO" ]; then
     cp "$RSKO" "$ROOT/lib/modules/"
+fi
+# The SD card slot's Rust driver, built with the SDHC's (sdio/ of the same build).
+SDIO_KO="$(dirname "$RSKO")/sdio/meson_mx_sdio_rs.ko"
+if [ -f "$SDIO_KO" ]; then
+    cp "$SDIO_KO" "$ROOT/lib/modules/"
 fi
 for m in ${GUEST_EXTRA_KO:-}; do cp "$m" "$ROOT/lib/modules/"; done
 find "$TOP/tests/guest" -maxdepth 1 -type f ! -name '*.c' -exec cp {} "$ROOT/bin/" \;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the meson_mx_sdhc_rs module out of tree.
 #
-#   scripts/build-module.sh          bindings + module (meson_mx_sdhc_rs.ko in the repo top)
+#   scripts/build-module.sh          bindings + modules (meson_mx_sdhc_rs.ko in the repo top,
+#                                    sdio/meson_mx_sdio_rs.ko: the SD card slot's driver)
 #   scripts/build-module.sh check    rustfmt --check on our sources, then the build with CLIPPY=1
 #   scripts/build-module.sh clean    remove the module build products and the generated bindings
 #
@@ -24,8 +25,10 @@
 # The MMC host and clock-provider bindings are generated here with the very
 # bindgen command line the kernel used for its own bindings (read from
 # $KDIR/rust/bindings/.bindings_generated.rs.cmd), restricted to
-# include/linux/mmc/ and include/linux/clk-provider.h.  They go to build/,
-# never into the source tree.
+# include/linux/mmc/ and include/linux/clk-provider.h (and the two functions of
+# include/linux/of_platform.h that create and destroy a child node's
+# device, from bindings/sd_slot_helper.h).  They go to build/, never into
+# the source tree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kbuild_env
@@ -53,10 +56,17 @@ if [ "$MODDIR" != "$TOP" ]; then
         rm -rf "${MODDIR:?}/$d"
         cp -a "$TOP/$d" "$MODDIR/$d"
     done
+    # The second module's directory (its build products stay).
+    mkdir -p "$MODDIR/sdio"
+    rm -f "$MODDIR"/sdio/*.rs
+    cp -p "$TOP"/sdio/*.rs "$TOP/sdio/Kbuild" "$MODDIR/sdio/"
 fi
 GEN="$MODDIR/build/bindings"
+# bindgen's input: bindings/mmc_helper.h (what the SDHC driver and the series use) and
+# bindings/sd_slot_helper.h (what only the SD card slot driver's additions use), one header
+# including both, written next to the output
 # shellcheck disable=SC2034 # used in the eval of the bindgen command below
-HDR="$TOP/bindings/mmc_helper.h"
+HDR="$GEN/helper.h"
 OUT="$GEN/mmc_generated.rs"
 
 # Our Rust sources: rustfmt follows the crate root's `mod` items to every
@@ -65,6 +75,7 @@ OUT="$GEN/mmc_generated.rs"
 rust_sources() {
     local f
     echo "$TOP/meson_mx_sdhc_rs.rs"
+    echo "$TOP/sdio/meson_mx_sdio_rs.rs"
     for f in "$TOP"/*.rs; do
         grep -qE "^mod $(basename "$f" .rs);" "$TOP/meson_mx_sdhc_rs.rs" ||
             [ "$f" = "$TOP/meson_mx_sdhc_rs.rs" ] || echo "$f"
@@ -105,6 +116,8 @@ gen_bindings() {
     head=${head#* }                      # the kernel's bindings_helper.h
     head=${head/ -o rust\/bindings\/bindings_generated.rs/}
     mkdir -p "$GEN"
+    printf '#include "%s"\n' "$TOP/bindings/mmc_helper.h" "$TOP/bindings/sd_slot_helper.h" > "$HDR.tmp"
+    if cmp -s "$HDR.tmp" "$HDR"; then rm -f "$HDR.tmp"; else mv "$HDR.tmp" "$HDR"; fi
     tmp="$OUT.tmp"
     run_bindgen() {
         (
@@ -112,6 +125,7 @@ gen_bindings() {
             eval "bindgen \"\$HDR\" $head -o \"\$tmp\"" \
                 "--allowlist-file '.*/include/linux/mmc/.*'" \
                 "--allowlist-file '.*/include/linux/clk-provider.h'" \
+                "--allowlist-function 'of_platform_device_(create|destroy)'" \
                 "--allowlist-var 'RUST_CONST_HELPER_.*'" \
                 "--no-recursive-allowlist" \
                 "$*" \
@@ -151,8 +165,10 @@ build)
     gen_bindings
     log "LLVM=$LLVM (LIBCLANG_PATH=$LIBCLANG_PATH), RUST_LIB_SRC=${RLS:-(none)}"
     kmake modules
-    [ -f "$MODDIR/meson_mx_sdhc_rs.ko" ] || die "meson_mx_sdhc_rs.ko was not produced"
-    log "built $MODDIR/meson_mx_sdhc_rs.ko"
+    for ko in meson_mx_sdhc_rs.ko sdio/meson_mx_sdio_rs.ko; do
+        [ -f "$MODDIR/$ko" ] || die "$ko was not produced"
+        log "built $MODDIR/$ko"
+    done
     ;;
 check)
     check_kdir
@@ -163,7 +179,7 @@ check)
     rustfmt --check --edition 2021 "${cfg[@]}" "${files[@]}" || die "rustfmt: sources are not formatted"
     log "rustfmt clean"
     all=("$TOP"/*.rs "$TOP"/bindings/mod.rs)
-    for d in $(module_dirs); do
+    for d in $(module_dirs) sdio; do
         mapfile -t -O "${#all[@]}" all < <(find "$TOP/$d" -name '*.rs' | sort)
     done
     mapfile -t -O "${#all[@]}" all < <(find "$TOP/rust" -name '*.rs' | sort)
@@ -172,14 +188,15 @@ check)
     log "imports vertical"
     gen_bindings
     # Force the crate to be recompiled under clippy.
-    rm -f "$MODDIR/meson_mx_sdhc_rs.o"
+    rm -f "$MODDIR/meson_mx_sdhc_rs.o" "$MODDIR/sdio/meson_mx_sdio_rs.o"
     kmake CLIPPY=1 modules
     log "clippy clean"
     # 32-bit ARM: the kernel gives Rust no 64-bit division (__aeabi_uldivmod panics), and
     # core's Display/Debug of u64/i64 divide: printing one oopses. Use logic::Dec instead.
     nm=$(command -v "llvm-nm${LLVM_SUFFIX:-}" || command -v llvm-nm-19 || command -v llvm-nm || true)
     if [ -n "$nm" ] && [ "${ARCH:-arm}" = arm ]; then
-        bad=$("$nm" -u "$MODDIR/meson_mx_sdhc_rs.ko" | grep -E '4core3fmt3num3imp[xy]NtB[0-9a-z]+_(7Display|5Debug)' || true)
+        bad=$("$nm" -u "$MODDIR/meson_mx_sdhc_rs.ko" "$MODDIR/sdio/meson_mx_sdio_rs.ko" |
+            grep -E '4core3fmt3num3imp[xy]NtB[0-9a-z]+_(7Display|5Debug)' || true)
         [ -z "$bad" ] || die "the module prints a u64/i64 with core::fmt (64-bit division, oopses on 32-bit ARM): $bad"
         log "no 64-bit decimal formatting"
     fi

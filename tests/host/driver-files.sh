@@ -2,7 +2,7 @@
 # The driver's own files call no C directly (run-all: host-driver-files).
 # The driver's files are the crate root and every module it names at the top
 # level (`mod x;`: x.rs and x/), which the series places in
-# drivers/mmc/host/; the kernel crate's new modules (rust/kernel/, named in
+# drivers/mmc/host/, and the SD card slot driver's files (sdio/); the kernel crate's new modules (rust/kernel/, named in
 # the root's `mod kernel_ext` block) and the generated bindings (bindings/)
 # are not.  In the driver's files, outside comments:
 #
@@ -37,6 +37,11 @@ for m in $(sed -n 's/^\(pub\(([a-z]*)\)\? \)\?mod \([a-z0-9_]*\);$/\3/p' "$ROOT"
     fi
 done
 [ ${#files[@]} -gt 10 ] || fail "found only ${#files[@]} driver files: is $ROOT read right?"
+# The second driver, the SD card slot's: every file under sdio/ (its crate
+# root names bindings/ with a #[path] to the one copy).
+n=${#files[@]}
+while read -r f; do files+=("$f"); done < <(find "$TOP/sdio" -name '*.rs' | sort)
+[ $((${#files[@]} - n)) -gt 5 ] || fail "found only $((${#files[@]} - n)) files under sdio/"
 
 bad=0
 for f in "${files[@]}"; do
@@ -45,7 +50,8 @@ for f in "${files[@]}"; do
     # files holds "//" before the words checked).
     while IFS=: read -r ln text; do
         echo "$rel:$ln: bindings: $text"; bad=1
-    done < <(sed 's|//.*||' "$f" | grep -nwE 'bindings' | grep -vxE '[0-9]+:mod bindings;' || true)
+    done < <(sed 's|//.*||' "$f" | grep -nwE 'bindings' |
+        grep -vxE '[0-9]+:(mod bindings;|#\[path = "\.\./bindings/mod\.rs"\])' || true)
     while IFS=: read -r ln text; do
         echo "$rel:$ln: unsafe: $text"; bad=1
     done < <(sed 's|//.*||' "$f" | grep -nwE 'unsafe' || true)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Basic clock providers: mux, divider and gate clocks over an MMIO register.
+//! Basic clock providers: mux, divider and gate clocks over an MMIO register, and fixed factors.
 //!
 //! C header: [`include/linux/clk-provider.h`](srctree/include/linux/clk-provider.h)
 //!
@@ -153,13 +153,21 @@ pub(crate) enum Basic<'t> {
         width: u8,
         /// The values of the field and the divisors they select, as `(value, divisor)`.
         ///
-        /// Divisors are not zero.
+        /// Divisors are not zero. Empty: every value `v` of the field divides by `v + 1`.
         table: &'t [(u32, u32)],
     },
     /// A gate (`struct clk_gate`): setting bit `bit` enables the clock.
     Gate {
         /// The enable bit.
         bit: u8,
+    },
+    /// A fixed factor (`struct clk_fixed_factor`): the parent's rate times `mult` divided by
+    /// `div`. It has no field in the register.
+    FixedFactor {
+        /// The multiplier, not zero.
+        mult: u32,
+        /// The divisor, not zero.
+        div: u32,
     },
 }
 
@@ -179,6 +187,7 @@ union BasicClk {
     mux: ManuallyDrop<bindings::clk_mux>,
     divider: ManuallyDrop<bindings::clk_divider>,
     gate: ManuallyDrop<bindings::clk_gate>,
+    fixed_factor: ManuallyDrop<bindings::clk_fixed_factor>,
 }
 
 /// A registered basic clock, unregistered when dropped (`clk_hw_unregister()`).
@@ -188,7 +197,7 @@ union BasicClk {
 /// - `raw` comes from `KBox::into_raw` and holds the clock structure whose `struct clk_hw` is
 ///   `hw`; it is registered with the clock framework for the node `_node` until `drop`.
 /// - The structure's register address is that of `_reg`, whose mapping lives as long as `self`;
-///   a divider's `table` points into `_table`, terminated by a zero divisor.
+///   a divider's `table` is NULL or points into `_table`, terminated by a zero divisor.
 pub(crate) struct Hw<M> {
     raw: NonNull<BasicClk>,
     hw: NonNull<bindings::clk_hw>,
@@ -223,7 +232,7 @@ fn of_node(dev: &Device) -> Result<(ARef<FwNode>, *mut bindings::device_node)> {
 /// Returns the clock structure of `basic` over the register at `addr`, and its operations.
 ///
 /// A divider's table goes into `table`, which must live as long as the clock. Returns `EINVAL`
-/// for a field that does not fit in 32 bits or a zero divider.
+/// for a field that does not fit in 32 bits, a zero divider or a zero factor.
 fn basic_clk(
     basic: Basic<'_>,
     addr: *mut c_void,
@@ -255,19 +264,21 @@ fn basic_clk(
             if !(1..=30).contains(&width) || u32::from(shift) + u32::from(width) > 32 {
                 return Err(EINVAL);
             }
-            table.reserve(t.len() + 1, GFP_KERNEL)?;
-            for &(val, div) in t {
-                if div == 0 {
-                    return Err(EINVAL);
+            if !t.is_empty() {
+                table.reserve(t.len() + 1, GFP_KERNEL)?;
+                for &(val, div) in t {
+                    if div == 0 {
+                        return Err(EINVAL);
+                    }
+                    table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
                 }
-                table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
+                table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
             }
-            table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
             let divider = bindings::clk_divider {
                 reg: addr,
                 shift,
                 width,
-                table: table.as_ptr(),
+                table: if t.is_empty() { null() } else { table.as_ptr() },
                 ..Default::default()
             };
             (
@@ -291,6 +302,22 @@ fn basic_clk(
                     gate: ManuallyDrop::new(gate),
                 },
                 &raw const bindings::clk_gate_ops,
+            )
+        }
+        Basic::FixedFactor { mult, div } => {
+            if mult == 0 || div == 0 {
+                return Err(EINVAL);
+            }
+            let fixed_factor = bindings::clk_fixed_factor {
+                mult,
+                div,
+                ..Default::default()
+            };
+            (
+                BasicClk {
+                    fixed_factor: ManuallyDrop::new(fixed_factor),
+                },
+                &raw const bindings::clk_fixed_factor_ops,
             )
         }
     })
@@ -358,6 +385,7 @@ where
             assert!(core::mem::offset_of!(bindings::clk_mux, hw) == 0);
             assert!(core::mem::offset_of!(bindings::clk_divider, hw) == 0);
             assert!(core::mem::offset_of!(bindings::clk_gate, hw) == 0);
+            assert!(core::mem::offset_of!(bindings::clk_fixed_factor, hw) == 0);
         };
         let raw = KBox::into_raw(KBox::new(c, GFP_KERNEL)?);
         // CAST: All the basic clock structures start with their `struct clk_hw` (asserted

@@ -149,7 +149,9 @@ pub(super) fn dma_dir(data: Option<&Data>) -> Option<DataDirection> {
 /// # Safety
 ///
 /// `host` must be a host allocated by `mmc_alloc_host()` whose parent is still bound (a callback
-/// of the host is running, or a request of it is in flight).
+/// of the host is running, or a request of it is in flight); for a host on a child device
+/// ([`UnregisteredHost::new_for_child`](super::UnregisteredHost::new_for_child)), whose parent
+/// is still registered (the device it belongs to, bound, destroys it after removing the host).
 pub(super) unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<bindings::device> {
     // SAFETY: `host` is valid (safety requirements); `mmc_alloc_host()` set `parent`, which
     // never changes and is not NULL.

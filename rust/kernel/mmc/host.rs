@@ -22,6 +22,7 @@ use kernel::{
         VTABLE_DEFAULT_ERROR, //
     },
     prelude::*,
+    sync::aref::ARef,
     types::Opaque, //
 };
 
@@ -159,17 +160,21 @@ unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
 
 /// An allocated host with its driver data initialised, not registered yet.
 ///
-/// The host borrows its parent, the bound device `'a`: `mmc_alloc_host()` records the parent
-/// without taking a reference to it, and freeing the host reads it
-/// (`mmc_host_classdev_release()`), so the host must be freed while the parent is bound.
+/// The host borrows the bound device `'a` it belongs to: `mmc_alloc_host()` records the host's
+/// parent without taking a reference to it, and freeing the host reads it
+/// (`mmc_host_classdev_release()`), so the host must be freed while the parent is there. The
+/// parent is that device ([`UnregisteredHost::new`]), or a device of its own the host holds a
+/// reference of ([`UnregisteredHost::new_for_child`]).
 ///
 /// # Invariants
 ///
-/// `host` was returned by `mmc_alloc_host()` with `parent` as its parent, is owned by this
-/// object and not added; its private area holds an initialised, pinned `T`.
+/// `host` was returned by `mmc_alloc_host()` with `child` as its parent, or `parent` when
+/// `child` is `None`, is owned by this object and not added; its private area holds an
+/// initialised, pinned `T`.
 pub(crate) struct UnregisteredHost<'a, T: HostOps> {
     pub(super) host: NonNull<bindings::mmc_host>,
     pub(super) parent: &'a Device<Bound>,
+    child: Option<ARef<Device>>,
     _data: PhantomData<T>,
 }
 
@@ -178,11 +183,41 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     ///
     /// `dev` becomes the host's parent; the driver data stays pinned until the host is freed.
     pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
+        Self::alloc(dev, None, data)
+    }
+
+    /// Allocates a host whose parent is `child`, a device that belongs to `dev` (the slot of a
+    /// controller, `kernel::platform::of_child::create()`), with `data` in its private area.
+    ///
+    /// `child` is the host's device for the MMC core (`mmc_dev()`): its device tree node is the
+    /// one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets, and the
+    /// data of requests is mapped for its DMA. The host holds the reference `child` until it is
+    /// freed; as with [`Self::new`], its registration belongs to the devres of `dev`.
+    ///
+    /// `child` must stay registered while `dev` is bound (`of_child::create()` destroys it when
+    /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
+    /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
+    /// registered.
+    pub(crate) fn new_for_child(
+        dev: &'a Device<Bound>,
+        child: ARef<Device>,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        Self::alloc(dev, Some(child), data)
+    }
+
+    fn alloc(
+        dev: &'a Device<Bound>,
+        child: Option<ARef<Device>>,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
         let extra = c_int::try_from(size_of::<T>())?;
-        // SAFETY: `dev` is a valid, bound device. `mmc_alloc_host()` stores it as the host's
-        // parent without taking a reference; the returned object borrows `dev` for `'a`, and
-        // frees the host (which reads the parent) on drop, within `'a`.
-        let raw = unsafe { bindings::mmc_alloc_host(extra, dev.as_raw()) };
+        let parent = child.as_ref().map_or(dev.as_raw(), |c| c.as_raw());
+        // SAFETY: `parent` is a valid device: `dev`, bound, or `child`, a reference of which is
+        // held. `mmc_alloc_host()` stores it as the host's parent without taking a reference;
+        // the returned object borrows `dev` for `'a` and holds `child`, and frees the host (which
+        // reads the parent) on drop, within `'a`, before `child` is put.
+        let raw = unsafe { bindings::mmc_alloc_host(extra, parent) };
         let host = NonNull::new(raw).ok_or(ENOMEM)?;
         // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
         let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
@@ -197,10 +232,11 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
             unsafe { bindings::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
-        // INVARIANT: Allocated with `dev` as parent, initialised, not added.
+        // INVARIANT: Allocated with `child`, or else `dev`, as parent, initialised, not added.
         Ok(Self {
             host,
             parent: dev,
+            child,
             _data: PhantomData,
         })
     }
@@ -279,9 +315,12 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
         unsafe { (*h).ops = &Adapter::<T>::VTABLE };
-        let parent = self.parent.as_raw();
-        // SAFETY: `self.parent` is the bound parent device of the host (type invariant), so
-        // `parent` is valid; `dma_parms` is set when the device is created and not changed after.
+        let parent = self
+            .child
+            .as_ref()
+            .map_or(self.parent.as_raw(), |c| c.as_raw());
+        // SAFETY: `parent` is the parent device of the host, bound or held (type invariant), so
+        // it is valid; `dma_parms` is set when the device is created and not changed after.
         if !unsafe { (*parent).dma_parms }.is_null() {
             // SAFETY: `parent` is valid and has `dma_parms`, without which the helper warns. The
             // MMC core itself writes this limit, unsynchronized, for each memory card's queue
@@ -293,10 +332,12 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         }
         // SAFETY: The host is fully set up and its callbacks find their data.
         to_result(unsafe { bindings::mmc_add_host(h) })?;
-        let this = ManuallyDrop::new(self);
-        // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`.
+        let mut this = ManuallyDrop::new(self);
+        // INVARIANT: Added with `T`'s callbacks; the private area holds the `T`; `child` is the
+        // parent, when there is one.
         let registration = Registration {
             host: this.host,
+            _child: this.child.take(),
             _data: PhantomData::<T>,
         };
         // The parent is bound (type invariant); devres drops the registration when it is
@@ -336,7 +377,8 @@ impl<T: HostOps> RegisteredHost<'_, T> {
 impl<T: HostOps> Drop for UnregisteredHost<'_, T> {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the host was never added and holds a `T`, which nothing
-        // uses: only an added host calls its callbacks.
+        // uses: only an added host calls its callbacks. Its parent is still there: `child` is put
+        // after this.
         unsafe {
             core::ptr::drop_in_place(priv_ptr::<T>(self.raw()));
             bindings::mmc_free_host(self.raw());
@@ -356,9 +398,11 @@ unsafe impl<T: HostOps> Send for UnregisteredHost<'_, T> {}
 /// # Invariants
 ///
 /// `host` was added with `mmc_add_host()` with `Adapter::<T>::VTABLE`; its private area holds a
-/// pinned `T`; this object owns both. It is dropped while the parent is bound.
+/// pinned `T`; this object owns both. It is dropped while the device it belongs to is bound; the
+/// host's parent is that device, or `_child`, put after the host is freed.
 struct Registration<T: HostOps> {
     host: NonNull<bindings::mmc_host>,
+    _child: Option<ARef<Device>>,
     _data: PhantomData<T>,
 }
 

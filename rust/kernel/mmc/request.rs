@@ -136,6 +136,15 @@ impl RequestView {
         unsafe { Command::from_raw((*self.raw()).cmd) }
     }
 
+    /// Returns the SET_BLOCK_COUNT (CMD23) to send before the command, if the core asks for one
+    /// (`mrq->sbc`, only on a host with [`Cap::Cmd23`](super::Cap::Cmd23)).
+    pub(crate) fn sbc(&self) -> Option<&Command> {
+        // SAFETY: By the type invariant the request is valid.
+        let p = unsafe { (*self.raw()).sbc };
+        // SAFETY: A non-NULL `sbc` lives as long as the request.
+        (!p.is_null()).then(|| unsafe { Command::from_raw(p) })
+    }
+
     /// Returns the STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
     pub(crate) fn stop(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
@@ -247,6 +256,15 @@ impl Command {
     pub(crate) fn arg(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).arg }
+    }
+
+    /// Returns whether the command reads or writes several blocks, CMD18 or CMD25
+    /// (`mmc_op_multi()`): without CMD23 before it, it ends with a STOP_TRANSMISSION.
+    pub(crate) fn is_multi_block(&self) -> bool {
+        matches!(
+            self.opcode(),
+            bindings::MMC_READ_MULTIPLE_BLOCK | bindings::MMC_WRITE_MULTIPLE_BLOCK
+        )
     }
 
     fn flags(&self) -> u32 {

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The controller state the MMC callbacks, the interrupt and the timer share, and the host's
+//! callbacks (implemented in `request.rs`, `irq.rs` and `ios.rs`).
+
+use kernel::{
+    device::Device,
+    dma::Coherent,
+    new_mutex,
+    prelude::*,
+    str::CString,
+    sync::{
+        aref::ARef,
+        atomic::Atomic,
+        Arc,
+        Mutex, //
+    },
+    time::{
+        Instant,
+        Monotonic, //
+    }, //
+};
+
+use crate::kernel_ext::workqueue::{
+    alloc::Flags,
+    timer::{
+        Timer,
+        TimerHandler, //
+    }, //
+};
+use crate::mmc::{
+    DmaRequest,
+    Host,
+    HostOps,
+    Ios,
+    Request, //
+};
+
+use crate::{
+    clkc::Clkc,
+    hw,
+    regs::Regs, //
+};
+
+/// The step of a request its current command is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// SET_BLOCK_COUNT (CMD23) before the command.
+    Sbc,
+    /// The request's command, with its data if any.
+    Cmd,
+    /// STOP_TRANSMISSION (CMD12) after the data.
+    Stop,
+}
+
+/// Where the data of the request in flight goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// No data.
+    None,
+    /// The request's one segment, DMA-mapped, to the controller in place.
+    Direct,
+    /// The bounce buffer, copied from before a write and into the request after a read.
+    Bounce,
+}
+
+/// The request in flight.
+pub(crate) struct Cur {
+    pub(crate) mrq: DmaRequest,
+    pub(crate) stage: Stage,
+    pub(crate) path: Path,
+    /// The current command has no CRC7 to check.
+    pub(crate) without_crc7: bool,
+    /// When the current command times out.
+    pub(crate) deadline: Instant<Monotonic>,
+    /// The current command's number ([`Sdio::started`] when it started).
+    pub(crate) seq: u32,
+}
+
+/// A module clock kept enabled, disabled when dropped.
+pub(crate) struct EnabledClock(kernel::clk::Clk);
+
+impl EnabledClock {
+    /// Prepares and enables `clk`.
+    pub(crate) fn new(clk: kernel::clk::Clk) -> Result<Self> {
+        clk.prepare_enable()?;
+        Ok(Self(clk))
+    }
+}
+
+impl Drop for EnabledClock {
+    fn drop(&mut self) {
+        self.0.disable_unprepare();
+    }
+}
+
+/// The controller.
+#[pin_data]
+pub(crate) struct Sdio {
+    pub(crate) dev: ARef<Device>,
+    pub(crate) regs: Arc<Regs>,
+    /// The card clock; dropped before the module clock.
+    pub(crate) clkc: Clkc,
+    pub(crate) _core_clk: EnabledClock,
+    /// The slot the controller's mux sends commands to (the slot node's `reg`).
+    pub(crate) slot: u32,
+    /// The bounce buffer: coherent memory of [`crate::MAX_REQ_SIZE`] bytes.
+    pub(crate) bounce: Coherent<[u8]>,
+    /// The request in flight.
+    #[pin]
+    pub(crate) cur: Mutex<Option<Cur>>,
+    /// `IRQS` as the interrupt handler read it, for its thread.
+    pub(crate) irqs: Atomic<u32>,
+    /// The number of commands started, counted before each `SEND` write.
+    pub(crate) started: Atomic<u32>,
+    /// [`Self::started`] when the interrupt handler read `IRQS`: the thread takes the status
+    /// for the current command only if it is that command's. A command the timer ended may have
+    /// interrupted before its soft reset, and its thread run only after the next command
+    /// started.
+    pub(crate) irq_seq: Atomic<u32>,
+}
+
+impl Sdio {
+    /// Quiesces the controller after an error: a soft reset, as the C driver does.
+    pub(crate) fn quiesce(&self) {
+        hw::soft_reset(&self.regs);
+    }
+}
+
+/// The driver's timer: it ends a command the controller never reported.
+pub(crate) struct Watchdog {
+    pub(crate) sdio: Arc<Sdio>,
+}
+
+impl TimerHandler for Watchdog {
+    fn expired(timer: &Timer<Self>) {
+        crate::irq::expired(timer);
+    }
+}
+
+/// The driver data of the MMC host (in its private area).
+#[pin_data(PinnedDrop)]
+pub(crate) struct SdioHost {
+    pub(crate) sdio: Arc<Sdio>,
+    /// The timer, stopped first when the host drops its data.
+    pub(crate) watchdog: Timer<Watchdog>,
+    /// Why the last `set_ios` failed; requests fail with it until one succeeds (`host->error`
+    /// in the C driver).
+    #[pin]
+    pub(crate) set_ios_error: Mutex<Option<Error>>,
+}
+
+impl SdioHost {
+    pub(crate) fn new(sdio: Arc<Sdio>) -> impl PinInit<Self, Error> {
+        let watchdog = || {
+            let name = CString::try_from_fmt(fmt!("mmc_timer/{}", sdio.dev.name()))?;
+            let data = Watchdog { sdio: sdio.clone() };
+            Timer::new(&name, Flags::UNBOUND | Flags::MEM_RECLAIM, data)
+        };
+        let watchdog = watchdog();
+        try_pin_init!(Self {
+            watchdog: watchdog?,
+            sdio,
+            set_ios_error <- new_mutex!(None, "meson_mx_sdio_rs::set_ios_error"),
+        }? Error)
+    }
+
+    /// Arms the timer for `deadline`.
+    pub(crate) fn arm(&self, deadline: Instant<Monotonic>) {
+        self.watchdog.arm(crate::irq::remaining(deadline));
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for SdioHost {
+    fn drop(self: Pin<&mut Self>) {
+        // The host is removed (or was never added): no request is in flight and no callback
+        // arms the timer any more.
+        self.watchdog.stop();
+        self.sdio.quiesce();
+    }
+}
+
+#[vtable]
+impl HostOps for SdioHost {
+    fn request(host: &Host<Self>, mrq: Request) {
+        crate::request::request(&host.data(), mrq);
+    }
+
+    fn set_ios(host: &Host<Self>, ios: &Ios) {
+        crate::ios::set_ios(&host.data(), ios);
+    }
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The end of a command: the interrupt (its handler latches and acknowledges the status, its
+//! thread reads the response and starts the next command or completes the request), the
+//! timer that ends a command the controller never reported, and the completion of a request.
+
+use kernel::{
+    io::Io,
+    irq::{
+        IrqReturn,
+        ThreadedHandler,
+        ThreadedIrqReturn, //
+    },
+    prelude::*,
+    sync::{
+        atomic::{
+            Acquire,
+            Relaxed,
+            Release, //
+        },
+        Arc, //
+    },
+    time::{
+        Delta,
+        Instant,
+        Monotonic, //
+    }, //
+};
+
+use crate::kernel_ext::workqueue::timer::Timer;
+use crate::mmc::Request;
+
+use crate::{
+    host::{
+        Cur,
+        Path,
+        Sdio,
+        Stage,
+        Watchdog, //
+    },
+    hw::{
+        self,
+        Status, //
+    },
+    regs,
+    request::{
+        command,
+        start, //
+    }, //
+};
+
+/// The controller's interrupt.
+pub(crate) struct IrqHandler(pub(crate) Arc<Sdio>);
+
+impl ThreadedHandler for IrqHandler {
+    /// Latches `IRQS` for the thread and acknowledges every pending interrupt.
+    fn handle(&self) -> ThreadedIrqReturn {
+        let regs = &self.0.regs;
+        let irqs = regs.read(regs::IRQS);
+        regs.write_reg(irqs);
+        if irqs.cmd_int() {
+            self.0.irq_seq.store(self.0.started.load(Relaxed), Relaxed);
+            self.0.irqs.store(irqs.into_raw(), Release);
+            ThreadedIrqReturn::WakeThread
+        } else if irqs.if_int() {
+            ThreadedIrqReturn::Handled
+        } else {
+            ThreadedIrqReturn::None
+        }
+    }
+
+    fn handle_threaded(&self) -> IrqReturn {
+        cmd_done(&self.0);
+        IrqReturn::Handled
+    }
+}
+
+/// Whether any command of `mrq` or its data reported an error.
+fn failed(mrq: &Request) -> bool {
+    [Stage::Sbc, Stage::Cmd, Stage::Stop]
+        .into_iter()
+        .filter_map(|s| command(mrq, s))
+        .any(|c| c.error().is_some())
+        || mrq.data().is_some_and(|d| d.error().is_some())
+}
+
+/// Completes the request in `cur`: after an error the controller is soft-reset first; a read
+/// through the bounce buffer is copied into the request only when nothing reported an error.
+fn finish(sdio: &Sdio, cur: Cur) {
+    let mut mrq = cur.mrq;
+    let failed = failed(&mrq);
+    if failed {
+        sdio.quiesce();
+    }
+    mrq.end_transfer();
+    if let (Path::Bounce, Some(data)) = (cur.path, mrq.data()) {
+        if data.is_read() {
+            let len = data.len();
+            if failed || mrq.copy_from_buffer(&sdio.bounce, len) != len {
+                data.set_bytes_xfered(0);
+                if !failed {
+                    data.set_error(EIO);
+                }
+            }
+        }
+    }
+    mrq.done();
+}
+
+/// The interrupt's thread: the current command ended.
+///
+/// Reads its response and judges it by the CRC status the handler latched (a command with data
+/// by its data's CRC16, one without by its response's CRC7), then starts the next command of
+/// the request (the command after SET_BLOCK_COUNT; STOP_TRANSMISSION after a multiple-block
+/// transfer without SET_BLOCK_COUNT or with an error), or completes it.
+fn cmd_done(sdio: &Sdio) {
+    let mut guard = sdio.cur.lock();
+    // A command the timer ended already.
+    let Some(cur) = &mut *guard else {
+        return;
+    };
+    let status = Status(sdio.irqs.load(Acquire));
+    // The interrupt of a command the timer ended, whose thread ran after the next one started.
+    if sdio.irq_seq.load(Relaxed) != cur.seq {
+        return;
+    }
+    let stage = cur.stage;
+    let next = match command(&cur.mrq, stage) {
+        None => None,
+        Some(cmd) => {
+            hw::read_response(&sdio.regs, cmd);
+            let data = if stage == Stage::Cmd {
+                cur.mrq.data()
+            } else {
+                None
+            };
+            let ok = status.crc_ok(data.is_some(), cur.without_crc7);
+            match (ok, data) {
+                (true, Some(d)) => d.set_bytes_xfered(d.len()),
+                (false, Some(d)) => d.set_error(EILSEQ),
+                (true, None) => {}
+                (false, None) => cmd.set_error(EILSEQ),
+            }
+            match stage {
+                Stage::Sbc if cmd.error().is_none() => Some(Stage::Cmd),
+                Stage::Cmd
+                    if cmd.is_multi_block()
+                        && (cur.mrq.sbc().is_none()
+                            || cmd.error().is_some()
+                            || data.is_some_and(|d| d.error().is_some()))
+                        && cur.mrq.stop().is_some() =>
+                {
+                    Some(Stage::Stop)
+                }
+                _ => None,
+            }
+        }
+    };
+    match next {
+        Some(stage) => start(sdio, cur, stage),
+        None => {
+            if let Some(cur) = guard.take() {
+                drop(guard);
+                finish(sdio, cur);
+            }
+        }
+    }
+}
+
+/// The time left until `deadline`, zero once it passed.
+pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
+    let left = deadline - Instant::<Monotonic>::now();
+    if left.is_negative() {
+        Delta::from_millis(0)
+    } else {
+        left
+    }
+}
+
+/// The timer fired: the current command times out if its deadline passed; otherwise the timer
+/// is armed again for the rest.
+pub(crate) fn expired(timer: &Timer<Watchdog>) {
+    let sdio = &timer.data().sdio;
+    let mut guard = sdio.cur.lock();
+    let Some(cur) = guard.as_ref() else {
+        return;
+    };
+    let left = remaining(cur.deadline);
+    if !left.is_zero() {
+        timer.arm_if_idle(left);
+        return;
+    }
+    hw::disable_cmd_irq(&sdio.regs);
+    let Some(cur) = guard.take() else {
+        return;
+    };
+    drop(guard);
+    if let Some(cmd) = command(&cur.mrq, cur.stage) {
+        dev_dbg!(
+            sdio.dev,
+            "Timeout on CMD{} (IRQS = {:#010x})\n",
+            cmd.opcode(),
+            sdio.regs.read(regs::IRQS).into_raw()
+        );
+        cmd.set_error(ETIMEDOUT);
+    }
+    finish(sdio, cur);
+}

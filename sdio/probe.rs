@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The driver: OF match table and probe. The slot's device, the interrupt and the host are
+//! registered for the controller's binding (devres): at unbind the host goes first, then the
+//! interrupt, then the slot's device; the last of them drops the controller (`Sdio`).
+
+use kernel::{
+    clk::Clk,
+    device::{
+        Bound,
+        Core,
+        Device, //
+    },
+    dma::Coherent,
+    new_mutex,
+    of,
+    platform,
+    prelude::*,
+    sync::{
+        atomic::Atomic,
+        Arc, //
+    }, //
+};
+
+use crate::kernel_ext::irq::managed;
+use crate::mmc::{
+    Cap,
+    HostConfig,
+    UnregisteredHost, //
+};
+
+use crate::{
+    clkc::Clkc,
+    host::{
+        EnabledClock,
+        Sdio,
+        SdioHost, //
+    },
+    hw,
+    irq::IrqHandler,
+    regs::Regs,
+    slot::Slot,
+    MAX_REQ_SIZE,
+    MAX_SEGS, //
+};
+
+/// The MMC host controller driver.
+pub(crate) struct SdioDriver;
+
+kernel::of_device_table!(
+    OF_TABLE,
+    <SdioDriver as platform::Driver>::IdInfo,
+    [
+        (of::DeviceId::new(c"amlogic,meson8-sdio"), ()),
+        (of::DeviceId::new(c"amlogic,meson8b-sdio"), ()),
+    ]
+);
+
+/// Logs a probe failure unless it is a deferral.
+fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
+    if e != EPROBE_DEFER {
+        dev_err!(dev, "{}: error {}\n", what, e.to_errno());
+    }
+    e
+}
+
+/// The controller: registers mapped, module clock on, configuration written and soft reset,
+/// card clock registered, bounce buffer allocated.
+fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
+    let dev: &Device<Bound> = pdev.as_ref();
+    let res = pdev
+        .resource_by_index(0)
+        .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
+    let regs = Regs::request_and_map(dev, res)
+        .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
+    let regs = Arc::new(regs, GFP_KERNEL)?;
+    let core = Clk::get(dev, Some(c"core"))
+        .and_then(EnabledClock::new)
+        .map_err(|e| probe_err(dev, "Failed to get and enable 'core' clock", e))?;
+    hw::init_conf(&regs);
+    hw::soft_reset(&regs);
+    let clkc = Clkc::register(dev, regs.clone())
+        .map_err(|e| probe_err(dev, "failed to register the card clock", e))?;
+    let bounce = Coherent::<u8>::zeroed_slice(dev, MAX_REQ_SIZE as usize, GFP_KERNEL)
+        .map_err(|e| probe_err(dev, "failed to allocate the bounce buffer", e))?;
+    Arc::pin_init(
+        try_pin_init!(Sdio {
+            dev: dev.into(),
+            regs,
+            clkc,
+            _core_clk: core,
+            slot,
+            bounce,
+            cur <- new_mutex!(None, "meson_mx_sdio_rs::cur"),
+            irqs: Atomic::new(0),
+            started: Atomic::new(0),
+            irq_seq: Atomic::new(0),
+        }),
+        GFP_KERNEL,
+    )
+}
+
+/// The MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree and
+/// the slot's node.
+fn new_host<'a>(
+    dev: &'a Device<Bound>,
+    slot_dev: &Device,
+    sdio: &Arc<Sdio>,
+) -> Result<UnregisteredHost<'a, SdioHost>> {
+    let mut host =
+        UnregisteredHost::new_for_child(dev, slot_dev.into(), SdioHost::new(sdio.clone()))
+            .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
+    host.regulator_get_supply()
+        .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
+    let rate_err = |e| probe_err(dev, "no usable card clock rate", e);
+    let f_min = sdio.clkc.round_rate(1).map_err(rate_err)?;
+    let f_max = sdio.clkc.round_rate(c_ulong::MAX).map_err(rate_err)?;
+    host.configure(&HostConfig {
+        f_min,
+        f_max,
+        max_req_size: MAX_REQ_SIZE,
+        max_seg_size: MAX_REQ_SIZE,
+        max_segs: MAX_SEGS,
+        max_blk_count: hw::MAX_BLK_COUNT,
+        max_blk_size: hw::MAX_BLK_SIZE,
+        max_busy_timeout: 0,
+        max_current_180: 0,
+        max_current_330: 0,
+        caps: Cap::Cmd23 | Cap::WaitWhileBusy,
+    });
+    host.of_parse().map_err(|e| {
+        probe_err(
+            dev,
+            "invalid MMC properties in the slot node (bus-width, cd-gpios, ...)",
+            e,
+        )
+    })?;
+    Ok(host)
+}
+
+/// Probes `pdev`: the slot's device, the controller, the host, the interrupt, then the host's
+/// registration. The interrupt is requested before the host is added, so the host is removed
+/// before the interrupt is freed at unbind (devres undoes in reverse order).
+fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
+    let dev: &Device<Bound> = pdev.as_ref();
+    let slot = Slot::find(dev)?;
+    let sdio = new_sdio(pdev, slot.id)?;
+    let slot_dev = slot.create(dev)?;
+    let host = new_host(dev, slot_dev, &sdio)?;
+    managed::request_threaded_irq_by_index(
+        pdev,
+        kernel::irq::Flags::ONESHOT,
+        0,
+        c"meson-mx-sdio-rs",
+        Ok::<_, Error>(IrqHandler(sdio)),
+    )
+    .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
+    host.register()
+        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?;
+    Ok(())
+}
+
+impl platform::Driver for SdioDriver {
+    type IdInfo = ();
+    /// Nothing: the registrations hold the controller.
+    type Data<'bound> = ();
+    const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
+
+    fn probe<'bound>(
+        pdev: &'bound platform::Device<Core<'_>>,
+        _info: Option<&'bound Self::IdInfo>,
+    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
+        probe_sdio(pdev)
+    }
+}
