@@ -567,6 +567,15 @@ else bad "ext4load boot.ini: status $rc"; sed 's/^/    | /' "$T/ext4.out" "$R/bo
 grep -qx 'apt-get install -y u-boot-tools' "$STUB_LOG" && ok "without mkimage: apt-get install -y u-boot-tools first" ||
     { bad "without mkimage: no apt-get install u-boot-tools"; sed 's/^/    | /' "$STUB_LOG"; }
 
+# --- a step that fails inside a function (put: /usr/local/sbin a file, not a folder) --------
+R="$T/r-putfail"; root "$R" extlinux
+mkdir -p "$R/usr/local"; : > "$R/usr/local/sbin"
+run putfail "$T/kit-onecloud" "$R"
+if [ "$rc" = 1 ] && grep -q 'install: error: the step above failed; the boot configuration was not changed; ./install --undo removes what was installed' "$T/putfail.out" &&
+   [ "$(cat "$R/boot/extlinux/extlinux.conf")" = "$EXTLINUX" ]; then
+    ok "a step failing inside a function (put): its message, extlinux.conf unchanged"
+else bad "a step failing inside put: status $rc"; sed 's/^/    | /' "$T/putfail.out"; fi
+
 # --- extlinux.conf ---------------------------------------------------------------------------
 R="$T/r-ext"; root "$R" extlinux
 FC_BACKUP='"none (--no-backup)"' run ext-nobackup "$T/kit-onecloud" "$R"
