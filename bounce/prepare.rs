@@ -11,7 +11,10 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::mmc::IdleRequest;
+use crate::mmc::{
+    IdleRequest,
+    PreReqRequest, //
+};
 
 use super::{
     policy::{
@@ -29,8 +32,8 @@ impl Bouncer {
     }
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`IdleRequest::pre_map`). Returns whether it did.
-    pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
+    /// the controller moves the previous request (`PreReqRequest::pre_map`). Returns whether it did.
+    pub(crate) fn pre_map(&self, mrq: &PreReqRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };

@@ -6,7 +6,7 @@
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`] while its data is mapped: dropping it unmaps,
-//! then completes. A request's data is mapped in `pre_req` by [`IdleRequest::pre_map`], a
+//! then completes. A request's data is mapped in `pre_req` by [`PreReqRequest::pre_map`], a
 //! [`PreMap`] of its scatterlist with `host_cookie` as the cookie: the value
 //! [`COOKIE_PRE_MAPPED`] is `PreMap`'s, a driver cannot write it (negative values are refused),
 //! and every unmapping clears it. The CPU copies between the data and a bounce buffer go
@@ -30,6 +30,7 @@ use kernel::{
 use super::{
     Data,
     IdleRequest,
+    PreReqRequest,
     Request, //
 };
 
@@ -412,7 +413,7 @@ impl Drop for DmaRequest {
     }
 }
 
-impl IdleRequest {
+impl PreReqRequest {
     /// Maps the data in `pre_req`, off the request path ([`PreMap::map`]).
     ///
     /// The data is a single scatterlist entry that the driver will send direct; it is mapped for
@@ -420,8 +421,8 @@ impl IdleRequest {
     /// for a read) and marked in `host_cookie`. Returns whether it did: not if the cookie is set
     /// already, or if the mapping gave other than one segment (then nothing stays mapped and
     /// `request` maps it itself). The mapping is undone exactly once: by the layer's `post_req`
-    /// ([`Self::unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by
-    /// the request path ([`DmaRequest`]) if it bounces or fails the request.
+    /// (`IdleRequest::unmap_pre_mapped`, whatever the driver's `post_req` does) after a
+    /// transfer, or by the request path ([`DmaRequest`]) if it bounces or fails the request.
     pub(crate) fn pre_map(&self) -> bool {
         let Some(data) = self.data() else {
             return false;
@@ -429,7 +430,9 @@ impl IdleRequest {
         // SAFETY: The request was passed to a callback of its host, which is running.
         unsafe { pre_map_of(self.host_raw(), data) }.is_some_and(|m| m.map())
     }
+}
 
+impl IdleRequest {
     /// Unmaps the data in `post_req` if it is still mapped from `pre_req`.
     ///
     /// The data is unmapped if the request path left it mapped (it went direct), synchronizing

@@ -27,8 +27,9 @@ use kernel::{
 
 use super::{
     Caps,
-    IdleRequest,
     Ios,
+    PostReqRequest,
+    PreReqRequest,
     Request, //
 };
 use crate::bindings;
@@ -61,16 +62,16 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     fn set_ios(host: &Host<Self>, ios: &Ios);
 
     /// Prepares `mrq` while the previous request is still in flight.
-    fn pre_req(_host: &Host<Self>, _mrq: &IdleRequest) {
+    fn pre_req(_host: &Host<Self>, _mrq: &PreReqRequest) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Cleans up after `mrq` once the core has taken its result.
     ///
     /// `error` is the request's. A mapping of its data made by
-    /// [`IdleRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a driver
-    /// implements it.
-    fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
+    /// [`PreReqRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a
+    /// driver implements it; the request given here cannot map it again.
+    fn post_req(_host: &Host<Self>, _mrq: &PostReqRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -550,7 +551,7 @@ impl<T: HostOps> Adapter<T> {
         let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The request is valid during the callback and not started yet; the object
         // does not outlive the callback.
-        let mrq = unsafe { IdleRequest::new(hp, mp) };
+        let mrq = unsafe { PreReqRequest::new(hp, mp) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::pre_req(unsafe { Self::host(host) }, &mrq);
     }
@@ -569,7 +570,7 @@ impl<T: HostOps> Adapter<T> {
         let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The request is valid during the callback and completed (or never started);
         // the object does not outlive the callback.
-        let mrq = unsafe { IdleRequest::new(hp, mp) };
+        let mrq = unsafe { PostReqRequest::new(hp, mp) };
         // Before the driver's `post_req`, which may copy into the data's pages with the CPU.
         mrq.unmap_pre_mapped();
         if T::HAS_POST_REQ {
