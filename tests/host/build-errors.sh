@@ -18,7 +18,9 @@
 #   layer-misuse             calls the layer's types leave out, each in one line marked
 #                            "// misuse", all in one build (rustc reports each of them):
 #                            PreReqRequest::pre_map from post_req (a mapping nothing would
-#                            undo: E0599, no method `pre_map` on PostReqRequest).
+#                            undo: E0599, no method `pre_map` on PostReqRequest), and
+#                            Timer::stop from the timer's handler (it would wait for itself:
+#                            E0599, no method `stop` on TimerRef).
 # and a build that must succeed, so that the others fail for the borrow or the misuse alone:
 #   static-data-builds       both, with data that borrows a `static`, and the layer-misuse
 #                            file without its "// misuse" lines.
@@ -130,8 +132,9 @@ RS
 must_fail irq-handler-borrows "argument requires that \`local\` is borrowed for \`'static\`"
 # The layer-misuse file: what the layer allows, with one misuse per "// misuse" line.
 cat > "$T/misuse.rs" <<'RS'
+    use crate::kernel_ext::workqueue::timer::{TimerHandler, TimerRef};
     use crate::mmc::{Host, HostOps, Ios, PostReqRequest, PreReqRequest, Request};
-    use kernel::prelude::*;
+    use kernel::{prelude::*, time::Delta};
 
     struct Misuse;
 
@@ -147,11 +150,19 @@ cat > "$T/misuse.rs" <<'RS'
             _mrq.pre_map(); // misuse
         }
     }
+
+    impl TimerHandler for Misuse {
+        fn expired(_timer: &TimerRef<Self>) {
+            _timer.arm_if_idle(Delta::from_millis(1));
+            _timer.stop(); // misuse
+        }
+    }
 RS
-[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 1 ] ||
+[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 2 ] ||
     { echo "  FAILED: the layer-misuse file has not one misuse per case"; exit 1; }
 add_to_probe layer-misuse < "$T/misuse.rs"
-must_fail layer-misuse "no method named \`pre_map\` found for reference \`&PostReqRequest\`"
+must_fail layer-misuse "no method named \`pre_map\` found for reference \`&PostReqRequest\`" \
+    "no method named \`stop\` found for reference \`&[a-z:]*TimerRef<"
 
 add_to_probe static-data-builds <<'RS'
     use crate::kernel_ext::irq::managed;
