@@ -168,14 +168,16 @@ impl<T: TimerHandler> Timer<T> {
     /// Stops the timer for good and destroys its queue.
     ///
     /// Arming does nothing from here on; the timer is disarmed and a running handler waited
-    /// for (one that armed it before this took the queue away has that undone). May sleep;
-    /// must not be called from the handler, which it would wait for.
+    /// for (one that armed it before this took the queue away has that undone). This holds for
+    /// every caller, also for one that runs while another is stopping the timer or after it was
+    /// stopped. May sleep.
     pub(crate) fn stop(&self) {
         let shared = &self.timer.shared;
         let queue = shared.queue.lock().take();
-        if queue.is_some() {
-            shared.cancel_delayed_sync();
-        }
+        // Also when another caller took the queue: that one may still be waiting for the
+        // handler. Cancelling a work that is idle returns at once, on a destroyed queue too (an
+        // idle work keeps no pointer to its queue).
+        shared.cancel_delayed_sync();
         // INVARIANT: The queue is out of `shared`, so nothing queues the work on it any more,
         // and the work is neither pending nor running: dropping it destroys an idle queue.
         drop(queue);
@@ -312,6 +314,94 @@ mod tests {
         assert_eq!(timer.data().runs.load(Relaxed), 0);
         timer.arm(Delta::from_millis(1));
         assert!(wait_runs(&timer, 1, 1000));
+        Ok(())
+    }
+
+    /// Whether a [`Sleeper`]'s handler started, and whether it returned.
+    struct Progress {
+        started: Atomic<u32>,
+        done: Atomic<u32>,
+    }
+
+    /// Sleeps 50 ms in its handler, then notes that it returned.
+    struct Sleeper(Arc<Progress>);
+
+    impl TimerHandler for Sleeper {
+        fn expired(timer: &TimerRef<Self>) {
+            let progress = &timer.data().0;
+            progress.started.store(1, Relaxed);
+            fsleep(Delta::from_millis(50));
+            progress.done.store(1, Relaxed);
+        }
+    }
+
+    /// Waits up to `ms` for `flag` to be set and returns whether it was.
+    fn wait_set(flag: &Atomic<u32>, ms: i64) -> bool {
+        let start = Instant::<Monotonic>::now();
+        while flag.load(Relaxed) == 0 {
+            if start.elapsed() > Delta::from_millis(ms) {
+                return false;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        true
+    }
+
+    /// Returns a [`Sleeper`] timer, armed and with its handler running, and its progress.
+    fn sleeping() -> Result<(Timer<Sleeper>, Arc<Progress>)> {
+        let progress = Arc::new(
+            Progress {
+                started: Atomic::new(0),
+                done: Atomic::new(0),
+            },
+            GFP_KERNEL,
+        )?;
+        let timer = Timer::new(
+            c"timer_test",
+            Flags::UNBOUND | Flags::MEM_RECLAIM,
+            Sleeper(progress.clone()),
+        )?;
+        timer.arm(Delta::ZERO);
+        assert!(wait_set(&progress.started, 1000));
+        Ok((timer, progress))
+    }
+
+    #[test]
+    fn drop_waits_for_a_running_handler() -> Result {
+        let (timer, progress) = sleeping()?;
+        assert_eq!(progress.done.load(Relaxed), 0);
+        drop(timer);
+        assert_eq!(progress.done.load(Relaxed), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn two_stoppers_both_wait_for_a_running_handler() -> Result {
+        let (timer, progress) = sleeping()?;
+        let timer = Arc::new(timer, GFP_KERNEL)?;
+        // What the other stopper saw when its stop() returned: 1 done, 2 not done.
+        let seen = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let entering = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let (other, other_progress, other_seen, other_entering) = (
+            timer.clone(),
+            progress.clone(),
+            seen.clone(),
+            entering.clone(),
+        );
+        kernel::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
+            other_entering.store(1, Relaxed);
+            other.stop();
+            let done = other_progress.done.load(Relaxed);
+            other_seen.store(if done == 1 { 1 } else { 2 }, Relaxed);
+        })?;
+        assert!(wait_set(&entering, 1000));
+        fsleep(Delta::from_millis(1));
+        // Both stoppers run while the handler sleeps.
+        assert_eq!(progress.done.load(Relaxed), 0);
+        timer.stop();
+        assert_eq!(progress.done.load(Relaxed), 1);
+        assert!(wait_set(&seen, 1000));
+        assert_eq!(seen.load(Relaxed), 1);
         Ok(())
     }
 
