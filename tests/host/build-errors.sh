@@ -20,7 +20,10 @@
 #                            PreReqRequest::pre_map from post_req (a mapping nothing would
 #                            undo: E0599, no method `pre_map` on PostReqRequest), and
 #                            Timer::stop from the timer's handler (it would wait for itself:
-#                            E0599, no method `stop` on TimerRef).
+#                            E0599, no method `stop` on TimerRef), and a CPU write into cached
+#                            DMA pages but through NoncoherentPages::cpu_write()'s view (the
+#                            next mapping could skip the clean the write needs: E0277,
+#                            NoncoherentPages is no CpuBufferMut).
 # and a build that must succeed, so that the others fail for the borrow or the misuse alone:
 #   static-data-builds       both, with data that borrows a `static`, and the layer-misuse
 #                            file without its "// misuse" lines.
@@ -132,6 +135,7 @@ RS
 must_fail irq-handler-borrows "argument requires that \`local\` is borrowed for \`'static\`"
 # The layer-misuse file: what the layer allows, with one misuse per "// misuse" line.
 cat > "$T/misuse.rs" <<'RS'
+    use crate::kernel_ext::dma::{cpu_copy, noncoherent::NoncoherentPages};
     use crate::kernel_ext::workqueue::timer::{TimerHandler, TimerRef};
     use crate::mmc::{Host, HostOps, Ios, PostReqRequest, PreReqRequest, Request};
     use kernel::{prelude::*, time::Delta};
@@ -157,12 +161,21 @@ cat > "$T/misuse.rs" <<'RS'
             _timer.stop(); // misuse
         }
     }
+
+    fn mark(pages: &NoncoherentPages) -> Result {
+        let view = pages.cpu_write(0, 4)?;
+        cpu_copy::write_buffer_word(&view, 0, 1)?;
+        drop(view);
+        cpu_copy::write_buffer_word(pages, 0, 1)?; // misuse
+        Ok(())
+    }
 RS
-[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 2 ] ||
+[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 3 ] ||
     { echo "  FAILED: the layer-misuse file has not one misuse per case"; exit 1; }
 add_to_probe layer-misuse < "$T/misuse.rs"
 must_fail layer-misuse "no method named \`pre_map\` found for reference \`&PostReqRequest\`" \
-    "no method named \`stop\` found for reference \`&[a-z:]*TimerRef<"
+    "no method named \`stop\` found for reference \`&[a-z:]*TimerRef<" \
+    "[a-z_:]*NoncoherentPages: [a-z_:]*CpuBufferMut\` is not satisfied\|CpuBufferMut\` is not implemented for \`[a-z_:]*NoncoherentPages\`"
 
 add_to_probe static-data-builds <<'RS'
     use crate::kernel_ext::irq::managed;

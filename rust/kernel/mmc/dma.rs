@@ -38,6 +38,7 @@ use crate::bindings;
 use crate::kernel_ext::dma::{
     cpu_copy::{
         CpuBuffer,
+        CpuBufferMut,
         CpuSgList, //
     },
     pre_map::{
@@ -372,8 +373,9 @@ impl DmaRequest {
     /// Returns the number of bytes copied, at most the size of `buf`: 0 without data or while
     /// the scatterlist is DMA-mapped (the CPU must not touch it then).
     ///
-    /// The device must not be using `buf`; it is accessed only through its raw address.
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    /// `buf` is accessed only through its raw address; that the device is not using it is the
+    /// caller's concern for correct data, not a safety requirement.
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 
@@ -459,7 +461,7 @@ impl IdleRequest {
     /// Copies the first `len` bytes of the data into `buf`, in `pre_req`.
     ///
     /// Follows the rules of [`DmaRequest::copy_to_buffer`].
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 
