@@ -38,7 +38,9 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// The callbacks of an MMC host controller (`struct mmc_host_ops`).
 ///
 /// They are implemented by the driver data, which lives in the host's private area. Every
-/// callback runs in process context and may sleep. What may run at the same time:
+/// callback runs in process context and may sleep: `post_req` too, since [`Caps`] has no
+/// `MMC_CAP_DONE_COMPLETE` (with it the core would call `post_req` from the context that
+/// completes a request). What may run at the same time:
 ///
 /// - Every callback but `pre_req`, `post_req`, `get_cd` and `get_ro` is called with the host
 ///   claimed (`mmc_claim_host()`), so never two of them at once; but a request started by `request`

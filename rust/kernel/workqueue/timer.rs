@@ -96,7 +96,8 @@ pub(crate) trait TimerHandler: Send + Sync + Sized + 'static {
 ///
 /// # Invariants
 ///
-/// `work` is queued only on the queue in `queue`, and only while `queue` holds it.
+/// `work` is queued only on the queue in `queue`, and only while `queue` holds it or the timer
+/// is being stopped: [`Timer::stop`] cancels it before dropping the queue it took.
 #[pin_data]
 struct Shared<T> {
     #[pin]
