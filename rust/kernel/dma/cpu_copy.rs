@@ -218,3 +218,49 @@ pub(crate) fn read_buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<u32
     // SAFETY: As in `write_buffer_word`, for reads (`CpuBuffer`'s contract).
     Ok(unsafe { ptr.add(offset).cast::<u32>().read_volatile() })
 }
+
+#[kernel::macros::kunit_tests(rust_kernel_dma_cpu_copy)]
+mod tests {
+    use super::*;
+    use crate::kernel_ext::dma::noncoherent::{
+        MapSync,
+        NoncoherentPages, //
+    };
+    use kernel::{
+        c_str,
+        device::{
+            Bound,
+            Device, //
+        },
+        dma::DataDirection,
+        faux, //
+    };
+
+    #[test]
+    fn noncoherent_pages_are_reached_through_one_view_at_a_time() -> Result {
+        let parent = faux::Registration::new(c_str!("rust-dma-cpu-copy-test"), None)?;
+        let faux_dev: &faux::Device<Bound> = parent.as_ref();
+        let dev: &Device<Bound> = faux_dev.as_ref();
+        let pages = NoncoherentPages::alloc(dev, 4096, DataDirection::Bidirectional, GFP_KERNEL)?;
+        let write = pages.cpu_write(16, 8)?;
+        // The view is its range: its offsets start there, and words outside it are refused.
+        assert_eq!(CpuBuffer::size(&write), 8);
+        write_buffer_word(&write, 4, 0x1234_5678)?;
+        assert!(write_buffer_word(&write, 8, 0).is_err());
+        // While it lives, no other view and no mapping (refused before the DMA API is called).
+        assert!(pages.cpu_read().is_err());
+        assert!(pages.cpu_write(0, 4).is_err());
+        let mapped = pages.map(0, 8, DataDirection::ToDevice, MapSync::Always);
+        assert!(matches!(mapped, Err(e) if e == EBUSY));
+        drop(write);
+        let read = pages.cpu_read()?;
+        assert_eq!(read_buffer_word(&read, 20)?, 0x1234_5678);
+        assert_eq!(CpuBuffer::size(&read), 4096);
+        assert!(pages.cpu_write(0, 4).is_err());
+        drop(read);
+        // A write view lies inside the pages.
+        assert!(pages.cpu_write(4092, 8).is_err());
+        assert!(pages.cpu_write(4088, 8).is_ok());
+        Ok(())
+    }
+}
