@@ -129,6 +129,10 @@ impl<T: TimerHandler> WorkItem for Shared<T> {
 ///
 /// The handler is given a [`TimerRef`], which can arm the timer but neither stop nor drop it: a
 /// `Timer` is never cloned, and the handler never has one.
+///
+/// A timer that is forgotten ([`core::mem::forget`]) while armed is never stopped: its work stays
+/// pending on a queue nobody destroys, and may run after the module that armed it is gone, as
+/// a `'static` item queued with [`Queue::enqueue`](kernel::workqueue::Queue::enqueue) may.
 pub(crate) struct Timer<T: TimerHandler> {
     timer: TimerRef<T>,
 }
