@@ -426,8 +426,8 @@ impl Bouncer {
             // writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
-                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
-                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu.buffer(), len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu.buffer(), len),
                 Err(_) => 0,
             };
             if copied != len {
@@ -499,12 +499,9 @@ impl Bouncer {
             }
         }
         let unmapped = self.unmap_slot(slot);
-        let copied = self.buf(slot).map_or(0, |buf| {
-            if unmapped {
-                mrq.copy_from_buffer(buf.cpu(), len)
-            } else {
-                0
-            }
+        let copied = self.buf(slot).map_or(0, |buf| match buf.cpu_read() {
+            Ok(cpu) if unmapped => mrq.copy_from_buffer(cpu.buffer(), len),
+            _ => 0,
         });
         self.release(slot);
         if copied != len {

@@ -31,7 +31,8 @@ use crate::kernel_ext::workqueue::{
     alloc::Flags,
     timer::{
         Timer,
-        TimerHandler, //
+        TimerHandler,
+        TimerRef, //
     }, //
 };
 use crate::mmc::DmaRequest;
@@ -196,7 +197,7 @@ pub(crate) struct Watchdog {
 }
 
 impl TimerHandler for Watchdog {
-    fn expired(timer: &Timer<Self>) {
+    fn expired(timer: &TimerRef<Self>) {
         SdhcHost::deadline_expired(timer);
     }
 }
@@ -290,7 +291,7 @@ impl SdhcHost {
     }
 
     /// The watchdog fired: the deadline passed, or the watchdog fired early.
-    fn deadline_expired(timer: &Timer<Watchdog>) {
+    fn deadline_expired(timer: &TimerRef<Watchdog>) {
         let sdhc = &timer.data().sdhc;
         match sdhc.take_expired() {
             Due::TimedOut(f) => sdhc.expire(f),
@@ -307,7 +308,7 @@ impl SdhcHost {
     /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
     /// request is in flight, and arms the watchdog to look again while the interrupt is
     /// enabled, unless a request's deadline has it armed already.
-    pub(crate) fn watch_sdio_irq(timer: &Timer<Watchdog>) {
+    pub(crate) fn watch_sdio_irq(timer: &TimerRef<Watchdog>) {
         let sdhc = &timer.data().sdhc;
         {
             // Under the lock no command starts: DAT1 is the card's interrupt, not data.

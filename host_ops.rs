@@ -26,11 +26,11 @@ impl HostOps for SdhcHost {
         SdhcHost::start_request(host, mrq);
     }
 
-    fn pre_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest) {
+    fn pre_req(host: &Host<Self>, mrq: &crate::mmc::PreReqRequest) {
         host.data().sdhc.pre_request(mrq);
     }
 
-    fn post_req(host: &Host<Self>, mrq: &crate::mmc::IdleRequest, _error: Option<Error>) {
+    fn post_req(host: &Host<Self>, mrq: &crate::mmc::PostReqRequest, _error: Option<Error>) {
         host.data().sdhc.post_request(mrq);
     }
 

@@ -4,7 +4,10 @@
 //! data, or, with two bounce buffers, copying a write in before it starts and a read out
 //! after it completed.
 
-use crate::mmc::IdleRequest;
+use crate::mmc::{
+    IdleRequest,
+    PreReqRequest, //
+};
 
 use crate::controller::Sdhc;
 
@@ -12,7 +15,7 @@ impl Sdhc {
     /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,
     /// gives a request that will be bounced its buffer now (a write is copied in, a read's
     /// range invalidated), while the previous request runs.
-    pub(crate) fn pre_request(&self, mrq: &IdleRequest) {
+    pub(crate) fn pre_request(&self, mrq: &PreReqRequest) {
         let force = self.debugfs.force_bounce();
         if self.bounce.pre_map(mrq, force) {
             self.debugfs.stats().record_pre_mapped();

@@ -21,9 +21,12 @@ use kernel::{
 
 use crate::kernel_ext::dma::cpu_copy::{
     self,
-    CpuBuffer, //
+    CpuBuffer,
+    CpuBufferMut, //
 };
 use crate::kernel_ext::dma::noncoherent::{
+    CpuReadView,
+    CpuWriteView,
     MapSync,
     MapTarget,
     Mapping,
@@ -52,6 +55,42 @@ pub(super) enum Memory {
     /// Cached, mapped with the streaming DMA API for every transfer (as sdhci's bounce
     /// buffer, which syncs instead).
     Cached(NoncoherentPages),
+}
+
+/// A bounce buffer's memory as the CPU writes it ([`BounceBuffer::cpu_write`]).
+pub(super) enum CpuWrite<'a> {
+    /// Coherent memory, the whole buffer.
+    Coherent(&'a Coherent<[u8]>),
+    /// Cached memory, the range written, noted as dirty; nothing is mapped meanwhile.
+    Cached(CpuWriteView<'a>),
+}
+
+impl CpuWrite<'_> {
+    /// The memory for the CPU copies.
+    pub(super) fn buffer(&self) -> &dyn CpuBufferMut {
+        match self {
+            CpuWrite::Coherent(c) => *c,
+            CpuWrite::Cached(v) => v,
+        }
+    }
+}
+
+/// A bounce buffer's memory as the CPU reads it ([`BounceBuffer::cpu_read`]).
+pub(super) enum CpuRead<'a> {
+    /// Coherent memory.
+    Coherent(&'a Coherent<[u8]>),
+    /// Cached memory, unmapped (and so invalidated after a read); nothing is mapped meanwhile.
+    Cached(CpuReadView<'a>),
+}
+
+impl CpuRead<'_> {
+    /// The memory for the CPU copies.
+    pub(super) fn buffer(&self) -> &dyn CpuBuffer {
+        match self {
+            CpuRead::Coherent(c) => *c,
+            CpuRead::Cached(v) => v,
+        }
+    }
 }
 
 /// A bounce buffer of a power-of-two size from 4 KiB to 4 MiB.
@@ -109,7 +148,11 @@ impl BounceBuffer {
 
     /// Size in bytes.
     pub(crate) fn size(&self) -> u32 {
-        u32::try_from(self.cpu().size()).unwrap_or(u32::MAX)
+        let size = match &self.mem {
+            Memory::Coherent(c) => c.size(),
+            Memory::Cached(n) => n.size(),
+        };
+        u32::try_from(size).unwrap_or(u32::MAX)
     }
 
     /// Whether the memory is cached (streaming DMA) rather than coherent.
@@ -125,21 +168,23 @@ impl BounceBuffer {
         }
     }
 
-    /// The memory as the CPU copies see it, to read from.
-    pub(super) fn cpu(&self) -> &dyn CpuBuffer {
-        match &self.mem {
-            Memory::Coherent(c) => c,
-            Memory::Cached(n) => n,
-        }
+    /// The memory as the CPU copies see it, to read from: `EBUSY` while cached memory is
+    /// mapped. Cached memory cannot be mapped while the view lives.
+    pub(super) fn cpu_read(&self) -> Result<CpuRead<'_>> {
+        Ok(match &self.mem {
+            Memory::Coherent(c) => CpuRead::Coherent(c),
+            Memory::Cached(n) => CpuRead::Cached(n.cpu_read()?),
+        })
     }
 
     /// The memory as the CPU copies see it, to write `len` bytes at its start: cached memory
-    /// notes them as maybe dirty first (also if the copy stops halfway).
-    pub(super) fn cpu_write(&self, len: u32) -> Result<&dyn CpuBuffer> {
-        if let Memory::Cached(n) = &self.mem {
-            n.cpu_write(0, usize::try_from(len)?)?;
-        }
-        Ok(self.cpu())
+    /// notes them as maybe dirty first (also if the copy stops halfway), and cannot be mapped
+    /// while the view lives (`EBUSY` while it is).
+    pub(super) fn cpu_write(&self, len: u32) -> Result<CpuWrite<'_>> {
+        Ok(match &self.mem {
+            Memory::Coherent(c) => CpuWrite::Coherent(c),
+            Memory::Cached(n) => CpuWrite::Cached(n.cpu_write(0, usize::try_from(len)?)?),
+        })
     }
 
     /// Hands the first `len` bytes to the controller for a transfer in `dir`: cached memory is
@@ -173,16 +218,17 @@ impl BounceBuffer {
             return Ok(());
         }
         let (first, bytes) = (usize::try_from(first)?, usize::try_from(bytes)?);
-        if let Memory::Cached(n) = &self.mem {
-            n.cpu_write(first, bytes)?;
-        }
+        // The view of cached memory covers the marks' span alone: its offsets start there.
+        let (cpu, base) = match &self.mem {
+            Memory::Coherent(c) => (CpuWrite::Coherent(c), 0),
+            Memory::Cached(n) => (CpuWrite::Cached(n.cpu_write(first, bytes)?), first),
+        };
         for (i, off) in marks.iter() {
-            cpu_copy::write_buffer_word(
-                self.cpu(),
-                usize::try_from(off)?,
-                policy::tail_mark(seq, i),
-            )?;
+            let off = usize::try_from(off)?.checked_sub(base).ok_or(EINVAL)?;
+            cpu_copy::write_buffer_word(cpu.buffer(), off, policy::tail_mark(seq, i))?;
         }
+        // Mapped next: the view goes first.
+        drop(cpu);
         if let Memory::Cached(n) = &self.mem {
             n.unmap(n.map(first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
         }
@@ -204,8 +250,9 @@ impl BounceBuffer {
             n.unmap(n.map(first, bytes, DataDirection::Bidirectional, MapSync::Always)?)?;
         }
         let mut words = [0u32; policy::TAIL_MARKS_MAX as usize];
+        let cpu = self.cpu_read()?;
         for (w, (_, off)) in words.iter_mut().zip(marks.iter()) {
-            *w = cpu_copy::read_buffer_word(self.cpu(), usize::try_from(off)?)?;
+            *w = cpu_copy::read_buffer_word(cpu.buffer(), usize::try_from(off)?)?;
         }
         Ok(policy::tail_landed(
             seq,

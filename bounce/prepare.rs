@@ -11,7 +11,10 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::mmc::IdleRequest;
+use crate::mmc::{
+    IdleRequest,
+    PreReqRequest, //
+};
 
 use super::{
     policy::{
@@ -29,8 +32,9 @@ impl Bouncer {
     }
 
     /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`IdleRequest::pre_map`). Returns whether it did.
-    pub(crate) fn pre_map(&self, mrq: &IdleRequest, force: bool) -> bool {
+    /// the controller moves the previous request (`PreReqRequest::pre_map`). Returns whether it
+    /// did.
+    pub(crate) fn pre_map(&self, mrq: &PreReqRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
         };
@@ -88,8 +92,8 @@ impl Bouncer {
             // A mapping left from an earlier user goes before the CPU writes.
             self.unmap_slot(slot);
             let copied = match buf.cpu_write(len) {
-                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu, len / 2),
-                Ok(cpu) => mrq.copy_to_buffer(cpu, len),
+                Ok(cpu) if copy_in_fault() => mrq.copy_to_buffer(cpu.buffer(), len / 2),
+                Ok(cpu) => mrq.copy_to_buffer(cpu.buffer(), len),
                 Err(_) => 0,
             };
             if copied != len {
@@ -127,12 +131,9 @@ impl Bouncer {
             return false;
         };
         let unmapped = self.unmap_slot(slot);
-        let copied = self.buf(slot).map_or(0, |buf| {
-            if unmapped {
-                mrq.copy_from_buffer(buf.cpu(), len)
-            } else {
-                0
-            }
+        let copied = self.buf(slot).map_or(0, |buf| match buf.cpu_read() {
+            Ok(cpu) if unmapped => mrq.copy_from_buffer(cpu.buffer(), len),
+            _ => 0,
         });
         self.slots.lock().free(slot);
         if copied != len {

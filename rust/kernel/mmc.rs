@@ -100,6 +100,8 @@ pub(crate) use request::{
     Command,
     Data,
     IdleRequest,
+    PostReqRequest,
+    PreReqRequest,
     Request,
     RequestView, //
 };

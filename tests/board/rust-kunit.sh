@@ -3,7 +3,8 @@
 # completed by done() and one dropped, on a real host of a faux device; the debugfs stand-in
 # rust/kernel/debugfs/foreign_dir.rs (a directory another subsystem owns, as the series'
 # ScopedDir::from_raw()), and the non-coherent
-# pages' rust/kernel/dma/noncoherent/dirty/tests.rs), of the workqueue extension
+# pages' rust/kernel/dma/noncoherent/dirty/tests.rs, and their CPU views in
+# rust/kernel/dma/cpu_copy.rs), of the workqueue extension
 # (rust/kernel/workqueue/rearm.rs: arming and cancelling delayed work; timer.rs: the timer with
 # a queue of its own that the driver's watchdog is) and of the driver's
 # pure logic (logic/tests.rs, and the bounce buffer's bounce/policy/tests.rs and
@@ -21,6 +22,7 @@ grep -q 'not ok' /tmp/kunit && fail "a KUnit suite of the module failed"
 for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy \
          meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
          rust_kernel_workqueue_rearm rust_kernel_workqueue_timer meson_mx_sdhc_rs_logic \
+         rust_kernel_dma_cpu_copy \
          meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done

@@ -15,8 +15,18 @@
 #                            'static" by register()'s `T: 'static`).
 #   irq-handler-borrows      the same for an interrupt handler requested through
 #                            kernel::irq::managed.
-# and a build that must succeed, so that the two fail for the borrow alone:
-#   static-data-builds       both, with data that borrows a `static`.
+#   layer-misuse             calls the layer's types leave out, each in one line marked
+#                            "// misuse", all in one build (rustc reports each of them):
+#                            PreReqRequest::pre_map from post_req (a mapping nothing would
+#                            undo: E0599, no method `pre_map` on PostReqRequest), and
+#                            Timer::stop from the timer's handler (it would wait for itself:
+#                            E0599, no method `stop` on TimerRef), and a CPU write into cached
+#                            DMA pages but through NoncoherentPages::cpu_write()'s view (the
+#                            next mapping could skip the clean the write needs: E0277,
+#                            NoncoherentPages is no CpuBufferMut).
+# and a build that must succeed, so that the others fail for the borrow or the misuse alone:
+#   static-data-builds       both, with data that borrows a `static`, and the layer-misuse
+#                            file without its "// misuse" lines.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/build-errors.XXXXXX")
@@ -31,19 +41,24 @@ copy_tree() {
         --exclude=modules.order .) | (cd "$1" && tar xf -)
 }
 
-# must_fail NAME EXPECTED: builds $T/NAME, which must fail with EXPECTED in its output
+# must_fail NAME EXPECTED...: builds $T/NAME, which must fail with each EXPECTED in its output
 must_fail() {
-    local log="$T/$1.log"
-    if "$T/$1/scripts/build-module.sh" > "$log" 2>&1; then
-        echo "  FAILED: $1: built"
+    local name=$1 log="$T/$1.log" e
+    shift
+    if "$T/$name/scripts/build-module.sh" > "$log" 2>&1; then
+        echo "  FAILED: $name: built"
         fail=1
-    elif grep -q -- "$2" "$log"; then
-        echo "  ok: $1: does not build ($(grep -m1 -o -- "$2.*" "$log" | cut -c1-100))"
-    else
-        echo "  FAILED: $1: failed, but not with '$2':"
-        tail -n 15 "$log" | sed 's/^/    | /'
-        fail=1
+        return
     fi
+    for e in "$@"; do
+        if grep -q -- "$e" "$log"; then
+            echo "  ok: $name: does not build ($(grep -m1 -o -- "$e.*" "$log" | cut -c1-100))"
+        else
+            echo "  FAILED: $name: failed, but not with '$e':"
+            grep -A8 '^error' "$log" | head -n 40 | sed 's/^/    | /'
+            fail=1
+        fi
+    done
 }
 
 copy_tree "$T/sdio-signal-without-ack"
@@ -118,6 +133,50 @@ add_to_probe irq-handler-borrows <<'RS'
     }
 RS
 must_fail irq-handler-borrows "argument requires that \`local\` is borrowed for \`'static\`"
+# The layer-misuse file: what the layer allows, with one misuse per "// misuse" line.
+cat > "$T/misuse.rs" <<'RS'
+    use crate::kernel_ext::dma::{cpu_copy, noncoherent::NoncoherentPages};
+    use crate::kernel_ext::workqueue::timer::{TimerHandler, TimerRef};
+    use crate::mmc::{Host, HostOps, Ios, PostReqRequest, PreReqRequest, Request};
+    use kernel::{prelude::*, time::Delta};
+
+    struct Misuse;
+
+    #[vtable]
+    impl HostOps for Misuse {
+        fn request(_host: &Host<Self>, _mrq: Request) {}
+        fn set_ios(_host: &Host<Self>, _ios: &Ios) {}
+        fn pre_req(_host: &Host<Self>, mrq: &PreReqRequest) {
+            mrq.pre_map();
+        }
+        fn post_req(_host: &Host<Self>, _mrq: &PostReqRequest, _error: Option<Error>) {
+            let _ = _mrq.data();
+            _mrq.pre_map(); // misuse
+        }
+    }
+
+    impl TimerHandler for Misuse {
+        fn expired(_timer: &TimerRef<Self>) {
+            _timer.arm_if_idle(Delta::from_millis(1));
+            _timer.stop(); // misuse
+        }
+    }
+
+    fn mark(pages: &NoncoherentPages) -> Result {
+        let view = pages.cpu_write(0, 4)?;
+        cpu_copy::write_buffer_word(&view, 0, 1)?;
+        drop(view);
+        cpu_copy::write_buffer_word(pages, 0, 1)?; // misuse
+        Ok(())
+    }
+RS
+[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 3 ] ||
+    { echo "  FAILED: the layer-misuse file has not one misuse per case"; exit 1; }
+add_to_probe layer-misuse < "$T/misuse.rs"
+must_fail layer-misuse "no method named \`pre_map\` found for reference \`&PostReqRequest\`" \
+    "no method named \`stop\` found for reference \`&[a-z:]*TimerRef<" \
+    "[a-z_:]*NoncoherentPages: [a-z_:]*CpuBufferMut\` is not satisfied\|CpuBufferMut\` is not implemented for \`[a-z_:]*NoncoherentPages\`"
+
 add_to_probe static-data-builds <<'RS'
     use crate::kernel_ext::irq::managed;
     use crate::mmc::{Host, HostOps, Ios, Request, UnregisteredHost};
@@ -147,6 +206,8 @@ add_to_probe static-data-builds <<'RS'
         Ok(())
     }
 RS
+{ echo; echo "#[allow(dead_code)]"; echo "mod layer_use {"; grep -v '// misuse$' "$T/misuse.rs"; echo "}"; } \
+    >> "$T/static-data-builds/probe.rs"
 if "$T/static-data-builds/scripts/build-module.sh" > "$T/static-data-builds.log" 2>&1; then
     echo "  ok: static-data-builds: builds"
 else

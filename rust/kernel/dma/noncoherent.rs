@@ -7,7 +7,11 @@
 //! [`NoncoherentPages`] are mapped for one transfer at a time ([`NoncoherentPages::map`]) and
 //! unmapped after it ([`NoncoherentPages::unmap`]). They keep track of which of their bytes may
 //! be in dirty cache lines ([`dirty`]), so that a mapping may skip its cache maintenance
-//! ([`MapSync::SkipIfClean`]).
+//! ([`MapSync::SkipIfClean`]). The CPU reaches the memory only through a view, while nothing
+//! is mapped: [`CpuWriteView`] ([`NoncoherentPages::cpu_write`]) notes the range it covers as
+//! maybe dirty before it is written, [`CpuReadView`] ([`NoncoherentPages::cpu_read`]) reads
+//! what the last unmapping handed back (its invalidate done). No mapping is made while a view
+//! lives.
 
 pub(crate) mod dirty;
 
@@ -139,6 +143,9 @@ static NEXT_ID: Atomic<u64> = Atomic::new(1);
 /// The value of `NoncoherentPages::mapped` while a mapping is being made.
 const MAPPING: u64 = u64::MAX;
 
+/// The value of `NoncoherentPages::mapped` while the CPU has a view of the pages.
+const CPU_VIEW: u64 = u64::MAX - 1;
+
 impl Mapping {
     /// Returns the DMA address the device is given for the mapped range.
     #[inline]
@@ -179,9 +186,9 @@ pub(crate) struct SyncCounts {
 ///
 /// The pages hold a reference to the device, as [`Coherent`](kernel::dma::Coherent) does. At
 /// most one range is mapped at a time ([`Self::map`]); while it is, the device owns it and the
-/// CPU must not touch it. The memory is only handed out as a raw pointer
-/// ([`Self::as_mut_ptr`]), whose users keep to that and call [`Self::cpu_write`] before they
-/// write to it.
+/// CPU cannot have a view of it. The CPU reaches the memory only through one view at a time,
+/// taken while nothing is mapped: [`Self::cpu_write`] for writes, which notes the range as
+/// maybe dirty first, and [`Self::cpu_read`] for reads.
 ///
 /// # Invariants
 ///
@@ -190,9 +197,10 @@ pub(crate) struct SyncCounts {
 ///   object.
 /// - `cpu_addr` is the kernel virtual address of `page` (`page_address()`), valid for `size`
 ///   bytes while this object lives.
-/// - `mapped` is 0 while nothing is mapped, `MAPPING` while a mapping is being made, and
-///   the id of the [`Mapping`] while a range of the pages is mapped for `dev`; `map_state`
-///   holds that mapping then. Only the caller that changed `mapped` from 0 to `MAPPING`
+/// - `mapped` is 0 while nothing is mapped, `MAPPING` while a mapping is being made,
+///   `CPU_VIEW` while a [`CpuWriteView`] or [`CpuReadView`] of the pages lives, and the id of
+///   the [`Mapping`] while a range of the pages is mapped for `dev`; `map_state` holds that
+///   mapping then. Only the caller that changed `mapped` from 0 to `MAPPING`
 ///   writes `map_state`, before it hands out the [`Mapping`]; only the holder of that
 ///   [`Mapping`] (one exists: it is not `Clone`) or the destructor clears it and `mapped`.
 pub(crate) struct NoncoherentPages {
@@ -277,13 +285,14 @@ impl NoncoherentPages {
         self.size
     }
 
-    /// Returns the CPU address of the buffer.
+    /// Takes the pages for the CPU (`mapped` from 0 to `CPU_VIEW`) for a view.
     ///
-    /// It is valid for reads and writes of [`Self::size`] bytes while `self` lives and the CPU
-    /// owns them; [`Self::cpu_write`] must be called before writing.
-    #[inline]
-    pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
-        self.cpu_addr.as_ptr()
+    /// Returns `EBUSY` while a range is mapped or another view lives.
+    fn claim_for_cpu(&self) -> Result {
+        self.mapped
+            .cmpxchg(0, CPU_VIEW, Full)
+            .map(|_| ())
+            .map_err(|_| EBUSY)
     }
 
     /// Returns whether no byte of the pages can be in a dirty cache line.
@@ -326,15 +335,32 @@ impl NoncoherentPages {
         }
     }
 
-    /// Notes that the CPU is about to write `len` bytes at `offset`.
+    /// Returns a view for the CPU to write `len` bytes at `offset`, and notes them as written.
     ///
     /// They may be in dirty cache lines from now on (also if the write stops halfway), until a
     /// mapping or unmapping cleans or invalidates them. Returns `EINVAL` if the range is not
-    /// inside the buffer.
-    pub(crate) fn cpu_write(&self, offset: usize, len: usize) -> Result {
-        let (offset, len) = self.range(offset, len)?;
-        self.update_dirty(|d| d.cpu_write(offset, len));
-        Ok(())
+    /// inside the buffer, `EBUSY` while a range is mapped or another view lives.
+    pub(crate) fn cpu_write(&self, offset: usize, len: usize) -> Result<CpuWriteView<'_>> {
+        let (off32, len32) = self.range(offset, len)?;
+        self.claim_for_cpu()?;
+        self.update_dirty(|d| d.cpu_write(off32, len32));
+        // INVARIANT: Claimed for the CPU above, inside the buffer (checked), noted as written.
+        Ok(CpuWriteView {
+            pages: self,
+            offset,
+            len,
+        })
+    }
+
+    /// Returns a view for the CPU to read the whole buffer.
+    ///
+    /// Nothing is mapped while it lives: a transfer from the device was unmapped before, which
+    /// invalidated the CPU caches over its range, so the view reads what the device wrote.
+    /// Returns `EBUSY` while a range is mapped or another view lives.
+    pub(crate) fn cpu_read(&self) -> Result<CpuReadView<'_>> {
+        self.claim_for_cpu()?;
+        // INVARIANT: Claimed for the CPU above.
+        Ok(CpuReadView { pages: self })
     }
 
     /// Maps `len` bytes at `offset` for one transfer in `dir` (`dma_map_page_attrs()`).
@@ -345,8 +371,8 @@ impl NoncoherentPages {
     /// [`Self::unmap`].
     ///
     /// Returns `EINVAL` if the range is not inside the buffer, empty, or `dir` is not allowed
-    /// by the allocation's direction; `EBUSY` if a range is mapped already; `ENOMEM` if the
-    /// mapping fails.
+    /// by the allocation's direction; `EBUSY` if a range is mapped already or the CPU has a view
+    /// of the pages; `ENOMEM` if the mapping fails.
     pub(crate) fn map(
         &self,
         offset: usize,
@@ -508,6 +534,76 @@ impl NoncoherentPages {
         // INVARIANT: Unmapped, `map_state` cleared.
         self.mapped.store(0, kernel::sync::atomic::Release);
         Ok(())
+    }
+}
+
+/// A view for the CPU to write a range of [`NoncoherentPages`], from
+/// [`NoncoherentPages::cpu_write`].
+///
+/// The range is noted as maybe dirty, so that the next mapping cleans it; nothing is mapped
+/// while the view lives. `kernel::dma::cpu_copy` copies into it.
+///
+/// # Invariants
+///
+/// `pages.mapped` is `CPU_VIEW`, set for this view; `len` bytes at `offset` are inside the
+/// pages and noted as written ([`Dirty::cpu_write`]).
+pub(crate) struct CpuWriteView<'a> {
+    pages: &'a NoncoherentPages,
+    offset: usize,
+    len: usize,
+}
+
+impl CpuWriteView<'_> {
+    /// Returns the CPU address of the range, valid for reads and writes of [`Self::size`] bytes
+    /// while the view lives (the pages are the CPU's, no device has them). Not to be accessed
+    /// through Rust references.
+    pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
+        // `offset` is inside the pages (type invariants).
+        self.pages.cpu_addr.as_ptr().wrapping_add(self.offset)
+    }
+
+    /// Returns the size of the range in bytes.
+    pub(crate) fn size(&self) -> usize {
+        self.len
+    }
+}
+
+impl Drop for CpuWriteView<'_> {
+    fn drop(&mut self) {
+        // INVARIANT: The view goes: the pages may be mapped again.
+        self.pages.mapped.store(0, kernel::sync::atomic::Release);
+    }
+}
+
+/// A view for the CPU to read [`NoncoherentPages`], from [`NoncoherentPages::cpu_read`].
+///
+/// Nothing is mapped while it lives. `kernel::dma::cpu_copy` copies out of it.
+///
+/// # Invariants
+///
+/// `pages.mapped` is `CPU_VIEW`, set for this view.
+pub(crate) struct CpuReadView<'a> {
+    pages: &'a NoncoherentPages,
+}
+
+impl CpuReadView<'_> {
+    /// Returns the CPU address of the pages, valid for reads of [`Self::size`] bytes while the
+    /// view lives (the pages are the CPU's, no device has them). Not to be accessed through
+    /// Rust references, and not written: a write would not be noted as dirty.
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.pages.cpu_addr.as_ptr().cast_const()
+    }
+
+    /// Returns the size of the pages in bytes.
+    pub(crate) fn size(&self) -> usize {
+        self.pages.size
+    }
+}
+
+impl Drop for CpuReadView<'_> {
+    fn drop(&mut self) {
+        // INVARIANT: The view goes: the pages may be mapped again.
+        self.pages.mapped.store(0, kernel::sync::atomic::Release);
     }
 }
 

@@ -9,9 +9,15 @@
 //! the cache maintenance is off the transfer's path. What says that the list is mapped is a
 //! cookie, an `int` its subsystem keeps with the list for the driver (`mmc_data.host_cookie`):
 //! [`COOKIE_PRE_MAPPED`] while it is mapped by [`PreMap::map`], cleared by the one unmap,
-//! [`PreMap::unmap`]. The value is negative and only this module writes it: the subsystem's own
-//! value is 0 and a driver's are positive, which the subsystem checks (it refuses a driver's
-//! negative values), so that the cookie says the truth and the mapping is undone exactly once.
+//! [`PreMap::unmap`]. The value is negative and only this module writes it: the subsystem's C
+//! code writes the cookie only by zeroing the structure that holds it, and a driver's values
+//! are positive, which the subsystem's Rust layer checks (it refuses a driver's negative
+//! values, `kernel::mmc::Data::set_host_cookie`), so that the cookie says the truth and the
+//! mapping is undone exactly once.
+//!
+//! The cookie is read and written with plain accesses, as the C side does: the subsystem
+//! serializes the callbacks that touch it for one list (for MMC: `pre_req`, the request, its
+//! completion, `post_req`), so no two of them run at once.
 
 use core::{
     marker::PhantomData,
@@ -38,9 +44,12 @@ const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 /// # Invariants
 ///
 /// For `'a`: `dev` is a bound device; `sg` points to `nents` valid, chained scatterlist
-/// entries, which no device uses but through a mapping made here; `cookie` points to a valid
-/// `int` that is [`COOKIE_PRE_MAPPED`] exactly while `sg` is mapped on `dev` for `dir` by
-/// [`PreMap::map`], and nothing but this module writes a negative value into it.
+/// entries, of which no mapping exists but one made by [`PreMap::map`] (the caller of
+/// [`PreMap::from_raw`] guarantees it), so no device uses them but through such a mapping;
+/// `cookie` points to a valid `int` that is [`COOKIE_PRE_MAPPED`] exactly while `sg` is mapped
+/// on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a negative value
+/// into it; nothing else accesses the cookie while `self` does (the subsystem serializes the
+/// callbacks that do).
 pub(crate) struct PreMap<'a> {
     dev: NonNull<bindings::device>,
     sg: NonNull<bindings::scatterlist>,
@@ -56,11 +65,11 @@ impl PreMap<'_> {
     /// # Safety
     ///
     /// For `'a`: `dev` must be a bound device; `sg` must point to `nents` valid, chained
-    /// scatterlist entries, which no device uses but through a mapping made by a [`PreMap`] of
-    /// the same list, device, direction and cookie; `cookie` must point to a valid `int` into
-    /// which nothing but this module writes a negative value; and the cookie is
-    /// [`COOKIE_PRE_MAPPED`] only if such a [`PreMap`] mapped the list and did not unmap it
-    /// since. Nothing else maps or unmaps the list while it is mapped here.
+    /// scatterlist entries, of which no mapping exists but one made by a [`PreMap`] of the same
+    /// list, device, direction and cookie, and nothing else maps or unmaps them; `cookie` must
+    /// point to a valid `int` into which nothing but this module writes a negative value, and
+    /// which nothing else accesses meanwhile; and the cookie is [`COOKIE_PRE_MAPPED`] only if
+    /// such a [`PreMap`] mapped the list and did not unmap it since.
     pub(crate) unsafe fn from_raw<'a>(
         dev: NonNull<bindings::device>,
         sg: NonNull<bindings::scatterlist>,
@@ -81,8 +90,8 @@ impl PreMap<'_> {
 
     /// Returns whether the list is mapped by [`Self::map`].
     pub(crate) fn is_mapped(&self) -> bool {
-        // SAFETY: By the type invariant the cookie is valid.
-        unsafe { self.cookie.as_ptr().read_volatile() == COOKIE_PRE_MAPPED }
+        // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
+        unsafe { self.cookie.as_ptr().read() == COOKIE_PRE_MAPPED }
     }
 
     /// Maps the list, of one entry, for its device with cache maintenance (`dma_map_sg()`: a
@@ -92,19 +101,21 @@ impl PreMap<'_> {
     /// if the list has other than one entry, or if the mapping gave other than one DMA segment
     /// (then nothing stays mapped).
     pub(crate) fn map(&self) -> bool {
-        // SAFETY: By the type invariant the cookie is valid.
-        if unsafe { self.cookie.as_ptr().read_volatile() } != 0 || self.nents != 1 {
+        // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
+        if unsafe { self.cookie.as_ptr().read() } != 0 || self.nents != 1 {
             return false;
         }
         let (dev, sg, dir) = (self.dev.as_ptr(), self.sg.as_ptr(), self.dir.into());
-        // SAFETY: `dev` is bound; `sg` is a valid list of one entry that nothing maps (its
-        // cookie is 0, and only `map` maps it: type invariant).
+        // SAFETY: `dev` is bound; `sg` is a valid list of one entry that nothing maps: its
+        // cookie is 0, so `map` did not map it, and the caller of `from_raw` guarantees that no
+        // other mapping exists (type invariant).
         let count = unsafe { bindings::dma_map_sg_attrs(dev, sg, 1, dir, 0) };
         match count {
             1 => {
                 // INVARIANT: Mapped just now, by `map`.
-                // SAFETY: By the type invariant the cookie is valid.
-                unsafe { self.cookie.as_ptr().write_volatile(COOKIE_PRE_MAPPED) };
+                // SAFETY: By the type invariant the cookie is valid and nothing else accesses
+                // it.
+                unsafe { self.cookie.as_ptr().write(COOKIE_PRE_MAPPED) };
                 true
             }
             0 => false,
@@ -126,8 +137,8 @@ impl PreMap<'_> {
             return false;
         }
         // INVARIANT: Unmapped next, and the cookie cleared with it.
-        // SAFETY: By the type invariant the cookie is valid.
-        unsafe { self.cookie.as_ptr().write_volatile(0) };
+        // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
+        unsafe { self.cookie.as_ptr().write(0) };
         // SAFETY: The cookie said `map` mapped the list of one entry for `dir` on `dev` (type
         // invariant) and nothing unmapped it since; the device is done with it.
         unsafe {

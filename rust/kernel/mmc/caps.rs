@@ -38,6 +38,11 @@ impl_flags!(
         NeedRspBusy = bindings::MMC_CAP_NEED_RSP_BUSY,
         // `MMC_CAP_SDIO_IRQ` is not here: the core would call `enable_sdio_irq` and
         // `ack_sdio_irq` unchecked, so only the layer sets it, for a host with both.
+        // `MMC_CAP_DONE_COMPLETE` is not here either: with it the block layer calls `post_req`
+        // from `mmc_request_done()`'s context (drivers/mmc/core/block.c), which may be an
+        // interrupt handler, while `HostOps` promises process context to every callback and the
+        // layer's `post_req` unmaps (`kernel::dma::pre_map`), which may sleep. Adding it means
+        // revisiting both.
     }
 );
 

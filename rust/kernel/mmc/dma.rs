@@ -6,10 +6,11 @@
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
 //! [`DmaRequest`] owns the in-flight [`Request`] while its data is mapped: dropping it unmaps,
-//! then completes. A request's data is mapped in `pre_req` by [`IdleRequest::pre_map`], a
+//! then completes. A request's data is mapped in `pre_req` by [`PreReqRequest::pre_map`], a
 //! [`PreMap`] of its scatterlist with `host_cookie` as the cookie: the value
-//! [`COOKIE_PRE_MAPPED`] is `PreMap`'s, a driver cannot write it (negative values are refused),
-//! and every unmapping clears it. The CPU copies between the data and a bounce buffer go
+//! [`COOKIE_PRE_MAPPED`] is `PreMap`'s, a driver cannot write it (this layer's
+//! [`Data::set_host_cookie`] refuses negative values), the C core only ever zeroes it, and every
+//! unmapping clears it. The CPU copies between the data and a bounce buffer go
 //! through a [`CpuSgList`] of the scatterlist, handed out only while nothing maps it.
 
 use core::{
@@ -30,6 +31,7 @@ use kernel::{
 use super::{
     Data,
     IdleRequest,
+    PreReqRequest,
     Request, //
 };
 
@@ -37,6 +39,7 @@ use crate::bindings;
 use crate::kernel_ext::dma::{
     cpu_copy::{
         CpuBuffer,
+        CpuBufferMut,
         CpuSgList, //
     },
     pre_map::{
@@ -59,19 +62,28 @@ pub(super) fn is_pre_mapped(data: &Data) -> bool {
 /// # Safety
 ///
 /// `host` must be the host the request was passed to, and a callback of it running or the
-/// request in flight on it, for as long as `data` is borrowed.
+/// request in flight on it, for as long as `data` is borrowed; and no [`DmaRequest`] may hold a
+/// mapping of `data` then, other than a `PreMapped` one being undone (taken out of it).
 unsafe fn pre_map_of(host: NonNull<bindings::mmc_host>, data: &Data) -> Option<PreMap<'_>> {
     let sg = NonNull::new(data.sg_list().as_raw())?;
     let dir = dma_dir(Some(data))?;
     // SAFETY: The parent of a host whose callback runs, or with a request in flight, is bound
     // (safety requirements).
     let dev = unsafe { host_dma_dev(host) };
-    // SAFETY: The data's scatterlist and cookie are valid while `data` is borrowed; the cookie
-    // is the host driver's, into which only `PreMap` writes a negative value (`set_host_cookie`
-    // refuses them) and the core writes 0 when it prepares a request, whose data is then not
-    // mapped. Every mapping of a request's data is on its host's DMA device (`host_dma_dev`),
-    // for its direction: `PreMap::map`'s, or `DmaRequest`'s, which maps only data whose cookie
-    // is 0 and undoes a `PreMap` mapping it takes over with `PreMap::unmap`.
+    // SAFETY: The data's scatterlist and cookie are valid while `data` is borrowed. The cookie
+    // is the host driver's: only `PreMap` writes a negative value into it (`set_host_cookie`
+    // refuses them), and the C core writes it only by zeroing the structure that holds it
+    // (drivers/mmc/core/block.c, where `mmc_blk_data_prep()` and `mmc_blk_cqe_prep_dcmd()`
+    // clear `brq`; `= {}` or memset in sd.c, sdio_ops.c, mmc_ops.c, mmc_test.c; sdhci's
+    // `COOKIE_UNMAPPED` is 0 for the same reason), which it does only to a request whose
+    // `post_req` ran (every `pre_req` is followed by `post_req` before a requeue prepares the
+    // request again), so its data is not mapped then. We trust that C convention: a submitter
+    // leaving -1 in a cookie would have `DmaRequest::new` take unmapped data for mapped. Every
+    // mapping of a request's data is on its host's DMA device (`host_dma_dev`), for its
+    // direction: `PreMap::map`'s, or `DmaRequest`'s, and the caller guarantees that no
+    // `DmaRequest` holds one now (safety requirements), so the only mapping there may be is
+    // `PreMap`'s. The core calls `pre_req`, the request, its completion and `post_req` of one
+    // request one after the other, so nothing else accesses the cookie meanwhile.
     Some(unsafe { PreMap::from_raw(dev, sg, data.sg_list().len(), data.cookie_ptr(), dir) })
 }
 
@@ -317,7 +329,8 @@ impl DmaRequest {
             Some(Mapping::ForDevice(dir)) => (dir, 0),
             Some(Mapping::PreMapped(_)) => {
                 if let Some(data) = self.mrq.data() {
-                    // SAFETY: The request is in flight on its host.
+                    // SAFETY: The request is in flight on its host, and this object holds no
+                    // mapping of it: the `PreMapped` one was taken out above and is undone here.
                     if let Some(pre_map) = unsafe { pre_map_of(self.mrq.host_raw(), data) } {
                         pre_map.unmap();
                     }
@@ -373,8 +386,9 @@ impl DmaRequest {
     /// Returns the number of bytes copied, at most the size of `buf`: 0 without data or while
     /// the scatterlist is DMA-mapped (the CPU must not touch it then).
     ///
-    /// The device must not be using `buf`; it is accessed only through its raw address.
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    /// `buf` is accessed only through its raw address; that the device is not using it is the
+    /// caller's concern for correct data, not a safety requirement.
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 
@@ -414,7 +428,7 @@ impl Drop for DmaRequest {
     }
 }
 
-impl IdleRequest {
+impl PreReqRequest {
     /// Maps the data in `pre_req`, off the request path ([`PreMap::map`]).
     ///
     /// The data is a single scatterlist entry that the driver will send direct; it is mapped for
@@ -422,16 +436,19 @@ impl IdleRequest {
     /// for a read) and marked in `host_cookie`. Returns whether it did: not if the cookie is set
     /// already, or if the mapping gave other than one segment (then nothing stays mapped and
     /// `request` maps it itself). The mapping is undone exactly once: by the layer's `post_req`
-    /// ([`Self::unmap_pre_mapped`], whatever the driver's `post_req` does) after a transfer, or by
-    /// the request path ([`DmaRequest`]) if it bounces or fails the request.
+    /// (`IdleRequest::unmap_pre_mapped`, whatever the driver's `post_req` does) after a
+    /// transfer, or by the request path ([`DmaRequest`]) if it bounces or fails the request.
     pub(crate) fn pre_map(&self) -> bool {
         let Some(data) = self.data() else {
             return false;
         };
-        // SAFETY: The request was passed to a callback of its host, which is running.
+        // SAFETY: The request was passed to `pre_req` of its host, which is running; it is not
+        // in flight, so no `DmaRequest` holds it or a mapping of it.
         unsafe { pre_map_of(self.host_raw(), data) }.is_some_and(|m| m.map())
     }
+}
 
+impl IdleRequest {
     /// Unmaps the data in `post_req` if it is still mapped from `pre_req`.
     ///
     /// The data is unmapped if the request path left it mapped (it went direct), synchronizing
@@ -442,8 +459,9 @@ impl IdleRequest {
         let Some(data) = self.data() else {
             return false;
         };
-        // SAFETY: The request was passed to a callback of its host, which is running; it is
-        // idle, so the controller is done with it.
+        // SAFETY: The request was passed to `post_req` of its host, which is running; it is
+        // idle, so the controller is done with it and no `DmaRequest` holds it or a mapping of
+        // it.
         unsafe { pre_map_of(self.host_raw(), data) }.is_some_and(|m| m.unmap())
     }
 
@@ -458,7 +476,7 @@ impl IdleRequest {
     /// Copies the first `len` bytes of the data into `buf`, in `pre_req`.
     ///
     /// Follows the rules of [`DmaRequest::copy_to_buffer`].
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 

@@ -28,8 +28,9 @@ use kernel::{
 
 use super::{
     Caps,
-    IdleRequest,
     Ios,
+    PostReqRequest,
+    PreReqRequest,
     Request, //
 };
 use crate::bindings;
@@ -38,7 +39,9 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// The callbacks of an MMC host controller (`struct mmc_host_ops`).
 ///
 /// They are implemented by the driver data, which lives in the host's private area. Every
-/// callback runs in process context and may sleep. What may run at the same time:
+/// callback runs in process context and may sleep: `post_req` too, since [`Caps`] has no
+/// `MMC_CAP_DONE_COMPLETE` (with it the core would call `post_req` from the context that
+/// completes a request). What may run at the same time:
 ///
 /// - Every callback but `pre_req`, `post_req`, `get_cd` and `get_ro` is called with the host
 ///   claimed (`mmc_claim_host()`), so never two of them at once; but a request started by `request`
@@ -62,16 +65,16 @@ pub(crate) trait HostOps: Send + Sync + Sized {
     fn set_ios(host: &Host<Self>, ios: &Ios);
 
     /// Prepares `mrq` while the previous request is still in flight.
-    fn pre_req(_host: &Host<Self>, _mrq: &IdleRequest) {
+    fn pre_req(_host: &Host<Self>, _mrq: &PreReqRequest) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Cleans up after `mrq` once the core has taken its result.
     ///
     /// `error` is the request's. A mapping of its data made by
-    /// [`IdleRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a driver
-    /// implements it.
-    fn post_req(_host: &Host<Self>, _mrq: &IdleRequest, _error: Option<Error>) {
+    /// [`PreReqRequest::pre_map`] in `pre_req` is undone before this runs, whether or not a
+    /// driver implements it; the request given here cannot map it again.
+    fn post_req(_host: &Host<Self>, _mrq: &PostReqRequest, _error: Option<Error>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -594,7 +597,7 @@ impl<T: HostOps> Adapter<T> {
         let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The request is valid during the callback and not started yet; the object
         // does not outlive the callback.
-        let mrq = unsafe { IdleRequest::new(hp, mp) };
+        let mrq = unsafe { PreReqRequest::new(hp, mp) };
         // SAFETY: Called by the MMC core on a host registered with `T`.
         T::pre_req(unsafe { Self::host(host) }, &mrq);
     }
@@ -613,7 +616,7 @@ impl<T: HostOps> Adapter<T> {
         let (hp, mp) = unsafe { (NonNull::new_unchecked(host), NonNull::new_unchecked(mrq)) };
         // SAFETY: The request is valid during the callback and completed (or never started);
         // the object does not outlive the callback.
-        let mrq = unsafe { IdleRequest::new(hp, mp) };
+        let mrq = unsafe { PostReqRequest::new(hp, mp) };
         // Before the driver's `post_req`, which may copy into the data's pages with the CPU.
         mrq.unmap_pre_mapped();
         if T::HAS_POST_REQ {

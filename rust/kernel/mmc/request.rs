@@ -175,7 +175,8 @@ impl RequestView {
     }
 }
 
-/// A request the host does not own, in `pre_req` or `post_req`.
+/// A request the host does not own, in `pre_req` or `post_req`: what the two callbacks'
+/// requests ([`PreReqRequest`], [`PostReqRequest`]) share.
 ///
 /// Drivers only see it by reference, for the duration of that callback.
 ///
@@ -220,6 +221,64 @@ impl Deref for IdleRequest {
     fn deref(&self) -> &RequestView {
         // SAFETY: By the type invariant `mrq` is valid while this object lives.
         unsafe { RequestView::from_raw(self.mrq.as_ptr()) }
+    }
+}
+
+/// The request handed to `pre_req`, which may map its data for the transfer to come
+/// ([`PreReqRequest::pre_map`]).
+///
+/// Only `pre_req` gets one: a mapping made anywhere else would not be undone by the layer's
+/// `post_req`.
+pub(crate) struct PreReqRequest(IdleRequest);
+
+impl PreReqRequest {
+    /// Creates the request of a `pre_req` callback.
+    ///
+    /// # Safety
+    ///
+    /// As [`IdleRequest::new`], within the `pre_req` callback of `host` that passed `mrq`.
+    pub(super) unsafe fn new(
+        host: NonNull<bindings::mmc_host>,
+        mrq: NonNull<bindings::mmc_request>,
+    ) -> Self {
+        // SAFETY: By the safety requirements.
+        Self(unsafe { IdleRequest::new(host, mrq) })
+    }
+}
+
+impl Deref for PreReqRequest {
+    type Target = IdleRequest;
+
+    fn deref(&self) -> &IdleRequest {
+        &self.0
+    }
+}
+
+/// The request handed to `post_req`, whose `pre_req` mapping the layer has undone.
+///
+/// It cannot map the data: nothing would unmap it.
+pub(crate) struct PostReqRequest(IdleRequest);
+
+impl PostReqRequest {
+    /// Creates the request of a `post_req` callback.
+    ///
+    /// # Safety
+    ///
+    /// As [`IdleRequest::new`], within the `post_req` callback of `host` that passed `mrq`.
+    pub(super) unsafe fn new(
+        host: NonNull<bindings::mmc_host>,
+        mrq: NonNull<bindings::mmc_request>,
+    ) -> Self {
+        // SAFETY: By the safety requirements.
+        Self(unsafe { IdleRequest::new(host, mrq) })
+    }
+}
+
+impl Deref for PostReqRequest {
+    type Target = IdleRequest;
+
+    fn deref(&self) -> &IdleRequest {
+        &self.0
     }
 }
 

@@ -8,8 +8,9 @@
 //! `delayed_work` on a queue the driver allocates (`alloc_workqueue()`, with `WQ_MEM_RECLAIM`
 //! when memory reclaim may wait for it), armed with `mod_delayed_work()` or
 //! `queue_delayed_work()`, and at removal cancelled (`cancel_delayed_work_sync()`) before the
-//! queue is destroyed (`destroy_workqueue()`). Its handler, [`TimerHandler::expired`], may arm
-//! it again.
+//! queue is destroyed (`destroy_workqueue()`). Its handler, [`TimerHandler::expired`], is given
+//! a [`TimerRef`]: it may arm the timer again, but has no way to stop it, which would wait for
+//! the handler itself.
 //!
 //! The queue holds the timer's work alone: it is reached only through the timer, so it has no
 //! pending delayed work once the timer is stopped, and [`Timer::new`] is safe where
@@ -25,7 +26,8 @@
 //!         alloc::Flags,
 //!         timer::{
 //!             Timer,
-//!             TimerHandler, //
+//!             TimerHandler,
+//!             TimerRef, //
 //!         }, //
 //!     },
 //! };
@@ -33,7 +35,7 @@
 //! struct Watchdog;
 //!
 //! impl TimerHandler for Watchdog {
-//!     fn expired(timer: &Timer<Self>) {
+//!     fn expired(timer: &TimerRef<Self>) {
 //!         pr_warn!("a request timed out\n");
 //!         // Look again in a second, unless armed meanwhile.
 //!         timer.arm_if_idle(Delta::from_millis(1000));
@@ -47,6 +49,8 @@
 //! // Dropping `timer` stops it, waits for a running handler and destroys its queue.
 //! # Ok::<(), Error>(())
 //! ```
+
+use core::ops::Deref;
 
 use kernel::{
     impl_has_delayed_work,
@@ -84,15 +88,16 @@ pub(crate) trait TimerHandler: Send + Sync + Sized + 'static {
     /// Handles the expiry of `timer`, whose data `Self` is.
     ///
     /// Runs on the timer's queue, in process context, and may sleep; it may arm the timer again.
-    /// It must not stop the timer, which waits for it.
-    fn expired(timer: &Timer<Self>);
+    /// A [`TimerRef`] cannot stop the timer, which waits for a running handler.
+    fn expired(timer: &TimerRef<Self>);
 }
 
 /// What a [`Timer`] and its queued work share.
 ///
 /// # Invariants
 ///
-/// `work` is queued only on the queue in `queue`, and only while `queue` holds it.
+/// `work` is queued only on the queue in `queue`, and only while `queue` holds it or the timer
+/// is being stopped: [`Timer::stop`] cancels it before dropping the queue it took.
 #[pin_data]
 struct Shared<T> {
     #[pin]
@@ -111,20 +116,33 @@ impl<T: TimerHandler> WorkItem for Shared<T> {
     type Pointer = Arc<Shared<T>>;
 
     fn run(this: Arc<Shared<T>>) {
-        T::expired(Timer::from_shared(&this));
+        T::expired(TimerRef::from_shared(&this));
     }
 }
 
 /// A software timer with a workqueue of its own, whose expiry calls [`TimerHandler::expired`].
 ///
-/// Arming moves or keeps the expiry of an armed timer ([`Timer::arm`], [`Timer::arm_if_idle`]).
-/// [`Timer::stop`], or dropping the timer, stops it for good: it is disarmed, a running handler
-/// is waited for, and arming does nothing from then on; the queue is destroyed.
+/// Arming moves or keeps the expiry of an armed timer ([`TimerRef::arm`],
+/// [`TimerRef::arm_if_idle`], through [`Deref`]). [`Timer::stop`], or dropping the timer, stops
+/// it for good: it is disarmed, a running handler is waited for, and arming does nothing from
+/// then on; the queue is destroyed.
 ///
-/// The handler is given the timer by reference, as it is running on its queue: a `Timer` is
-/// never cloned, so the handler cannot be the one to drop it.
-#[repr(transparent)]
+/// The handler is given a [`TimerRef`], which can arm the timer but neither stop nor drop it: a
+/// `Timer` is never cloned, and the handler never has one.
+///
+/// A timer that is forgotten ([`core::mem::forget`]) while armed is never stopped: its work stays
+/// pending on a queue nobody destroys, and may run after the module that armed it is gone, as
+/// a `'static` item queued with [`Queue::enqueue`](kernel::workqueue::Queue::enqueue) may.
 pub(crate) struct Timer<T: TimerHandler> {
+    timer: TimerRef<T>,
+}
+
+/// A timer as its handler sees it: its data, and arming.
+///
+/// [`Timer`] dereferences to it; [`TimerHandler::expired`] gets it by reference alone, so a
+/// handler can neither stop the timer nor drop it.
+#[repr(transparent)]
+pub(crate) struct TimerRef<T: TimerHandler> {
     shared: Arc<Shared<T>>,
 }
 
@@ -147,13 +165,43 @@ impl<T: TimerHandler> Timer<T> {
             }? Error),
             GFP_KERNEL,
         )?;
-        Ok(Self { shared })
+        Ok(Self {
+            timer: TimerRef { shared },
+        })
     }
 
+    /// Stops the timer for good and destroys its queue.
+    ///
+    /// Arming does nothing from here on; the timer is disarmed and a running handler waited
+    /// for (one that armed it before this took the queue away has that undone). This holds for
+    /// every caller, also for one that runs while another is stopping the timer or after it was
+    /// stopped. May sleep.
+    pub(crate) fn stop(&self) {
+        let shared = &self.timer.shared;
+        let queue = shared.queue.lock().take();
+        // Also when another caller took the queue: that one may still be waiting for the
+        // handler. Cancelling a work that is idle returns at once, on a destroyed queue too (an
+        // idle work keeps no pointer to its queue).
+        shared.cancel_delayed_sync();
+        // INVARIANT: The queue is out of `shared`, so nothing queues the work on it any more,
+        // and the work is neither pending nor running: dropping it destroys an idle queue.
+        drop(queue);
+    }
+}
+
+impl<T: TimerHandler> Deref for Timer<T> {
+    type Target = TimerRef<T>;
+
+    fn deref(&self) -> &TimerRef<T> {
+        &self.timer
+    }
+}
+
+impl<T: TimerHandler> TimerRef<T> {
     /// Returns the timer a reference to its shared part stands for.
     fn from_shared(shared: &Arc<Shared<T>>) -> &Self {
-        // SAFETY: `Timer<T>` is a `#[repr(transparent)]` wrapper of an `Arc<Shared<T>>`; the
-        // reference is shared, so the `Timer`'s `Drop` never runs for it.
+        // SAFETY: `TimerRef<T>` is a `#[repr(transparent)]` wrapper of an `Arc<Shared<T>>`, and
+        // has no `Drop` of its own.
         unsafe { &*core::ptr::from_ref(shared).cast::<Self>() }
     }
 
@@ -166,7 +214,7 @@ impl<T: TimerHandler> Timer<T> {
     /// (`mod_delayed_work()`).
     ///
     /// A negative delay is none; the delay is rounded up to whole milliseconds and jiffies. Does
-    /// nothing once the timer is stopped. Not from hard interrupt context.
+    /// nothing once the timer is stopped ([`Timer::stop`]). Not from hard interrupt context.
     pub(crate) fn arm(&self, delay: Delta) {
         let queue = self.shared.queue.lock();
         if let Some(queue) = queue.as_ref() {
@@ -184,21 +232,6 @@ impl<T: TimerHandler> Timer<T> {
             // `Err`: it was armed, and stays so; this clone goes.
             let _ = queue.enqueue_delayed(self.shared.clone(), jiffies(delay));
         }
-    }
-
-    /// Stops the timer for good and destroys its queue.
-    ///
-    /// Arming does nothing from here on; the timer is disarmed and a running handler waited
-    /// for (one that armed it before this took the queue away has that undone). May sleep;
-    /// must not be called from the handler, which it would wait for.
-    pub(crate) fn stop(&self) {
-        let queue = self.shared.queue.lock().take();
-        if queue.is_some() {
-            self.shared.cancel_delayed_sync();
-        }
-        // INVARIANT: The queue is out of `shared`, so nothing queues the work on it any more,
-        // and the work is neither pending nor running: dropping it destroys an idle queue.
-        drop(queue);
     }
 }
 
@@ -236,7 +269,7 @@ mod tests {
     }
 
     impl TimerHandler for Counter {
-        fn expired(timer: &Timer<Self>) {
+        fn expired(timer: &TimerRef<Self>) {
             let runs = timer.data().runs.fetch_add(1, Relaxed) + 1;
             if runs <= timer.data().again {
                 timer.arm_if_idle(Delta::from_millis(1));
@@ -286,6 +319,94 @@ mod tests {
         assert_eq!(timer.data().runs.load(Relaxed), 0);
         timer.arm(Delta::from_millis(1));
         assert!(wait_runs(&timer, 1, 1000));
+        Ok(())
+    }
+
+    /// Whether a [`Sleeper`]'s handler started, and whether it returned.
+    struct Progress {
+        started: Atomic<u32>,
+        done: Atomic<u32>,
+    }
+
+    /// Sleeps 50 ms in its handler, then notes that it returned.
+    struct Sleeper(Arc<Progress>);
+
+    impl TimerHandler for Sleeper {
+        fn expired(timer: &TimerRef<Self>) {
+            let progress = &timer.data().0;
+            progress.started.store(1, Relaxed);
+            fsleep(Delta::from_millis(50));
+            progress.done.store(1, Relaxed);
+        }
+    }
+
+    /// Waits up to `ms` for `flag` to be set and returns whether it was.
+    fn wait_set(flag: &Atomic<u32>, ms: i64) -> bool {
+        let start = Instant::<Monotonic>::now();
+        while flag.load(Relaxed) == 0 {
+            if start.elapsed() > Delta::from_millis(ms) {
+                return false;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        true
+    }
+
+    /// Returns a [`Sleeper`] timer, armed and with its handler running, and its progress.
+    fn sleeping() -> Result<(Timer<Sleeper>, Arc<Progress>)> {
+        let progress = Arc::new(
+            Progress {
+                started: Atomic::new(0),
+                done: Atomic::new(0),
+            },
+            GFP_KERNEL,
+        )?;
+        let timer = Timer::new(
+            c"timer_test",
+            Flags::UNBOUND | Flags::MEM_RECLAIM,
+            Sleeper(progress.clone()),
+        )?;
+        timer.arm(Delta::ZERO);
+        assert!(wait_set(&progress.started, 1000));
+        Ok((timer, progress))
+    }
+
+    #[test]
+    fn drop_waits_for_a_running_handler() -> Result {
+        let (timer, progress) = sleeping()?;
+        assert_eq!(progress.done.load(Relaxed), 0);
+        drop(timer);
+        assert_eq!(progress.done.load(Relaxed), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn two_stoppers_both_wait_for_a_running_handler() -> Result {
+        let (timer, progress) = sleeping()?;
+        let timer = Arc::new(timer, GFP_KERNEL)?;
+        // What the other stopper saw when its stop() returned: 1 done, 2 not done.
+        let seen = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let entering = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let (other, other_progress, other_seen, other_entering) = (
+            timer.clone(),
+            progress.clone(),
+            seen.clone(),
+            entering.clone(),
+        );
+        kernel::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
+            other_entering.store(1, Relaxed);
+            other.stop();
+            let done = other_progress.done.load(Relaxed);
+            other_seen.store(if done == 1 { 1 } else { 2 }, Relaxed);
+        })?;
+        assert!(wait_set(&entering, 1000));
+        fsleep(Delta::from_millis(1));
+        // Both stoppers run while the handler sleeps.
+        assert_eq!(progress.done.load(Relaxed), 0);
+        timer.stop();
+        assert_eq!(progress.done.load(Relaxed), 1);
+        assert!(wait_set(&seen, 1000));
+        assert_eq!(seen.load(Relaxed), 1);
         Ok(())
     }
 
