@@ -25,7 +25,8 @@ use crate::kernel_ext::workqueue::{
     alloc::Flags,
     timer::{
         Timer,
-        TimerHandler, //
+        TimerHandler,
+        TimerRef, //
     }, //
 };
 use crate::mmc::{
@@ -133,7 +134,7 @@ pub(crate) struct Watchdog {
 }
 
 impl TimerHandler for Watchdog {
-    fn expired(timer: &Timer<Self>) {
+    fn expired(timer: &TimerRef<Self>) {
         crate::irq::expired(timer);
     }
 }

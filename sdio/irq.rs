@@ -27,7 +27,7 @@ use kernel::{
     }, //
 };
 
-use crate::kernel_ext::workqueue::timer::Timer;
+use crate::kernel_ext::workqueue::timer::TimerRef;
 use crate::mmc::Request;
 
 use crate::{
@@ -179,7 +179,7 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
 
 /// The timer fired: the current command times out if its deadline passed; otherwise the timer
 /// is armed again for the rest.
-pub(crate) fn expired(timer: &Timer<Watchdog>) {
+pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
     let mut guard = sdio.cur.lock();
     let Some(cur) = guard.as_ref() else {
