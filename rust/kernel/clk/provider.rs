@@ -264,21 +264,11 @@ fn basic_clk(
             if !(1..=30).contains(&width) || u32::from(shift) + u32::from(width) > 32 {
                 return Err(EINVAL);
             }
-            if !t.is_empty() {
-                table.reserve(t.len() + 1, GFP_KERNEL)?;
-                for &(val, div) in t {
-                    if div == 0 {
-                        return Err(EINVAL);
-                    }
-                    table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
-                }
-                table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
-            }
             let divider = bindings::clk_divider {
                 reg: addr,
                 shift,
                 width,
-                table: if t.is_empty() { null() } else { table.as_ptr() },
+                table: div_table(t, table)?,
                 ..Default::default()
             };
             (
@@ -321,6 +311,26 @@ fn basic_clk(
             )
         }
     })
+}
+
+/// Fills `table` with the framework's divider table for `(value, divisor)` pairs `t`, ended by
+/// a zero entry, and returns it; null for no pairs (the divisor is the value plus one).
+fn div_table(
+    t: &[(u32, u32)],
+    table: &mut KVec<bindings::clk_div_table>,
+) -> Result<*const bindings::clk_div_table> {
+    if t.is_empty() {
+        return Ok(null());
+    }
+    table.reserve(t.len() + 1, GFP_KERNEL)?;
+    for &(val, div) in t {
+        if div == 0 {
+            return Err(EINVAL);
+        }
+        table.push(bindings::clk_div_table { val, div }, GFP_KERNEL)?;
+    }
+    table.push(bindings::clk_div_table { val: 0, div: 0 }, GFP_KERNEL)?;
+    Ok(table.as_ptr())
 }
 
 /// Returns the framework's description of `parents`.

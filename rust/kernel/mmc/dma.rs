@@ -70,20 +70,21 @@ unsafe fn pre_map_of(host: NonNull<bindings::mmc_host>, data: &Data) -> Option<P
     // SAFETY: The parent of a host whose callback runs, or with a request in flight, is bound
     // (safety requirements).
     let dev = unsafe { host_dma_dev(host) };
-    // SAFETY: The data's scatterlist and cookie are valid while `data` is borrowed. The cookie
-    // is the host driver's: only `PreMap` writes a negative value into it (`set_host_cookie`
-    // refuses them), and the C core writes it only by zeroing the structure that holds it
-    // (drivers/mmc/core/block.c, where `mmc_blk_data_prep()` and `mmc_blk_cqe_prep_dcmd()`
-    // clear `brq`; `= {}` or memset in sd.c, sdio_ops.c, mmc_ops.c, mmc_test.c; sdhci's
-    // `COOKIE_UNMAPPED` is 0 for the same reason), which it does only to a request whose
-    // `post_req` ran (every `pre_req` is followed by `post_req` before a requeue prepares the
-    // request again), so its data is not mapped then. We trust that C convention: a submitter
-    // leaving -1 in a cookie would have `DmaRequest::new` take unmapped data for mapped. Every
-    // mapping of a request's data is on its host's DMA device (`host_dma_dev`), for its
-    // direction: `PreMap::map`'s, or `DmaRequest`'s, and the caller guarantees that no
-    // `DmaRequest` holds one now (safety requirements), so the only mapping there may be is
-    // `PreMap`'s. The core calls `pre_req`, the request, its completion and `post_req` of one
+    // The cookie is the host driver's: only `PreMap` writes a negative value into it
+    // (`set_host_cookie` refuses them), and the C core writes it only by zeroing the structure
+    // that holds it (drivers/mmc/core/block.c, where `mmc_blk_data_prep()` and
+    // `mmc_blk_cqe_prep_dcmd()` clear `brq`; `= {}` or memset in sd.c, sdio_ops.c, mmc_ops.c,
+    // mmc_test.c; sdhci's `COOKIE_UNMAPPED` is 0 for the same reason), which it does only to a
+    // request whose `post_req` ran (every `pre_req` is followed by `post_req` before a requeue
+    // prepares the request again), so its data is not mapped then. We trust that C convention:
+    // a submitter leaving -1 in a cookie would have `DmaRequest::new` take unmapped data for
+    // mapped. The core calls `pre_req`, the request, its completion and `post_req` of one
     // request one after the other, so nothing else accesses the cookie meanwhile.
+    //
+    // SAFETY: The data's scatterlist and cookie are valid while `data` is borrowed, and the
+    // cookie is -1 only while `PreMap` holds a mapping (above). Every mapping of a request's
+    // data is on its host's DMA device (`host_dma_dev`), for its direction: `PreMap::map`'s, or
+    // `DmaRequest`'s, and no `DmaRequest` holds one now (safety requirements).
     Some(unsafe { PreMap::from_raw(dev, sg, data.sg_list().len(), data.cookie_ptr(), dir) })
 }
 
