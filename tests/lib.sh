@@ -45,3 +45,27 @@ esac
 HOST
     chmod +x "$T/host.sh"
 }
+
+# sd_slot_host_script FAULT: $T/host.sh for the SD card slot's tests: one-read (one FAULT
+# on a read), every-read (FAULT on every read), clear, lost-irq and lost-done (a lost
+# interrupt and the soft reset after it), count-N (at least N faults injected)
+sd_slot_host_script() {
+    cat > "$T/host.sh" <<HOST
+#!/usr/bin/env bash
+set -e
+case "\$1" in
+one-read) "$QMP" "\$EMU_QMP" sdio-faults data-crc count=1 dir=read ;;
+every-read) "$QMP" "\$EMU_QMP" sdio-faults $1 count=0 dir=read ;;
+clear) "$QMP" "\$EMU_QMP" sdio-faults none ;;
+lost-irq) "$QMP" "\$EMU_QMP" sdio get soft-resets > "$T/resets"
+          "$QMP" "\$EMU_QMP" sdio-faults lost-irq count=1 dir=cmd ;;
+lost-done) k=\$("$QMP" "\$EMU_QMP" sdio get fault-kind)
+           [ "\$k" = none ] || { echo "host: the lost interrupt was not injected (\$k armed)"; exit 1; }
+           n=\$("$QMP" "\$EMU_QMP" sdio get soft-resets)
+           [ "\$n" -gt "\$(cat "$T/resets")" ] || { echo "host: no soft reset after the lost interrupt"; exit 1; } ;;
+count-*) n=\$("$QMP" "\$EMU_QMP" sdio get faults-injected)
+         [ "\$n" -ge "\${1#count-}" ] || { echo "host: faults-injected \$n < \${1#count-}"; exit 1; } ;;
+esac
+HOST
+    chmod +x "$T/host.sh"
+}

@@ -15,33 +15,9 @@
 # driver's timeout and a soft reset; the card works on).
 # The SDHC's driver is not loaded: the slot's card is the only MMC card.
 . "$(dirname "$0")/../lib.sh"
-cat > "$T/host.sh" <<HOST
-#!/usr/bin/env bash
-set -e
-case "\$1" in
-one-read) "$QMP" "\$EMU_QMP" sdio-faults data-crc count=1 dir=read ;;
-every-read) "$QMP" "\$EMU_QMP" sdio-faults resp-timeout count=0 dir=read ;;
-clear) "$QMP" "\$EMU_QMP" sdio-faults none ;;
-lost-irq) "$QMP" "\$EMU_QMP" sdio get soft-resets > "$T/resets"
-          "$QMP" "\$EMU_QMP" sdio-faults lost-irq count=1 dir=cmd ;;
-lost-done) k=\$("$QMP" "\$EMU_QMP" sdio get fault-kind)
-           [ "\$k" = none ] || { echo "host: the lost interrupt was not injected (\$k armed)"; exit 1; }
-           n=\$("$QMP" "\$EMU_QMP" sdio get soft-resets)
-           [ "\$n" -gt "\$(cat "$T/resets")" ] || { echo "host: no soft reset after the lost interrupt"; exit 1; } ;;
-count-*) n=\$("$QMP" "\$EMU_QMP" sdio get faults-injected)
-         [ "\$n" -ge "\${1#count-}" ] || { echo "host: faults-injected \$n < \${1#count-}"; exit 1; } ;;
-esac
-HOST
-chmod +x "$T/host.sh"
+sd_slot_host_script resp-timeout
 g=$(guest t <<'G'
 set -e
-slot_disk() {
-  local b
-  for b in /sys/bus/platform/devices/*.mmc:slot@1/mmc_host/mmc*/mmc*:*/block/mmcblk*; do
-    [ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }
-  done
-  return 1
-}
 insmod /lib/modules/meson-mx-sdio.ko
 w=0
 until SD=$(slot_disk) && [ -b "$SD" ]; do

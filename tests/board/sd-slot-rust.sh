@@ -16,33 +16,9 @@
 # The eMMC on the SDHC runs on the SDHC's Rust driver in the same boot
 # (--driver rust): fio verify on both cards at once.
 . "$(dirname "$0")/../lib.sh"
-cat > "$T/host.sh" <<HOST
-#!/usr/bin/env bash
-set -e
-case "\$1" in
-one-read) "$QMP" "\$EMU_QMP" sdio-faults data-crc count=1 dir=read ;;
-every-read) "$QMP" "\$EMU_QMP" sdio-faults data-crc count=0 dir=read ;;
-clear) "$QMP" "\$EMU_QMP" sdio-faults none ;;
-lost-irq) "$QMP" "\$EMU_QMP" sdio get soft-resets > "$T/resets"
-          "$QMP" "\$EMU_QMP" sdio-faults lost-irq count=1 dir=cmd ;;
-lost-done) k=\$("$QMP" "\$EMU_QMP" sdio get fault-kind)
-           [ "\$k" = none ] || { echo "host: the lost interrupt was not injected (\$k armed)"; exit 1; }
-           n=\$("$QMP" "\$EMU_QMP" sdio get soft-resets)
-           [ "\$n" -gt "\$(cat "$T/resets")" ] || { echo "host: no soft reset after the lost interrupt"; exit 1; } ;;
-count-*) n=\$("$QMP" "\$EMU_QMP" sdio get faults-injected)
-         [ "\$n" -ge "\${1#count-}" ] || { echo "host: faults-injected \$n < \${1#count-}"; exit 1; } ;;
-esac
-HOST
-chmod +x "$T/host.sh"
+sd_slot_host_script data-crc
 g=$(guest t <<'G'
 set -e
-slot_disk() {
-  local b
-  for b in /sys/bus/platform/devices/*.mmc:slot@1/mmc_host/mmc*/mmc*:*/block/mmcblk*; do
-    [ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }
-  done
-  return 1
-}
 wait_disk() {
   local w=0
   until SD=$(slot_disk) && [ -b "$SD" ]; do

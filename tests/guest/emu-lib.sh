@@ -231,3 +231,13 @@ write_mbr() {
     while [ ! -b "${1}p$3" ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
     [ -b "${1}p$3" ] || fail "no ${1}p$3 after writing the MBR"
 }
+
+# slot_disk: the block device of the card in the SD card slot (the SDIO controller's
+# slot@1), or fails
+slot_disk() {
+    local b
+    for b in /sys/bus/platform/devices/*.mmc:slot@1/mmc_host/mmc*/mmc*:*/block/mmcblk*; do
+        [ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }
+    done
+    return 1
+}
