@@ -13,7 +13,7 @@
 //! - `probe.rs`: the platform driver, probe and the bound device's data;
 //! - `controller.rs`: the controller state shared by the MMC callbacks and the interrupt, and
 //!   the driver's timer; it holds the features' state and acts on what they return, and no
-//!   feature module imports it (`make module-graph`);
+//!   feature module imports it;
 //! - `host_ops.rs`: the MMC host callbacks, implemented in `request.rs` (starting a request),
 //!   `irq.rs` (finishing it), `ios.rs` (bus settings) and `tuning.rs` (RX phase);
 //! - `hw.rs` and `soc.rs`: register programming and what differs between the SoCs; `regs.rs`

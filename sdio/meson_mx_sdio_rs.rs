@@ -20,11 +20,11 @@
 //!   settings);
 //! - `hw.rs`: register programming; `regs.rs` the register map; `clkc.rs` the card clock.
 //!
-//! The C API is reached only through the kernel-crate abstractions of `rust/kernel/` at the
-//! top of the repository, the same files the SDHC driver (`meson_mx_sdhc_rs`) is built with:
-//! `kernel::mmc`, the MMC host API; `kernel::platform::of_child`, the slot's device;
-//! `kernel::clk::provider`, the card clock; `kernel::irq::managed`, `kernel::io::window`,
-//! `kernel::dma::cpu_copy` (the bounce buffer's copies) and `kernel::workqueue::timer`.
+//! The C API is reached only through kernel-crate abstractions, the same the SDHC driver
+//! (`meson_mx_sdhc_rs`) uses: `kernel::mmc`, the MMC host API; `kernel::platform::of_child`,
+//! the slot's device; `kernel::clk::provider`, the card clock; `kernel::irq::managed`,
+//! `kernel::io::window`, `kernel::dma::cpu_copy` (the bounce buffer's copies) and
+//! `kernel::workqueue::timer`.
 
 #[path = "../bindings/mod.rs"]
 mod bindings;

@@ -8,10 +8,10 @@
 #      series/series, in its order, each a series of its own, "n/N" numbered
 #      within the posting with its cover letter, "[PATCH" for the fixes and
 #      "[RFC PATCH" for the postings marked rfc, its patches the lines under
-#      it in that order: the fixes (each with a Fixes: tag) first, the driver
-#      last; a patch that adds a kernel-crate module adds its files under
-#      rust/kernel/ and none of the driver's, the driver's patch nothing
-#      under rust/; no feature condition, no out-of-tree stand-in and no test
+#      it in that order: the fixes (each with a Fixes: tag) first, the drivers
+#      (the SDHC's and the SD card slot's) last; a patch that adds a
+#      kernel-crate module adds its files under rust/kernel/ and none of a
+#      driver's, a driver's patch its crate root and nothing under rust/; no feature condition, no out-of-tree stand-in and no test
 #      knob in it; the test identity as author, no trailer but Fixes: and
 #      Cc: stable (no Signed-off-by, no Assisted-by: the sender adds their
 #      own);
@@ -21,7 +21,7 @@
 #      patch adds); the MMC posting's name linux-mmc and neither dri-devel
 #      nor linux-clk; each patch of the clk posting names linux-clk and not
 #      linux-mmc; dri-devel is named only by the debugfs fix, which changes
-#      nova-core; linux-amlogic only by the driver; the author by none; a
+#      nova-core; linux-amlogic only by the drivers; the author by none; a
 #      cover letter's recipients are those of its patches together;
 #   4. Cc: stable@vger.kernel.org is on the fix of IoMem::ioremap()'s leak
 #      and on no other patch (Documentation/upstream.rst says why), after
@@ -29,7 +29,7 @@
 #   5. one subject prefix per subsystem: "rust: <module>: " for a patch of
 #      the kernel crate's module <module> (the module it adds, else that of
 #      the first file it changes under rust/kernel/), "mmc:
-#      meson-mx-sdhc-rs: " for the driver's;
+#      meson-mx-sdhc-rs: " and "mmc: meson-mx-sdio-rs: " for the drivers';
 #   6. each cover letter lists the cover letters of the postings its
 #      posting depends on, directly or not, and ends with base-commit: and
 #      the patch-ids of their patches (prerequisite-patch-id:); with git am,
@@ -156,10 +156,12 @@ for j, (q, f, line, subj, body, rcpt) in enumerate(allp):
         check("rust/kernel/%s.rs" % mod in changed, "%s does not add rust/kernel/%s.rs" % (f, mod))
         check(not any(c.startswith("drivers/mmc/host/") for c in changed),
               "%s: a kernel-crate patch changes the driver" % f)
-    if what == "driver":
-        check(j == len(allp) - 1, "the driver is not the last patch")
-        check("drivers/mmc/host/meson_mx_sdhc_rs/meson_mx_sdhc_rs.rs" in changed,
-              "%s does not add the driver" % f)
+    if what.startswith("driver:"):
+        name = os.path.basename(what[len("driver:"):])
+        check(all(x[2][1:] and x[2][1].startswith("driver:") for x in allp[j:]),
+              "%s: a patch that is not a driver's after a driver" % f)
+        check("drivers/mmc/host/%s/%s.rs" % (name, name) in changed,
+              "%s does not add the driver %s" % (f, name))
         check(not any(c.startswith("rust/") for c in changed),
               "%s: the driver's patch changes the kernel crate" % f)
     for pat, what_ in [(r"^\+.*(cfg\((not\()?feature|cfg_attr\(.*feature)", "a feature condition"),
@@ -168,7 +170,10 @@ for j, (q, f, line, subj, body, rcpt) in enumerate(allp):
                        (r"^\+.*(TEST_KNOBS|test_knobs)", "a test knob")]:
         hit = re.search(pat, body, re.M)
         check(not hit, "%s: %s: %s" % (f, what_, hit and hit.group(0)))
-print("%d postings, %d patches in series/series' order, fixes first, the driver last; "
+drivers = [x[2][1][len("driver:"):] for x in allp if x[2][1:] and x[2][1].startswith("driver:")]
+check(len(drivers) == 2, "%d drivers in the series, not the SDHC's and the SD card slot's" %
+      len(drivers))
+print("%d postings, %d patches in series/series' order, fixes first, the drivers last; "
       "n/N per posting, [PATCH] and [RFC PATCH] as marked, author given, no trailers; "
       "no feature condition, stand-in or test knob" % (len(postings), len(allp)))
 
@@ -186,7 +191,7 @@ for q, f, line, subj, body, rcpt in allp:
                for c in re.findall(r"^\+\+\+ b/(\S+)", body, re.M))
     check(has("dri-devel@lists.freedesktop.org") == nova, "%s: dri-devel %s" % (
         f, "missing (it changes nova-core)" if nova else "named (it does not change nova-core)"))
-    check(has("linux-amlogic") == (line[1:] == ["driver"]), "%s: linux-amlogic" % f)
+    check(has("linux-amlogic") == line[-1].startswith("driver:"), "%s: linux-amlogic" % f)
 for q in postings:
     cover = msg(q["files"][0])
     got = set(addrs(cover, "To") + addrs(cover, "Cc"))
@@ -196,7 +201,7 @@ for q in postings:
 n_mmc = sum(1 for x in allp if x[0]["name"] == "mmc")
 print("recipients: each patch's own; rust-for-linux on all %d, linux-mmc and no dri-devel or "
       "linux-clk on the %d MMC patches, linux-clk on the clk posting's, dri-devel only on the "
-      "nova-core change, linux-amlogic only on the driver; the cover letters' the union of "
+      "nova-core change, linux-amlogic only on the drivers; the cover letters' the union of "
       "their patches'" % (len(allp), n_mmc))
 
 # 4. Cc: stable.
@@ -213,8 +218,8 @@ print("Cc: stable on the IoMem::ioremap() fix only, after its Fixes: tag")
 prefixes = {}
 for q, f, line, subj, body, rcpt in allp:
     what = line[1] if len(line) > 1 else ""
-    if what == "driver":
-        sub, want = "driver", "mmc: meson-mx-sdhc-rs: "
+    if what.startswith("driver:"):
+        sub, want = what, "mmc: %s: " % os.path.basename(what[7:]).replace("_", "-")
     else:
         mods = [m.group(1) for c in re.findall(r"^\+\+\+ b/rust/kernel/(\S+)", body, re.M)
                 for m in [re.match(r"([a-z0-9_]+)(\.rs$|/)", c)] if m and m.group(1) != "lib"]
@@ -275,7 +280,7 @@ if src:
               x["name"] for x in q["needed"]) or "none") for q in postings) + ")")
 else:
     print("(no pristine tree at $MESON_SDHC_CACHE/kernel/source: the git am check is not run)")
-drv = [q for q in postings if any(ln[1:] == ["driver"] for ln in q["lines"])][0]
+drv = [q for q in postings if any(ln[-1].startswith("driver:") for ln in q["lines"])][0]
 text = open(drv["files"][0], encoding="utf-8").read()
 for s in ["\nWhat was and was not run\n", "emulated Meson8b board", "QEMU's virt",
           "Nothing in this series has been run on real hardware", "\nIn-tree build\n"]:
@@ -306,7 +311,10 @@ def comments(lines):
 
 
 for path, new in sorted(added.items()):
-    orig = path.replace("drivers/mmc/host/meson_mx_sdhc_rs/", "")
+    orig = path
+    for d in drivers:
+        orig = orig.replace("drivers/mmc/host/%s/" % os.path.basename(d), os.path.dirname(d) and
+                            os.path.dirname(d) + "/")
     it = iter(comments(open(os.path.join(top, orig), encoding="utf-8").read().split("\n")))
     for c in comments(new):
         if not any(c == o for o in it):
