@@ -9,8 +9,23 @@
 
 use core::fmt;
 
-/// Smallest bounce buffer, in bytes (one page).
-pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
+// The rules the SD card slot's driver shares (`sdio/logic.rs` includes the same files).
+#[path = "logic/data_path.rs"]
+pub(crate) mod data_path;
+#[path = "logic/params.rs"]
+pub(crate) mod params;
+#[path = "logic/stats.rs"]
+mod stats;
+#[path = "logic/transfer.rs"]
+mod transfer;
+
+pub(crate) use params::{
+    BOUNCE_MIN,
+    MAX_SEGS_DEFAULT, //
+};
+pub(crate) use stats::*;
+pub(crate) use transfer::*;
+
 /// Largest bounce buffer, in bytes.
 pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
 /// Default `max_dma_size`: the largest transfer to one DMA address known to work on the
@@ -20,11 +35,7 @@ pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
 pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
 /// Default `bounce_size`: -1, as large as `max_dma_size` (the largest buffer a transfer may
 /// fill), so that `max_dma_size` alone sets both limits.
-pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = -1;
-/// Most DMA segments a request may have (`max_segs` range is `1..=MAX_SEGS_LIMIT`).
-pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
-/// Default `max_segs`.
-pub(crate) const MAX_SEGS_DEFAULT: u32 = 64;
+pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = params::BOUNCE_SIZE_DEFAULT;
 /// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
 pub(crate) const MAX_BLK_SIZE: u32 = 512;
 /// Most blocks of one command: `TOTAL_PACK` is 16 bits and holds `blocks - 1`.
@@ -41,7 +52,7 @@ pub(crate) enum ParamError {
     BounceSize(u32),
     /// `bounce_size` is negative and not -1 ([`BOUNCE_FOLLOWS_MAX_DMA`]).
     BounceNegative(i32),
-    /// `max_segs` is not in `1..=`[`MAX_SEGS_LIMIT`].
+    /// `max_segs` is not in `1..=`[`params::MAX_SEGS_LIMIT`].
     MaxSegs(u32),
     /// `max_dma_size` is not a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
     MaxDmaSize(u32),
@@ -59,21 +70,9 @@ pub(crate) enum ParamError {
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Self::BounceSize(v) => write!(
-                f,
-                "invalid bounce_size={}: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from {} to {}",
-                v, BOUNCE_MIN, BOUNCE_MAX
-            ),
-            Self::BounceNegative(v) => write!(
-                f,
-                "invalid bounce_size={}: must be -1 (as large as max_dma_size, the default), 0 (no bounce buffer) or a power of two from {} to {}",
-                v, BOUNCE_MIN, BOUNCE_MAX
-            ),
-            Self::MaxSegs(v) => write!(
-                f,
-                "invalid max_segs={}: must be from 1 to {}",
-                v, MAX_SEGS_LIMIT
-            ),
+            Self::BounceSize(v) => bounce_size_msg(v, f),
+            Self::BounceNegative(v) => bounce_size_msg(v, f),
+            Self::MaxSegs(v) => fmt::Display::fmt(&params::MaxSegsMsg(v), f),
             Self::MaxDmaSize(v) => write!(
                 f,
                 "invalid max_dma_size={}: must be a power of two from {} to {}",
@@ -93,10 +92,20 @@ impl fmt::Display for ParamError {
     }
 }
 
+/// The message of a `bounce_size` of `value` out of range.
+fn bounce_size_msg(value: impl fmt::Display, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let msg = params::BounceSizeMsg {
+        value,
+        default: "as large as max_dma_size",
+        max: BOUNCE_MAX,
+    };
+    fmt::Display::fmt(&msg, f)
+}
+
 /// Whether `v` bytes may be a bounce buffer's size or `max_dma_size`: a power of two from
 /// [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
 fn dma_size_ok(v: u32) -> bool {
-    v.is_power_of_two() && (BOUNCE_MIN..=BOUNCE_MAX).contains(&v)
+    params::pow2_size_ok(v, BOUNCE_MAX)
 }
 
 /// Validated module parameters.
@@ -136,10 +145,7 @@ impl Params {
         if bounce_size != 0 && !size_ok(bounce_size) {
             return Err(ParamError::BounceSize(bounce_size));
         }
-        let max_segs = u16::try_from(max_segs)
-            .ok()
-            .filter(|n| (1..=MAX_SEGS_LIMIT).contains(&u32::from(*n)))
-            .ok_or(ParamError::MaxSegs(max_segs))?;
+        let max_segs = params::max_segs(max_segs).ok_or(ParamError::MaxSegs(max_segs))?;
         if !size_ok(max_dma) {
             return Err(ParamError::MaxDmaSize(max_dma));
         }
@@ -324,27 +330,6 @@ pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
         MAX_BLK_SIZE,
         MAX_BLK_COUNT_HW,
     )
-}
-
-/// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
-/// or the data phase reported an error.
-pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
-    if cmd_error || data_error {
-        0
-    } else {
-        len
-    }
-}
-
-/// How many bytes of a bounced transfer to copy from the bounce buffer back into the
-/// request's scatterlist: only for reads, only without a command or data error, and only
-/// `bytes_xfered` bytes. A failed read never overwrites the caller's memory.
-pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfered: u32) -> u32 {
-    if read && !cmd_error && !data_error {
-        xfered
-    } else {
-        0
-    }
 }
 
 /// The controller's longest busy wait (R1b), in milliseconds (`max_busy_timeout`).
@@ -699,33 +684,6 @@ pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
     (cmd & CMD_IRQS) | (dat1 & DAT1_IRQS)
 }
 
-/// What went wrong with a command, as the statistics count it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ErrorKind {
-    /// The response failed its CRC check (`EILSEQ` on the command).
-    CmdCrc,
-    /// No response in time (`ETIMEDOUT` on the command).
-    CmdTimeout,
-    /// A data block failed its CRC check (`EILSEQ` on the data).
-    DataCrc,
-    /// The data phase timed out (`ETIMEDOUT` on the data).
-    DataTimeout,
-    /// The controller's FIFO overran or ran dry (`RXFIFO_FULL`/`TXFIFO_EMPTY`, `EIO`).
-    Fifo,
-    /// The controller stayed busy (`STAT.CMD_BUSY` or `ESTA[13:11]`) 100 ms after the command
-    /// completed (`ETIMEDOUT`); it was reset.
-    NotReady,
-    /// The last words of a read did not leave the RX FIFO after its flush (`EIO` on the data).
-    Flush,
-    /// The request's data could not be set up or handed over: a mapping, a bounce copy, a
-    /// read whose last words were not seen in memory in time (the `bounce` file's
-    /// `tail_late`), a failed `set_ios`.
-    Setup,
-    /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
-    /// interrupt or a frozen controller, which was reset.
-    Deadline,
-}
-
 /// `ISTA`: the bits that end a command without data: `RESP_OK`, `RESP_TIMEOUT`,
 /// `RESP_ERR_CRC`.
 pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
@@ -760,116 +718,11 @@ impl ErrorKind {
     }
 }
 
-impl ErrorKind {
-    /// Every kind, in the order of [`Stats::errors`].
-    pub(crate) const ALL: [ErrorKind; 9] = [
-        Self::CmdCrc,
-        Self::CmdTimeout,
-        Self::DataCrc,
-        Self::DataTimeout,
-        Self::Fifo,
-        Self::NotReady,
-        Self::Flush,
-        Self::Setup,
-        Self::Deadline,
-    ];
-
-    /// The name in the statistics file.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Self::CmdCrc => "cmd_crc",
-            Self::CmdTimeout => "cmd_timeout",
-            Self::DataCrc => "data_crc",
-            Self::DataTimeout => "data_timeout",
-            Self::Fifo => "fifo",
-            Self::NotReady => "not_ready",
-            Self::Flush => "flush",
-            Self::Setup => "setup",
-            Self::Deadline => "deadline",
-        }
-    }
-
-    const fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// Smallest bucket of the request size histogram: requests up to 512 bytes.
-pub(crate) const HIST_MIN: u32 = 512;
-/// Buckets of the histogram: 512 bytes, 1 KiB, ... up to [`BOUNCE_MAX`] (4 MiB).
-pub(crate) const HIST_BUCKETS: usize = 14;
-
-/// The histogram bucket of a request of `len` bytes: bucket `i` holds the requests of more
-/// than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i` bytes; bigger ones go to the last.
-pub(crate) fn hist_bucket(len: u32) -> usize {
-    match len.max(HIST_MIN).checked_next_power_of_two() {
-        Some(rounded) => {
-            let i = (rounded.trailing_zeros() - HIST_MIN.trailing_zeros()) as usize;
-            i.min(HIST_BUCKETS - 1)
-        }
-        None => HIST_BUCKETS - 1,
-    }
-}
-
-/// The upper bound, in bytes, of histogram bucket `i`.
-pub(crate) const fn hist_bound(i: usize) -> u32 {
-    HIST_MIN << i
-}
-
-/// How a data request ended, for [`Stats::record`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Outcome {
-    /// Bytes of the request (`blksz * blocks`).
-    pub(crate) len: u32,
-    /// A write (else a read).
-    pub(crate) write: bool,
-    /// Through the bounce buffer (else straight to the single DMA segment).
-    pub(crate) bounced: bool,
-    /// The command's error, if any.
-    pub(crate) cmd_error: Option<ErrorKind>,
-    /// The data phase's error, if any.
-    pub(crate) data_error: Option<ErrorKind>,
-    /// `bytes_xfered` as reported to the MMC core.
-    pub(crate) xfered: u32,
-    /// Bytes copied from the bounce buffer into the request (reads only).
-    pub(crate) copied_back: u32,
-    /// Its data was still mapped by `pre_req` when it completed (a write sent direct; the
-    /// mapping is `post_req`'s to undo).
-    pub(crate) pre_mapped: bool,
-}
-
-impl Outcome {
-    /// A bounced read whose copy-back was skipped because an error was set.
-    pub(crate) fn copy_back_skipped(&self) -> bool {
-        self.bounced
-            && !self.write
-            && self.copied_back == 0
-            && (self.cmd_error.is_some() || self.data_error.is_some())
-    }
-}
-
 /// Per-host statistics (the driver's debugfs file `stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stats {
-    /// Commands completed, with or without data.
-    pub(crate) commands: u64,
-    /// Commands with a data phase.
-    pub(crate) data_requests: u64,
-    /// Data requests sent straight to their single DMA segment.
-    pub(crate) direct: u64,
-    /// Data requests that went through the bounce buffer.
-    pub(crate) bounced: u64,
-    /// Bytes read (`bytes_xfered` of successful reads).
-    pub(crate) bytes_read: u64,
-    /// Bytes written (`bytes_xfered` of successful writes).
-    pub(crate) bytes_written: u64,
-    /// Errors by kind, in the order of [`ErrorKind::ALL`]; a request counts once per error
-    /// it carries (command and data).
-    pub(crate) errors: [u64; ErrorKind::ALL.len()],
-    /// Bounced reads whose data was not copied back because an error was set.
-    pub(crate) copy_back_skipped: u64,
-    /// Data requests by size, see [`hist_bucket`].
-    pub(crate) sizes: [u64; HIST_BUCKETS],
+    /// The counters of requests, as the SD card slot's driver keeps them too.
+    pub(crate) req: Requests,
     /// Interrupts that came for a request already finished (its deadline fired first): they
     /// were ignored.
     pub(crate) late_interrupts: u64,
@@ -877,11 +730,6 @@ pub(crate) struct Stats {
     pub(crate) prepared: u64,
     /// Reads copied out of their bounce buffer in `post_req` (double buffering).
     pub(crate) post_req_copies: u64,
-    /// Writes whose data `pre_req` mapped for the controller, to go direct.
-    pub(crate) pre_mapped: u64,
-    /// Data requests that completed with an error while the mapping `pre_req` made of their
-    /// data stood.
-    pub(crate) pre_mapped_errors: u64,
     /// Times the deadline's work ran before its request was due and armed itself again.
     pub(crate) deadline_rearms: u64,
     /// Commands whose error bits latched after their completion bit, found by reading `ISTA`
@@ -913,20 +761,10 @@ impl Stats {
     /// All zero.
     pub(crate) const fn new() -> Self {
         Self {
-            commands: 0,
-            data_requests: 0,
-            direct: 0,
-            bounced: 0,
-            bytes_read: 0,
-            bytes_written: 0,
-            errors: [0; ErrorKind::ALL.len()],
-            copy_back_skipped: 0,
-            sizes: [0; HIST_BUCKETS],
+            req: Requests::new(),
             late_interrupts: 0,
             prepared: 0,
             post_req_copies: 0,
-            pre_mapped: 0,
-            pre_mapped_errors: 0,
             deadline_rearms: 0,
             late_status: 0,
             deadline_completed: 0,
@@ -943,46 +781,17 @@ impl Stats {
 
     /// The count of errors of `kind`.
     pub(crate) fn error_count(&self, kind: ErrorKind) -> u64 {
-        self.errors[kind.index()]
-    }
-
-    fn count_error(&mut self, kind: Option<ErrorKind>) {
-        if let Some(k) = kind {
-            self.errors[k.index()] = self.errors[k.index()].wrapping_add(1);
-        }
+        self.req.error_count(kind)
     }
 
     /// Counts a command without data that completed, maybe with an error.
     pub(crate) fn record_command(&mut self, error: Option<ErrorKind>) {
-        self.commands = self.commands.wrapping_add(1);
-        self.count_error(error);
+        self.req.record_command(error);
     }
 
     /// Counts a completed data request.
     pub(crate) fn record(&mut self, o: &Outcome) {
-        self.commands = self.commands.wrapping_add(1);
-        self.data_requests = self.data_requests.wrapping_add(1);
-        if o.bounced {
-            self.bounced = self.bounced.wrapping_add(1);
-        } else {
-            self.direct = self.direct.wrapping_add(1);
-        }
-        let bytes = if o.write {
-            &mut self.bytes_written
-        } else {
-            &mut self.bytes_read
-        };
-        *bytes = bytes.wrapping_add(u64::from(o.xfered));
-        self.count_error(o.cmd_error);
-        self.count_error(o.data_error);
-        if o.copy_back_skipped() {
-            self.copy_back_skipped = self.copy_back_skipped.wrapping_add(1);
-        }
-        if o.pre_mapped && (o.cmd_error.is_some() || o.data_error.is_some()) {
-            self.pre_mapped_errors = self.pre_mapped_errors.wrapping_add(1);
-        }
-        let b = hist_bucket(o.len);
-        self.sizes[b] = self.sizes[b].wrapping_add(1);
+        self.req.record(o);
     }
 
     /// Counts an interrupt for a request that is no longer in flight.
@@ -1002,7 +811,7 @@ impl Stats {
 
     /// Counts a write whose data `pre_req` mapped.
     pub(crate) fn record_pre_mapped(&mut self) {
-        self.pre_mapped = self.pre_mapped.wrapping_add(1);
+        self.req.record_pre_mapped();
     }
 
     /// Counts a deadline's work that ran early and armed itself again.
@@ -1065,8 +874,7 @@ impl Stats {
 
     /// Counts a request that failed before it reached the controller.
     pub(crate) fn record_setup_error(&mut self) {
-        self.commands = self.commands.wrapping_add(1);
-        self.count_error(Some(ErrorKind::Setup));
+        self.req.record_setup_error();
     }
 }
 
@@ -1102,63 +910,14 @@ impl fmt::Display for SdioIrqStats {
     }
 }
 
-/// A `u64` printed in decimal without 64-bit division.
-///
-/// On 32-bit ARM the kernel provides no 64-bit division to Rust code (`__aeabi_uldivmod`
-/// panics), and `core`'s `Display for u64` divides; this splits the number into 16-bit limbs
-/// and divides by 10000, so every step fits in 32 bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Dec(pub(crate) u64);
-
-impl fmt::Display for Dec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // u64::MAX has 20 digits: at most five groups of four.
-        let mut limbs = [
-            (self.0 >> 48) as u32,
-            ((self.0 >> 32) & 0xffff) as u32,
-            ((self.0 >> 16) & 0xffff) as u32,
-            (self.0 & 0xffff) as u32,
-        ];
-        let mut groups = [0u32; 5];
-        let mut n = 0;
-        loop {
-            let mut rem = 0u32;
-            for limb in limbs.iter_mut() {
-                // rem < 10000, so (rem << 16 | limb) < 10000 * 65536 < 2^32.
-                let cur = (rem << 16) | *limb;
-                *limb = cur / 10000;
-                rem = cur % 10000;
-            }
-            groups[n] = rem;
-            n += 1;
-            if limbs.iter().all(|&l| l == 0) || n == groups.len() {
-                break;
-            }
-        }
-        write!(f, "{}", groups[n - 1])?;
-        for g in groups[..n - 1].iter().rev() {
-            write!(f, "{:04}", g)?;
-        }
-        Ok(())
-    }
-}
-
-/// The text of the statistics file: one `name: value` per line, sizes as `size_<bytes>`
-/// (requests of at most that many bytes and more than half of it).
+/// The text of the statistics file: one `name: value` per line, the errors and the request
+/// sizes last ([`Requests`]).
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "commands: {}", Dec(self.commands))?;
-        writeln!(f, "data_requests: {}", Dec(self.data_requests))?;
-        writeln!(f, "direct: {}", Dec(self.direct))?;
-        writeln!(f, "bounced: {}", Dec(self.bounced))?;
-        writeln!(f, "bytes_read: {}", Dec(self.bytes_read))?;
-        writeln!(f, "bytes_written: {}", Dec(self.bytes_written))?;
-        writeln!(f, "copy_back_skipped: {}", Dec(self.copy_back_skipped))?;
+        fmt::Display::fmt(&self.req, f)?;
         writeln!(f, "late_interrupts: {}", Dec(self.late_interrupts))?;
         writeln!(f, "prepared: {}", Dec(self.prepared))?;
         writeln!(f, "post_req_copies: {}", Dec(self.post_req_copies))?;
-        writeln!(f, "pre_mapped: {}", Dec(self.pre_mapped))?;
-        writeln!(f, "pre_mapped_errors: {}", Dec(self.pre_mapped_errors))?;
         writeln!(f, "deadline_rearms: {}", Dec(self.deadline_rearms))?;
         writeln!(f, "late_status: {}", Dec(self.late_status))?;
         writeln!(f, "deadline_completed: {}", Dec(self.deadline_completed))?;
@@ -1170,13 +929,8 @@ impl fmt::Display for Stats {
         writeln!(f, "held_forced: {}", Dec(self.held_forced))?;
         writeln!(f, "error_stops: {}", Dec(self.error_stops))?;
         writeln!(f, "error_stops_failed: {}", Dec(self.error_stops_failed))?;
-        for k in ErrorKind::ALL {
-            writeln!(f, "error_{}: {}", k.name(), Dec(self.error_count(k)))?;
-        }
-        for (i, n) in self.sizes.iter().enumerate() {
-            writeln!(f, "size_{}: {}", hist_bound(i), Dec(*n))?;
-        }
-        Ok(())
+        self.req.fmt_errors(f, &ErrorKind::ALL)?;
+        self.req.fmt_sizes(f)
     }
 }
 

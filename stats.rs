@@ -13,19 +13,14 @@
 //! The data lives in the controller ([`HostDebugfs`]); `kernel::mmc` shows it in the files.
 //! Without `CONFIG_DEBUG_FS` the files do not exist, the counters still work.
 
+// The `stats` file: the counters and their reset, as the SD card slot's driver has one too.
+mod file;
+
 use core::fmt;
 use kernel::{
-    debugfs::{
-        Reader,
-        Writer, //
-    },
-    new_mutex,
+    debugfs::Writer,
     prelude::*,
-    sync::{
-        Mutex,
-        MutexGuard, //
-    },
-    uaccess::UserSliceReader, //
+    sync::MutexGuard, //
 };
 
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
@@ -41,6 +36,7 @@ use crate::logic::{
 };
 #[cfg(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS)]
 use crate::test_knobs::TestKnobs;
+use file::StatsFile;
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 use kernel::ModuleMetadata;
 
@@ -56,28 +52,6 @@ pub(crate) struct LimitsInfo {
     pub(crate) bounce_buffers: usize,
     /// `dma_get_merge_boundary()` of the controller (0: mappings never merge entries).
     pub(crate) dma_merge_boundary: usize,
-}
-
-/// The counters, as the `stats` file shows them; writing resets them.
-#[pin_data]
-pub(crate) struct StatsFile {
-    #[pin]
-    stats: Mutex<Stats>,
-}
-
-impl Writer for StatsFile {
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Copy, so that the lock is not held while the text is written.
-        let s = *self.stats.lock();
-        fmt::Display::fmt(&s, f)
-    }
-}
-
-impl Reader for StatsFile {
-    fn read_from_slice(&self, _input: &mut UserSliceReader) -> Result {
-        *self.stats.lock() = Stats::new();
-        Ok(())
-    }
 }
 
 impl Writer for LimitsInfo {
@@ -106,7 +80,7 @@ impl Writer for LimitsInfo {
 #[pin_data]
 pub(crate) struct HostDebugfs {
     #[pin]
-    pub(crate) stats: StatsFile,
+    pub(crate) stats: StatsFile<Stats>,
     pub(crate) knobs: TestKnobs,
     pub(crate) limits: LimitsInfo,
 }
@@ -116,9 +90,7 @@ impl HostDebugfs {
     /// buffers and the DMA mapping they were computed for (`limits`).
     pub(crate) fn new(limits: LimitsInfo) -> impl PinInit<Self> {
         pin_init!(Self {
-            stats <- pin_init!(StatsFile {
-                stats <- new_mutex!(Stats::new(), "meson_mx_sdhc_rs::stats"),
-            }),
+            stats <- StatsFile::new(Stats::new()),
             knobs: TestKnobs::new(),
             limits,
         })
@@ -143,7 +115,7 @@ impl HostDebugfs {
 
     /// The counters, locked.
     pub(crate) fn stats(&self) -> MutexGuard<'_, Stats> {
-        self.stats.stats.lock()
+        self.stats.lock()
     }
 
     /// Whether single-segment requests are to be bounced too.

@@ -6,7 +6,14 @@
 //! `logic.rs`.)
 //!
 //! Plain `core` Rust only (no allocation, no kernel types), so that the rules are also unit
-//! tested outside the kernel.
+//! tested outside the kernel. The rule itself, with the alignment as a parameter, is the one
+//! the SD card slot's driver uses too (`logic/data_path.rs`).
+
+pub(crate) use crate::logic::data_path::{
+    DataPath,
+    PathError,
+    PathRule, //
+};
 
 /// The unit the driver assumes the controller's DMA engine moves memory in, in bytes: a single
 /// segment goes to the controller in place only if its address and its length are multiples of
@@ -24,11 +31,21 @@
 /// SCR) and unaligned buffers of SDIO function drivers and `mmc_test`.
 pub(crate) const DMA_GRANULE: u32 = 64;
 
+/// The rule of the bounce buffer's data path with [`DMA_GRANULE`].
+fn rule(bounce: u32, max_direct: u32, force_bounce: bool) -> PathRule {
+    PathRule {
+        granule: DMA_GRANULE,
+        bounce,
+        max_direct,
+        force_bounce,
+    }
+}
+
 /// Whether a single DMA segment of `len` bytes that starts at `offset` bytes into its page (the
 /// low bits of its DMA address, with or without an IOMMU) may go to the controller in place:
 /// both are multiples of [`DMA_GRANULE`].
 pub(crate) fn granule_aligned(offset: u32, len: u32) -> bool {
-    offset % DMA_GRANULE == 0 && len % DMA_GRANULE == 0
+    rule(0, 0, false).aligned(offset, len)
 }
 
 /// The bytes at the start of a bounce buffer of `size` bytes that a transfer of `len` bytes
@@ -142,43 +159,6 @@ pub(crate) fn tail_landed(seq: u32, words: impl IntoIterator<Item = u32>) -> boo
     (0u32..).zip(words).all(|(i, w)| w != tail_mark(seq, i))
 }
 
-/// How a request's data reaches the controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DataPath {
-    /// The scatterlist mapped to a single DMA segment: the controller uses it directly.
-    Direct,
-    /// More than one segment, a single one too long, or one whose address or length is not a
-    /// multiple of [`DMA_GRANULE`]: the data goes through the bounce buffer.
-    Bounce,
-}
-
-/// Why a request's data cannot be transferred.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PathError {
-    /// The mapping has no segment at all.
-    NoSegments,
-    /// More than one segment (or one too long to go direct) and no bounce buffer big enough
-    /// for `len` bytes.
-    TooBig {
-        /// Mapped DMA segments.
-        segments: u32,
-        /// Bytes of the transfer.
-        len: u32,
-        /// Size of the bounce buffer (0: none).
-        bounce: u32,
-    },
-    /// A single segment whose address or length is not a multiple of [`DMA_GRANULE`] (the
-    /// controller would write memory outside it) and no bounce buffer big enough for it.
-    Unaligned {
-        /// Offset of the segment in its page.
-        offset: u32,
-        /// Bytes of the transfer.
-        len: u32,
-        /// Size of the bounce buffer (0: none).
-        bounce: u32,
-    },
-}
-
 /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
 /// DMA segments, the first `offset` bytes into its page, with a bounce buffer of `bounce` bytes
 /// (0: none). A single segment goes direct when its address and length are multiples of
@@ -186,6 +166,7 @@ pub(crate) enum PathError {
 /// with to one address; other ones are bounced when they fit, and an unaligned one that does
 /// not fit is refused rather than sent (the controller would write memory outside it). With
 /// `force_bounce` (for tests and measurements) a single segment is bounced too when it fits.
+/// ([`PathRule::choose`], the rule the SD card slot's driver shares.)
 pub(crate) fn data_path(
     segments: u32,
     offset: u32,
@@ -194,24 +175,7 @@ pub(crate) fn data_path(
     max_direct: u32,
     force_bounce: bool,
 ) -> Result<DataPath, PathError> {
-    let fits = bounce != 0 && len <= bounce;
-    let aligned = granule_aligned(offset, len);
-    match segments {
-        0 => Err(PathError::NoSegments),
-        1 if force_bounce && fits => Ok(DataPath::Bounce),
-        1 if aligned && len <= max_direct => Ok(DataPath::Direct),
-        _ if fits => Ok(DataPath::Bounce),
-        1 if !aligned => Err(PathError::Unaligned {
-            offset,
-            len,
-            bounce,
-        }),
-        _ => Err(PathError::TooBig {
-            segments,
-            len,
-            bounce,
-        }),
-    }
+    rule(bounce, max_direct, force_bounce).choose(segments, offset, len)
 }
 
 /// The number of DMA segments a scatterlist of `sg_len` entries maps to, when it is known
@@ -232,16 +196,10 @@ pub(crate) fn segments_without_mapping(sg_len: u32, merge_boundary: usize) -> Op
 
 /// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist entries,
 /// the first `offset` bytes into its page (`bounce`, `max_direct` and `force_bounce` as in
-/// [`data_path`]): only a write, only a single
-/// entry, which maps to a single DMA segment with or without an IOMMU, and only when
-/// [`data_path`] sends that segment direct, so that `request` decides the same from the same
-/// figures. A list of more entries is left to `request`: without an IOMMU it is bounced
-/// unmapped ([`segments_without_mapping`]); with one it must be mapped to count its segments.
-///
-/// Reads are left to `request` too: a read mapped in `pre_req` stays mapped until `post_req`,
-/// which the core calls after it started the next request, so two reads into the same memory
-/// (`mmc_test`'s non-blocking cases do that) would be mapped for the device at once, which the
-/// DMA API forbids (`CONFIG_DMA_API_DEBUG`: "overlapping mappings aren't supported").
+/// [`data_path`]): only a write, only a single entry, and only when [`data_path`] sends it
+/// direct ([`PathRule::pre_map`]). A list of more entries is left to `request`: without an
+/// IOMMU it is bounced unmapped ([`segments_without_mapping`]); with one it must be mapped to
+/// count its segments.
 pub(crate) fn pre_map(
     sg_len: u32,
     offset: u32,
@@ -251,9 +209,7 @@ pub(crate) fn pre_map(
     force_bounce: bool,
     write: bool,
 ) -> bool {
-    write
-        && sg_len == 1
-        && data_path(1, offset, len, bounce, max_direct, force_bounce) == Ok(DataPath::Direct)
+    rule(bounce, max_direct, force_bounce).pre_map(sg_len, offset, len, write)
 }
 
 #[cfg(any(test, CONFIG_KUNIT))]

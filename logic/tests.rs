@@ -400,16 +400,16 @@ pub(crate) mod suite {
         s.record(&ok(128 * KIB, true, true));
         s.record(&ok(512, true, false));
         s.record_command(None);
-        assert_eq!(s.commands, 5);
-        assert_eq!(s.data_requests, 4);
-        assert_eq!((s.direct, s.bounced), (2, 2));
-        assert_eq!(s.bytes_read, u64::from(132 * KIB));
-        assert_eq!(s.bytes_written, u64::from(128 * KIB + 512));
-        assert_eq!(s.copy_back_skipped, 0);
-        assert_eq!(s.sizes[hist_bucket(128 * KIB)], 2);
-        assert_eq!(s.sizes[0], 1);
-        assert_eq!(s.sizes.iter().sum::<u64>(), 4);
-        assert!(s.errors.iter().all(|&e| e == 0));
+        assert_eq!(s.req.commands, 5);
+        assert_eq!(s.req.data_requests, 4);
+        assert_eq!((s.req.direct, s.req.bounced), (2, 2));
+        assert_eq!(s.req.bytes_read, u64::from(132 * KIB));
+        assert_eq!(s.req.bytes_written, u64::from(128 * KIB + 512));
+        assert_eq!(s.req.copy_back_skipped, 0);
+        assert_eq!(s.req.sizes[hist_bucket(128 * KIB)], 2);
+        assert_eq!(s.req.sizes[0], 1);
+        assert_eq!(s.req.sizes.iter().sum::<u64>(), 4);
+        assert!(s.req.errors.iter().all(|&e| e == 0));
         Ok(())
     }
 
@@ -444,17 +444,17 @@ pub(crate) mod suite {
         s.record(&b);
         s.record_command(Some(ErrorKind::CmdTimeout));
         s.record_setup_error();
-        assert_eq!(s.copy_back_skipped, 2);
-        assert_eq!(s.bytes_read, 0);
-        assert_eq!(s.bytes_written, 0);
+        assert_eq!(s.req.copy_back_skipped, 2);
+        assert_eq!(s.req.bytes_read, 0);
+        assert_eq!(s.req.bytes_written, 0);
         assert_eq!(s.error_count(ErrorKind::DataCrc), 1);
         assert_eq!(s.error_count(ErrorKind::DataTimeout), 1);
         assert_eq!(s.error_count(ErrorKind::CmdTimeout), 2);
         assert_eq!(s.error_count(ErrorKind::CmdCrc), 1);
         assert_eq!(s.error_count(ErrorKind::Fifo), 1);
         assert_eq!(s.error_count(ErrorKind::Setup), 1);
-        assert_eq!(s.commands, 6);
-        assert_eq!(s.data_requests, 4);
+        assert_eq!(s.req.commands, 6);
+        assert_eq!(s.req.data_requests, 4);
         // A short successful bounced read copies back what was transferred: not skipped.
         let mut short = ok(8 * KIB, false, true);
         short.xfered = 4 * KIB;
@@ -484,9 +484,9 @@ pub(crate) mod suite {
         s.record(&c);
         c.pre_mapped = false;
         s.record(&c);
-        assert_eq!(s.pre_mapped, 2);
-        assert_eq!(s.pre_mapped_errors, 2);
-        assert_eq!(s.direct, 4);
+        assert_eq!(s.req.pre_mapped, 2);
+        assert_eq!(s.req.pre_mapped_errors, 2);
+        assert_eq!(s.req.direct, 4);
         Ok(())
     }
 

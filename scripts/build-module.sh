@@ -56,10 +56,15 @@ if [ "$MODDIR" != "$TOP" ]; then
         rm -rf "${MODDIR:?}/$d"
         cp -a "$TOP/$d" "$MODDIR/$d"
     done
-    # The second module's directory (its build products stay).
+    # The second module's directory (its build products stay), with its module directories
+    # (sdio/logic/).
     mkdir -p "$MODDIR/sdio"
     rm -f "$MODDIR"/sdio/*.rs
     cp -p "$TOP"/sdio/*.rs "$TOP/sdio/Kbuild" "$MODDIR/sdio/"
+    for d in $(TOP="$TOP/sdio" module_dirs); do
+        rm -rf "${MODDIR:?}/sdio/$d"
+        cp -a "$TOP/sdio/$d" "$MODDIR/sdio/$d"
+    done
 fi
 GEN="$MODDIR/build/bindings"
 # bindgen's input: bindings/mmc_helper.h (what the SDHC driver and the series use) and

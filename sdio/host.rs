@@ -34,13 +34,20 @@ use crate::mmc::{
     Host,
     HostOps,
     Ios,
+    PreReqRequest,
     Request, //
 };
 
 use crate::{
     clkc::Clkc,
     hw,
-    regs::Regs, //
+    logic::{
+        counters::SlotStats,
+        data_path::PathRule,
+        stats::ErrorKind, //
+    },
+    regs::Regs,
+    stats_file::StatsFile, //
 };
 
 /// The step of a request its current command is.
@@ -76,6 +83,10 @@ pub(crate) struct Cur {
     pub(crate) deadline: Instant<Monotonic>,
     /// The current command's number ([`Sdio::started`] when it started).
     pub(crate) seq: u32,
+    /// What went wrong with a command of the request, for the statistics (the first error).
+    pub(crate) cmd_error: Option<ErrorKind>,
+    /// What went wrong with its data.
+    pub(crate) data_error: Option<ErrorKind>,
 }
 
 /// A module clock kept enabled, disabled when dropped.
@@ -105,8 +116,13 @@ pub(crate) struct Sdio {
     pub(crate) _core_clk: EnabledClock,
     /// The slot the controller's mux sends commands to (the slot node's `reg`).
     pub(crate) slot: u32,
-    /// The bounce buffer: coherent memory of [`crate::MAX_REQ_SIZE`] bytes.
-    pub(crate) bounce: Coherent<[u8]>,
+    /// The bounce buffer: coherent memory of `bounce_size` bytes (none with 0).
+    pub(crate) bounce: Option<Coherent<[u8]>>,
+    /// Which requests go to the controller in place, which through the bounce buffer.
+    pub(crate) path_rule: PathRule,
+    /// The counters of the debugfs file `stats`.
+    #[pin]
+    pub(crate) stats: StatsFile<SlotStats>,
     /// The request in flight.
     #[pin]
     pub(crate) cur: Mutex<Option<Cur>>,
@@ -122,9 +138,15 @@ pub(crate) struct Sdio {
 }
 
 impl Sdio {
-    /// Quiesces the controller after an error: a soft reset, as the C driver does.
+    /// Quiesces the controller: a soft reset, as the C driver does after an error.
     pub(crate) fn quiesce(&self) {
         hw::soft_reset(&self.regs);
+    }
+
+    /// Quiesces the controller after an error, and counts it.
+    pub(crate) fn quiesce_after_error(&self) {
+        self.quiesce();
+        self.stats.lock().record_reset();
     }
 }
 
@@ -190,5 +212,11 @@ impl HostOps for SdioHost {
 
     fn set_ios(host: &Host<Self>, ios: &Ios) {
         crate::ios::set_ios(&host.data(), ios);
+    }
+
+    /// Maps a write that will go in place while the previous request runs; the layer's
+    /// `post_req` undoes the mapping.
+    fn pre_req(host: &Host<Self>, mrq: &PreReqRequest) {
+        crate::request::pre_request(&host.data().sdio, mrq);
     }
 }

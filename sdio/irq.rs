@@ -42,6 +42,16 @@ use crate::{
         self,
         Status, //
     },
+    logic::{
+        stats::{
+            ErrorKind,
+            Outcome, //
+        },
+        transfer::{
+            bytes_xfered,
+            copy_back_len, //
+        }, //
+    },
     regs,
     request::{
         command,
@@ -75,33 +85,67 @@ impl ThreadedHandler for IrqHandler {
     }
 }
 
-/// Whether any command of `mrq` or its data reported an error.
-fn failed(mrq: &Request) -> bool {
+/// Whether any command of `mrq` reported an error.
+fn cmd_failed(mrq: &Request) -> bool {
     [Stage::Sbc, Stage::Cmd, Stage::Stop]
         .into_iter()
         .filter_map(|s| command(mrq, s))
         .any(|c| c.error().is_some())
-        || mrq.data().is_some_and(|d| d.error().is_some())
 }
 
-/// Completes the request in `cur`: after an error the controller is soft-reset first; a read
-/// through the bounce buffer is copied into the request only when nothing reported an error.
+/// Completes the request in `cur`: after an error the controller is soft-reset first. The data
+/// counts as transferred, and a read through the bounce buffer is copied into the request,
+/// only when nothing reported an error ([`bytes_xfered`], [`copy_back_len`]). The request is
+/// counted in the statistics.
 fn finish(sdio: &Sdio, cur: Cur) {
-    let mut mrq = cur.mrq;
-    let failed = failed(&mrq);
-    if failed {
-        sdio.quiesce();
+    let (mut mrq, path) = (cur.mrq, cur.path);
+    let (mut cmd_error, mut data_error) = (cur.cmd_error, cur.data_error);
+    let cmd_failed = cmd_failed(&mrq);
+    let data_failed = mrq.data().is_some_and(|d| d.error().is_some());
+    if cmd_failed || data_failed {
+        sdio.quiesce_after_error();
     }
     mrq.end_transfer();
-    if let (Path::Bounce, Some(data)) = (cur.path, mrq.data()) {
-        if data.is_read() {
-            let len = data.len();
-            if failed || mrq.copy_from_buffer(&sdio.bounce, len) != len {
-                data.set_bytes_xfered(0);
-                if !failed {
+    // An error no step of the driver noted: counted as the setup's.
+    if cmd_failed {
+        cmd_error = cmd_error.or(Some(ErrorKind::Setup));
+    }
+    let mut outcome = None;
+    if let Some(data) = mrq.data() {
+        let len = data.len();
+        let xfered = bytes_xfered(cmd_failed, data_failed, len);
+        data.set_bytes_xfered(xfered);
+        let mut copied_back = 0;
+        if let (Path::Bounce, Some(bounce)) = (path, sdio.bounce.as_ref()) {
+            let copy = copy_back_len(data.is_read(), cmd_failed, data_failed, xfered);
+            if copy != 0 {
+                copied_back = mrq.copy_from_buffer(bounce, copy);
+                if copied_back != copy {
+                    data.set_bytes_xfered(0);
                     data.set_error(EIO);
+                    data_error = data_error.or(Some(ErrorKind::Setup));
                 }
             }
+        }
+        if data_failed {
+            data_error = data_error.or(Some(ErrorKind::Setup));
+        }
+        outcome = Some(Outcome {
+            len,
+            write: data.is_write(),
+            bounced: path == Path::Bounce,
+            cmd_error,
+            data_error,
+            xfered: if data_error.is_some() { 0 } else { xfered },
+            copied_back,
+            pre_mapped: mrq.pre_mapped(),
+        });
+    }
+    {
+        let mut stats = sdio.stats.lock();
+        match &outcome {
+            Some(o) => stats.req.record(o),
+            None => stats.req.record_command(cmd_error),
         }
     }
     mrq.done();
@@ -137,9 +181,15 @@ fn cmd_done(sdio: &Sdio) {
             let ok = status.crc_ok(data.is_some(), cur.without_crc7);
             match (ok, data) {
                 (true, Some(d)) => d.set_bytes_xfered(d.len()),
-                (false, Some(d)) => d.set_error(EILSEQ),
+                (false, Some(d)) => {
+                    d.set_error(EILSEQ);
+                    cur.data_error = cur.data_error.or(Some(ErrorKind::DataCrc));
+                }
                 (true, None) => {}
-                (false, None) => cmd.set_error(EILSEQ),
+                (false, None) => {
+                    cmd.set_error(EILSEQ);
+                    cur.cmd_error = cur.cmd_error.or(Some(ErrorKind::CmdCrc));
+                }
             }
             match stage {
                 Stage::Sbc if cmd.error().is_none() => Some(Stage::Cmd),
@@ -191,7 +241,7 @@ pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
         return;
     }
     hw::disable_cmd_irq(&sdio.regs);
-    let Some(cur) = guard.take() else {
+    let Some(mut cur) = guard.take() else {
         return;
     };
     drop(guard);
@@ -203,6 +253,7 @@ pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
             sdio.regs.read(regs::IRQS).into_raw()
         );
         cmd.set_error(ETIMEDOUT);
+        cur.cmd_error = cur.cmd_error.or(Some(ErrorKind::Deadline));
     }
     finish(sdio, cur);
 }

@@ -8,23 +8,30 @@
 //! framework, one or four data lines, and a timer for the command the controller never reports.
 //! It adds a bounce buffer: a request of several scatterlist segments, or of one the controller
 //! cannot take in place (not whole, aligned words), goes through one DMA-coherent buffer, so
-//! that the host takes up to [`MAX_SEGS`] segments per request. After every error the
-//! controller is soft-reset.
+//! that the host takes up to `max_segs` segments per request; a write that goes in place is
+//! mapped in `pre_req`. After every error the controller is soft-reset. The module parameters
+//! `bounce_size` and `max_segs` are the SDHC driver's, and its statistics are in the host's
+//! debugfs directory (`stats`).
 //!
-//! The crate root holds the module. The driver logic is safe Rust:
+//! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
 //! - `probe.rs`: the platform driver and probe; `slot.rs` the slot sub-node;
 //! - `host.rs`: the controller state the MMC callbacks, the interrupt and the timer share, and
 //!   the host's callbacks, implemented in `request.rs` (starting a request and its commands),
 //!   `irq.rs` (the end of a command, the timer, completing a request) and `ios.rs` (bus
 //!   settings);
-//! - `hw.rs`: register programming; `regs.rs` the register map; `clkc.rs` the card clock.
+//! - `hw.rs`: register programming; `regs.rs` the register map; `clkc.rs` the card clock;
+//! - `logic.rs`: the driver's pure decisions (also built and tested on the host), with the
+//!   rules it shares with the SDHC driver (`../logic/`); the `stats` file is the SDHC
+//!   driver's `StatsFile` (`../stats/file.rs`).
 //!
 //! The C API is reached only through kernel-crate abstractions, the same the SDHC driver
 //! (`meson_mx_sdhc_rs`) uses: `kernel::mmc`, the MMC host API; `kernel::platform::of_child`,
 //! the slot's device; `kernel::clk::provider`, the card clock; `kernel::irq::managed`,
 //! `kernel::io::window`, `kernel::dma::cpu_copy` (the bounce buffer's copies) and
 //! `kernel::workqueue::timer`.
+
+use kernel::prelude::*;
 
 #[path = "../bindings/mod.rs"]
 mod bindings;
@@ -33,17 +40,19 @@ mod host;
 mod hw;
 mod ios;
 mod irq;
+mod logic;
 mod probe;
 mod regs;
 mod request;
 mod slot;
+#[path = "../stats/file.rs"]
+mod stats_file;
 
 /// The kernel-crate abstractions, the same files as the SDHC driver's (`rust/kernel/`), laid
 /// out as in the kernel tree.
 ///
-/// They are modules of this driver too, so what it does not use of them (`kernel::mmc`'s
-/// `pre_req` mapping, SDIO card interrupts, tuning, the non-coherent DMA memory, ...) is dead
-/// code to the compiler here.
+/// They are modules of this driver too, so what it does not use of them (SDIO card interrupts,
+/// tuning, the non-coherent DMA memory, ...) is dead code to the compiler here.
 #[path = "../rust/kernel"]
 #[allow(dead_code, unused_imports)]
 mod kernel_ext {
@@ -85,16 +94,66 @@ mod kernel_ext {
 
 use kernel_ext::mmc;
 
-/// The largest request, in bytes: the bounce buffer's size, and the C driver's limit.
-pub(crate) const MAX_REQ_SIZE: u32 = 128 * 1024;
+use logic::module_params::{
+    ParamError,
+    Params, //
+};
 
-/// The most scatterlist segments in a request.
-pub(crate) const MAX_SEGS: u16 = 64;
+/// The module parameters as given, checked.
+fn checked_params() -> Result<Params, ParamError> {
+    Params::from_module(
+        *module_parameters::bounce_size.value_ref(),
+        *module_parameters::max_segs.value_ref(),
+    )
+}
 
-kernel::module_platform_driver! {
-    type: probe::SdioDriver,
+/// The module parameters, checked in module init (so they are valid here).
+fn params() -> Params {
+    checked_params().unwrap_or(Params {
+        bounce_size: 0,
+        max_segs: 1,
+    })
+}
+
+/// The module: its parameters checked (`EINVAL`, with a message naming the one out of range
+/// and its range), then the platform driver registered.
+#[pin_data]
+struct SdioModule {
+    #[pin]
+    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::SdioDriver>>,
+}
+
+impl kernel::InPlaceModule for SdioModule {
+    fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        pin_init::pin_init_scope(move || {
+            if let Err(e) = checked_params() {
+                pr_err!("{}\n", format_args!("{}", e));
+                return Err(EINVAL);
+            }
+            Ok(try_pin_init!(Self {
+                _driver <- kernel::driver::Registration::new(
+                    <Self as kernel::ModuleMetadata>::NAME,
+                    module,
+                ),
+            }))
+        })
+    }
+}
+
+module! {
+    type: SdioModule,
     name: "meson-mx-sdio-rs",
     authors: ["The meson_mx_sdhc_rs driver authors"],
     description: "Meson6, Meson8 and Meson8b SDIO/MMC Host Driver (Rust)",
     license: "GPL",
+    params: {
+        bounce_size: i32 {
+            default: crate::logic::params::BOUNCE_SIZE_DEFAULT,
+            description: "Bounce buffer size in bytes: -1 (default) 131072, the largest request; 0 (none: the C driver's limits, one segment of whole, aligned words per request); or a power of two from 4096 to 131072",
+        },
+        max_segs: u32 {
+            default: crate::logic::params::MAX_SEGS_DEFAULT,
+            description: "Most scatterlist segments per request with the bounce buffer, 1 to 256",
+        },
+    },
 }

@@ -38,10 +38,13 @@ use crate::{
     },
     hw,
     irq::IrqHandler,
+    logic::{
+        counters::SlotStats,
+        module_params::Params, //
+    },
     regs::Regs,
     slot::Slot,
-    MAX_REQ_SIZE,
-    MAX_SEGS, //
+    stats_file::StatsFile, //
 };
 
 /// The MMC host controller driver.
@@ -65,8 +68,8 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
 }
 
 /// The controller: registers mapped, module clock on, configuration written and soft reset,
-/// card clock registered, bounce buffer allocated.
-fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
+/// card clock registered, bounce buffer allocated as the parameters `params` ask.
+fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
         .resource_by_index(0)
@@ -81,8 +84,13 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
     hw::soft_reset(&regs);
     let clkc = Clkc::register(dev, regs.clone())
         .map_err(|e| probe_err(dev, "failed to register the card clock", e))?;
-    let bounce = Coherent::<u8>::zeroed_slice(dev, MAX_REQ_SIZE as usize, GFP_KERNEL)
-        .map_err(|e| probe_err(dev, "failed to allocate the bounce buffer", e))?;
+    let bounce = match params.bounce_size {
+        0 => None,
+        size => Some(
+            Coherent::<u8>::zeroed_slice(dev, size as usize, GFP_KERNEL)
+                .map_err(|e| probe_err(dev, "failed to allocate the bounce buffer", e))?,
+        ),
+    };
     Arc::pin_init(
         try_pin_init!(Sdio {
             dev: dev.into(),
@@ -91,6 +99,8 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
             _core_clk: core,
             slot,
             bounce,
+            path_rule: params.path_rule(),
+            stats <- StatsFile::new(SlotStats::new()),
             cur <- new_mutex!(None, "meson_mx_sdio_rs::cur"),
             irqs: Atomic::new(0),
             started: Atomic::new(0),
@@ -100,12 +110,13 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32) -> Result<Arc<Sdio>> {
     )
 }
 
-/// The MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree and
-/// the slot's node.
+/// The MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree, the
+/// parameters `params` (its queue limits) and the slot's node.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
     slot_dev: &Device,
     sdio: &Arc<Sdio>,
+    params: &Params,
 ) -> Result<UnregisteredHost<'a, SdioHost>> {
     let mut host =
         UnregisteredHost::new_for_child(dev, slot_dev.into(), SdioHost::new(sdio.clone()))
@@ -115,12 +126,13 @@ fn new_host<'a>(
     let rate_err = |e| probe_err(dev, "no usable card clock rate", e);
     let f_min = sdio.clkc.round_rate(1).map_err(rate_err)?;
     let f_max = sdio.clkc.round_rate(c_ulong::MAX).map_err(rate_err)?;
+    let limits = params.limits();
     host.configure(&HostConfig {
         f_min,
         f_max,
-        max_req_size: MAX_REQ_SIZE,
-        max_seg_size: MAX_REQ_SIZE,
-        max_segs: MAX_SEGS,
+        max_req_size: limits.max_req_size,
+        max_seg_size: limits.max_req_size,
+        max_segs: limits.max_segs,
         max_blk_count: hw::MAX_BLK_COUNT,
         max_blk_size: hw::MAX_BLK_SIZE,
         max_busy_timeout: 0,
@@ -139,14 +151,16 @@ fn new_host<'a>(
 }
 
 /// Probes `pdev`: the slot's device, the controller, the host, the interrupt, then the host's
-/// registration. The interrupt is requested before the host is added, so the host is removed
-/// before the interrupt is freed at unbind (devres undoes in reverse order).
+/// registration and its debugfs file `stats`. The interrupt is requested before the host is
+/// added, so the host is removed before the interrupt is freed at unbind (devres undoes in
+/// reverse order).
 fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
     let dev: &Device<Bound> = pdev.as_ref();
+    let params = crate::params();
     let slot = Slot::find(dev)?;
-    let sdio = new_sdio(pdev, slot.id)?;
+    let sdio = new_sdio(pdev, slot.id, &params)?;
     let slot_dev = slot.create(dev)?;
-    let host = new_host(dev, slot_dev, &sdio)?;
+    let host = new_host(dev, slot_dev, &sdio, &params)?;
     managed::request_threaded_irq_by_index(
         pdev,
         kernel::irq::Flags::ONESHOT,
@@ -156,7 +170,10 @@ fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
     )
     .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
     host.register()
-        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?;
+        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?
+        .debugfs_files(|data, dir| {
+            dir.read_write_file(c"stats", &data.sdio.stats);
+        });
     Ok(())
 }
 

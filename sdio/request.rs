@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Starting a request: its data's path (in place or through the bounce buffer), then its first
-//! command (SET_BLOCK_COUNT if the core asks for one), and the command that follows another.
+//! command (SET_BLOCK_COUNT if the core asks for one), and the command that follows another;
+//! and `pre_req`, which maps a write that will go in place while the previous request runs.
 
 use kernel::{
     io::Io,
@@ -17,6 +18,7 @@ use kernel::{
 use crate::mmc::{
     Command,
     DmaRequest,
+    PreReqRequest,
     Request, //
 };
 
@@ -32,11 +34,12 @@ use crate::{
         self,
         CmdRegs, //
     },
+    logic::{
+        data_path::DataPath,
+        timeout::command_timeout_ms, //
+    },
     regs, //
 };
-
-/// How long a command without a busy timeout of its own may take, as in the C driver.
-const CMD_TIMEOUT_MS: i64 = 1000;
 
 /// The command of `stage` of `mrq`, if the request has one.
 pub(crate) fn command(mrq: &Request, stage: Stage) -> Option<&Command> {
@@ -47,19 +50,15 @@ pub(crate) fn command(mrq: &Request, stage: Stage) -> Option<&Command> {
     }
 }
 
-/// How long the command of `stage` may take: its busy timeout, or 1 s; with data, the time the
-/// data takes on the bus at the card clock `hz` on top.
+/// How long the command of `stage` may take ([`command_timeout_ms`]): with data, at the card
+/// clock `hz` on four lines or one (`four`).
 fn timeout(mrq: &Request, stage: Stage, cmd: &Command, hz: u32, four: bool) -> Delta {
-    let mut ms = match cmd.busy_timeout_ms() {
-        0 => CMD_TIMEOUT_MS,
-        t => i64::from(t),
+    let data_len = match stage {
+        Stage::Cmd => mrq.data().map(|d| d.len()),
+        Stage::Sbc | Stage::Stop => None,
     };
-    if let (Stage::Cmd, Some(data)) = (stage, mrq.data()) {
-        let lines = if four { 4 } else { 1 };
-        let khz = (hz / 1000).max(1);
-        ms += i64::from(data.len().saturating_mul(8) / lines / khz);
-    }
-    Delta::from_millis(ms)
+    let ms = command_timeout_ms(cmd.busy_timeout_ms(), data_len, hz, four);
+    Delta::from_millis(i64::from(ms))
 }
 
 /// Starts the command of `stage` of the request in `cur` and sets its deadline.
@@ -88,34 +87,38 @@ pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
     hw::start_cmd(&sdio.regs, sdio.slot, cmd.arg(), &r);
 }
 
-/// Whether the request's data can go to the controller in place: one segment of whole,
-/// aligned words (what the C driver takes, and all it takes).
-fn direct(mrq: &DmaRequest) -> bool {
-    mrq.data()
-        .is_some_and(|d| d.sg_len() == 1 && d.sg_first_offset() % 4 == 0 && d.len() % 4 == 0)
-}
-
-/// Sets the data's DMA address: the request's one segment mapped, or the bounce buffer with a
-/// write's data copied in. Returns the path, or the error that fails the request.
+/// Sets the data's DMA address as the path rule says: the request's one segment of whole,
+/// aligned words mapped (by `pre_req` for a write, else here), or the bounce buffer with a
+/// write's data copied in. Returns the path, or the error that fails the request: a request
+/// neither can take (without a bounce buffer, a segment the C driver refuses too).
 fn set_up_data(sdio: &Sdio, mrq: &mut DmaRequest) -> Result<Path> {
-    let Some(len) = mrq.data().map(|d| d.len()) else {
+    let Some((sg_len, offset, len)) = mrq
+        .data()
+        .map(|d| (d.sg_len(), d.sg_first_offset(), d.len()))
+    else {
         return Ok(Path::None);
     };
-    let (addr, path) = if direct(mrq) {
-        if mrq.map_count()? != 1 {
+    let (addr, path) = match sdio.path_rule.choose(sg_len, offset, len) {
+        Ok(DataPath::Direct) => {
+            if mrq.pre_mapped_segments().is_none() && mrq.map_count()? != 1 {
+                return Err(EINVAL);
+            }
+            let (addr, _) = mrq.dma_for_device().ok_or(EINVAL)?;
+            (addr, Path::Direct)
+        }
+        Ok(DataPath::Bounce) => {
+            let bounce = sdio.bounce.as_ref().ok_or(EINVAL)?;
+            // The CPU copies the data: a mapping `pre_req` made goes first.
+            mrq.unmap();
+            if mrq.data().is_some_and(|d| d.is_write()) && mrq.copy_to_buffer(bounce, len) != len {
+                return Err(EIO);
+            }
+            (u64::from(bounce.dma_address()), Path::Bounce)
+        }
+        Err(e) => {
+            dev_err!(sdio.dev, "cannot transfer the request's data: {:?}\n", e);
             return Err(EINVAL);
         }
-        let (addr, _) = mrq.dma_for_device().ok_or(EINVAL)?;
-        (addr, Path::Direct)
-    } else {
-        if len as usize > sdio.bounce.size() {
-            return Err(EINVAL);
-        }
-        if mrq.data().is_some_and(|d| d.is_write()) && mrq.copy_to_buffer(&sdio.bounce, len) != len
-        {
-            return Err(EIO);
-        }
-        (u64::from(sdio.bounce.dma_address()), Path::Bounce)
     };
     // The controller takes 32-bit addresses.
     let addr = u32::try_from(addr).map_err(|_| EINVAL)?;
@@ -123,15 +126,31 @@ fn set_up_data(sdio: &Sdio, mrq: &mut DmaRequest) -> Result<Path> {
     Ok(path)
 }
 
+/// `pre_req`: maps the data of a write that will go to the controller in place, while the
+/// previous request runs (as the SDHC driver does).
+pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
+    let Some(d) = mrq.data() else {
+        return;
+    };
+    if sdio
+        .path_rule
+        .pre_map(d.sg_len(), d.sg_first_offset(), d.len(), d.is_write())
+        && mrq.pre_map()
+    {
+        sdio.stats.lock().req.record_pre_mapped();
+    }
+}
+
 /// The `request` callback: fails the request with the last `set_ios` error, sets up its data
 /// and starts its first command.
 pub(crate) fn request(host: &SdioHost, mrq: Request) {
+    let sdio = &host.sdio;
     if let Some(e) = *host.set_ios_error.lock() {
+        sdio.stats.lock().req.record_setup_error();
         mrq.cmd().set_error(e);
         mrq.done();
         return;
     }
-    let sdio = &host.sdio;
     let mut guard = sdio.cur.lock();
     let mut mrq = DmaRequest::new(mrq);
     let path = match set_up_data(sdio, &mut mrq) {
@@ -139,6 +158,7 @@ pub(crate) fn request(host: &SdioHost, mrq: Request) {
         Err(e) => {
             drop(guard);
             dev_err!(sdio.dev, "request not started: error {}\n", e.to_errno());
+            sdio.stats.lock().req.record_setup_error();
             mrq.cmd().set_error(e);
             mrq.done();
             return;
@@ -156,6 +176,8 @@ pub(crate) fn request(host: &SdioHost, mrq: Request) {
         without_crc7: false,
         deadline: Instant::<Monotonic>::now(),
         seq: 0,
+        cmd_error: None,
+        data_error: None,
     });
     start(sdio, cur, first);
     host.arm(cur.deadline);

@@ -12,7 +12,13 @@
 # MMC core retries: the read returns the card's data, never the damaged
 # bytes), data CRC errors on every read (an I/O error reaches dd; once they
 # stop the card reads back intact), and a lost interrupt (the driver's timer
-# and a soft reset; the card works on); the module removed and loaded again.
+# and a soft reset; the card works on); the statistics in debugfs (direct and
+# bounced requests and pre_req mappings after the fio runs, reset by a write,
+# the injected data CRC error counted once with its soft reset, the lost
+# interrupt as a timeout); the module parameters: out-of-range values refuse
+# to load with a message naming the parameter and its range, max_segs=1 and
+# bounce_size=0 load with one segment a request (the latter sending every
+# request in place), the card's data intact.
 # The eMMC on the SDHC runs on the SDHC's Rust driver in the same boot
 # (--driver rust): fio verify on both cards at once.
 . "$(dirname "$0")/../lib.sh"
@@ -39,7 +45,7 @@ cat /sys/kernel/debug/$host/ios
 grep -q 'bus width:.*2 (4 bits)' /sys/kernel/debug/$host/ios || fail "not 4 bits"
 grep -q 'timing spec:.*sd high-speed' /sys/kernel/debug/$host/ios || fail "not in SD high speed"
 segs=$(cat /sys/block/${SD#/dev/}/queue/max_segments)
-[ "$segs" -gt 1 ] || fail "max_segments $segs"
+[ "$segs" = 64 ] || fail "max_segments $segs, expected 64 (max_segs' default)"
 say "max_segments $segs, max_hw_sectors_kb $(cat /sys/block/${SD#/dev/}/queue/max_hw_sectors_kb)"
 
 for bs in 128k 4k; do
@@ -49,6 +55,19 @@ for bs in 128k 4k; do
       || { cat /tmp/fio.out; fail "fio verify bs=$bs"; }
   say "fio randwrite+verify bs=$bs 4 MiB ok ($(( $(date +%s) - t0 )) s)"
 done
+st=/sys/kernel/debug/$host/stats
+[ -f "$st" ] || fail "no statistics file $st"
+stv() { v=$(sed -n "s/^$1: //p" "$st"); [ -n "$v" ] || fail "no '$1' in $st"; echo "$v"; }
+# bs=128k: a buffer of scattered pages, bounced; bs=4k: one page, in place,
+# and each such write mapped in pre_req
+[ "$(stv bounced)" -ge 32 ] || fail "stats: bounced $(stv bounced) after fio bs=128k"
+[ "$(stv direct)" -ge 1024 ] || fail "stats: direct $(stv direct) after fio bs=4k"
+[ "$(stv pre_mapped)" -ge 512 ] || fail "stats: pre_mapped $(stv pre_mapped) after fio bs=4k"
+[ "$(stv bytes_written)" -ge $((8 << 20)) ] || fail "stats: bytes_written $(stv bytes_written)"
+[ "$(stv bytes_read)" -ge $((8 << 20)) ] || fail "stats: bytes_read $(stv bytes_read)"
+[ "$(stv error_data_crc)" = 0 ] || fail "stats: data CRC errors before any was injected"
+grep -v '^size_.*: 0$' "$st"
+say "stats after fio: direct $(stv direct), bounced $(stv bounced), pre_mapped $(stv pre_mapped), bytes_written $(stv bytes_written), bytes_read $(stv bytes_read)"
 
 # both Rust drivers at once: the eMMC on the SDHC (meson_mx_sdhc_rs, loaded
 # by the guest's init) and the SD card, fio verify on both side by side
@@ -91,6 +110,9 @@ say "mmc_test cases 1-14 and 19-28 OK, up to $sg segments a request ($(( $(date 
 
 dd if=/dev/urandom of=/tmp/pat bs=64k count=4 2>/dev/null
 dd if=/tmp/pat of=$SD bs=64k seek=16 oflag=direct 2>/dev/null
+# a write to the file resets the counters
+echo 0 > "$st"
+[ "$(stv bytes_read)" = 0 ] && [ "$(stv bounced)" = 0 ] || fail "stats not reset by a write"
 # One data CRC error on a read: reported with nothing transferred, the MMC
 # core retries; the read returns the card's data or an I/O error, never the
 # damaged bytes (the model changes one byte).
@@ -105,7 +127,9 @@ host_sync count-1
 dd if=$SD of=/tmp/back bs=64k count=4 skip=16 iflag=direct 2>/dev/null \
     || fail "reads fail after one data CRC error"
 cmp /tmp/pat /tmp/back || fail "data differs on the card after one data CRC error"
-say "after one data CRC error: the card reads back intact"
+[ "$(stv error_data_crc)" = 1 ] || fail "stats: error_data_crc $(stv error_data_crc) after one injected data CRC error"
+[ "$(stv resets)" -ge 1 ] || fail "stats: no soft reset counted after the data CRC error"
+say "after one data CRC error: the card reads back intact; stats: error_data_crc 1, resets $(stv resets)"
 
 # Data CRC errors on every read, until disarmed: the error reaches dd.
 host_sync every-read
@@ -132,18 +156,41 @@ cmp /tmp/pat /tmp/back || fail "data differs after the lost interrupt"
 fio --name=after --filename=$SD --direct=1 --rw=randwrite --bs=16k --size=2m \
     --verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=terse >/tmp/fio.out \
     || { cat /tmp/fio.out; fail "fio verify after the faults"; }
-say "a lost interrupt: timed out, soft reset; after the faults: data intact, fio write+verify ok"
+[ "$(stv error_deadline)" -ge 1 ] || fail "stats: the lost interrupt's timeout not counted"
+say "a lost interrupt: timed out (stats: error_deadline $(stv error_deadline)), soft reset; after the faults: data intact, fio write+verify ok"
 
 dd if=$SD of=/tmp/pat bs=64k count=4 skip=16 iflag=direct 2>/dev/null \
     || fail "reads fail after fio"
 rmmod meson_mx_sdio_rs
 [ ! -e /sys/bus/platform/devices/c1108c20.mmc/driver ] || fail "the controller is still bound after rmmod"
+# out-of-range parameters: the module refuses to load, naming the parameter
+for bad in bounce_size=3000 bounce_size=262144 bounce_size=-2 max_segs=0 max_segs=257; do
+  if insmod /lib/modules/meson_mx_sdio_rs.ko "$bad" 2>/dev/null; then
+    fail "the module loaded with $bad"
+  fi
+  ! grep -q '^meson_mx_sdio_rs ' /proc/modules || fail "meson_mx_sdio_rs is loaded after $bad"
+  dmesg | grep -q "invalid $bad: must be .*[0-9]" || fail "no message naming $bad and its range"
+done
+say "bad parameters refused: $(dmesg | grep -c 'invalid \(bounce_size\|max_segs\)=') messages, e.g. '$(dmesg | grep 'invalid max_segs=0' | tail -1 | sed 's/^\[[^]]*\] //')'"
+for p in max_segs=1 bounce_size=0; do
+  insmod /lib/modules/meson_mx_sdio_rs.ko "$p"
+  wait_disk "no card after the module was loaded with $p"
+  host=$(basename "$(ls -d /sys/bus/platform/devices/*.mmc:slot@1/mmc_host/mmc*)")
+  st=/sys/kernel/debug/$host/stats
+  segs=$(cat /sys/block/${SD#/dev/}/queue/max_segments)
+  [ "$segs" = 1 ] || fail "max_segments $segs with $p"
+  dd if=$SD of=/tmp/back bs=64k count=4 skip=16 iflag=direct 2>/dev/null \
+      || fail "reads fail after the module was loaded with $p"
+  cmp /tmp/pat /tmp/back || fail "data differs after the module was loaded with $p"
+  if [ "$p" = bounce_size=0 ]; then
+    [ "$(stv bounced)" = 0 ] && [ "$(stv direct)" -ge 4 ] \
+        || fail "bounce_size=0: bounced $(stv bounced), direct $(stv direct)"
+  fi
+  say "module loaded again with $p: max_segments $segs, direct $(stv direct), bounced $(stv bounced); data intact"
+  rmmod meson_mx_sdio_rs
+done
 insmod /lib/modules/meson_mx_sdio_rs.ko
 wait_disk "no card after the module was loaded again"
-dd if=$SD of=/tmp/back bs=64k count=4 skip=16 iflag=direct 2>/dev/null \
-    || fail "reads fail after the module was loaded again"
-cmp /tmp/pat /tmp/back || fail "data differs after the module was loaded again"
-say "module removed and loaded again: the card is back, data intact"
 dmesg | grep -E 'mmc[0-9]|mmcblk|sdio' | tail -8
 G
 )

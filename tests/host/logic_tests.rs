@@ -2,12 +2,13 @@
 
 //! Host unit tests of the pure logic: the driver's `logic.rs` and its bounce buffer's path
 //! decisions and double-buffer state machine (`bounce/policy.rs`, `bounce/slots.rs`), and the
-//! dirty-line bookkeeping of `kernel::dma::noncoherent` (`dirty.rs`).
+//! dirty-line bookkeeping of `kernel::dma::noncoherent` (`dirty.rs`); and the SD card slot
+//! driver's (`sdio/logic.rs`, whose tests are host tests only).
 //! Their shared tests (`logic/tests.rs`, `policy/tests.rs`, `slots/tests.rs`, `dirty/tests.rs`) are
 //! also KUnit suites in the kernel; the tests of text, which need `std`, are here.
 
 #![no_std]
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 #[cfg(test)]
 extern crate std;
@@ -23,6 +24,11 @@ mod slots;
 const MAX_BUFFERS: usize = 2;
 #[path = "../../rust/kernel/dma/noncoherent/dirty.rs"]
 mod dirty;
+
+/// The SD card slot driver's pure decisions (`sdio/logic.rs`, with its tests), and the rules it
+/// shares with the SDHC driver's (`logic/`).
+#[path = "../../sdio/logic.rs"]
+mod sdio_logic;
 
 #[cfg(test)]
 mod tests {

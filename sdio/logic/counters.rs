@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The statistics (the debugfs file `stats`): the request counters both drivers keep, and the
+//! controller's soft resets.
+
+use core::fmt;
+
+use super::stats::{
+    Dec,
+    ErrorKind,
+    Requests, //
+};
+
+/// The kinds of error this controller reports, in the order the file shows them: a response
+/// or data CRC error (the controller's only error bits), a request that could not be set up,
+/// and a command the timer ended (no response, a lost interrupt, a card that stalls).
+pub(crate) const SLOT_ERRORS: [ErrorKind; 4] = [
+    ErrorKind::CmdCrc,
+    ErrorKind::DataCrc,
+    ErrorKind::Setup,
+    ErrorKind::Deadline,
+];
+
+/// The host's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SlotStats {
+    /// The requests.
+    pub(crate) req: Requests,
+    /// Soft resets of the controller after an error.
+    pub(crate) resets: u64,
+}
+
+impl SlotStats {
+    /// All zero.
+    pub(crate) const fn new() -> Self {
+        Self {
+            req: Requests::new(),
+            resets: 0,
+        }
+    }
+
+    /// Counts a soft reset after an error.
+    pub(crate) fn record_reset(&mut self) {
+        self.resets = self.resets.wrapping_add(1);
+    }
+}
+
+/// The text of the file: one `name: value` per line, the errors of [`SLOT_ERRORS`] and the
+/// request sizes last.
+impl fmt::Display for SlotStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.req, f)?;
+        writeln!(f, "resets: {}", Dec(self.resets))?;
+        self.req.fmt_errors(f, &SLOT_ERRORS)?;
+        self.req.fmt_sizes(f)
+    }
+}
