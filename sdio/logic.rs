@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's pure decisions, free of kernel types so that they are also unit tested on the
-//! host (`tests/host/cargo-test.sh`): the module parameters and the queue limits they give
+//! host (`cargo test`): the module parameters and the queue limits they give
 //! (`logic/module_params.rs`), a command's timeout (`logic/timeout.rs`) and the statistics
 //! (`logic/counters.rs`).
 //!

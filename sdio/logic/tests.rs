@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host tests (`cargo test`, `tests/host/cargo-test.sh`) of the driver's pure decisions.
+//! Host tests (`cargo test`) of the driver's pure decisions.
 
 use std::string::ToString;
 use std::vec::Vec;
