@@ -53,12 +53,13 @@
 use core::ops::Deref;
 
 use kernel::{
+    c_str,
     impl_has_delayed_work,
-    new_delayed_work,
-    new_spinlock,
     prelude::*,
+    static_lock_class,
     sync::{
         Arc,
+        LockClassKey,
         SpinLock, //
     },
     time::{
@@ -146,6 +147,38 @@ pub(crate) struct TimerRef<T: TimerHandler> {
     shared: Arc<Shared<T>>,
 }
 
+/// A lock class and the name lockdep shows for it.
+type LockClass = (&'static CStr, Pin<&'static LockClassKey>);
+
+/// The names and lock classes of every timer's work and of its timer (`DelayedWork::new`).
+///
+/// Given by a function that is not generic (and not inlined), so compiled once, into the crate
+/// that defines it: in the generic [`Timer::new`], compiled into every module that uses it, each
+/// module would have its own copy of a name for the one `static` key, where lockdep wants one
+/// name per key.
+#[inline(never)]
+fn work_class() -> (LockClass, LockClass) {
+    (
+        (
+            c_str!("workqueue::timer::Shared::work"),
+            static_lock_class!(),
+        ),
+        (
+            c_str!("workqueue::timer::Shared::work_timer"),
+            static_lock_class!(),
+        ),
+    )
+}
+
+/// The name and lock class of every timer's queue lock, for the same reason as [`work_class`].
+#[inline(never)]
+fn queue_class() -> LockClass {
+    (
+        c_str!("workqueue::timer::Shared::queue"),
+        static_lock_class!(),
+    )
+}
+
 impl<T: TimerHandler> Timer<T> {
     /// Creates a disarmed timer with `data`, on a new workqueue called `name` with `flags`.
     ///
@@ -157,10 +190,12 @@ impl<T: TimerHandler> Timer<T> {
         let queue = unsafe { OwnedQueue::new(name, flags, 1)? };
         // INVARIANT: `work` is queued only by `Self::arm` and `Self::arm_if_idle`, on the queue
         // `queue` holds, under its lock.
+        let ((work, work_key), (work_timer, work_timer_key)) = work_class();
+        let (queue_name, queue_key) = queue_class();
         let shared = Arc::pin_init(
             try_pin_init!(Shared {
-                work <- new_delayed_work!("workqueue::timer::Shared::work"),
-                queue <- new_spinlock!(Some(queue), "workqueue::timer::Shared::queue"),
+                work <- DelayedWork::new(work, work_key, work_timer, work_timer_key),
+                queue <- SpinLock::new(Some(queue), queue_name, queue_key),
                 data,
             }? Error),
             GFP_KERNEL,
