@@ -58,9 +58,9 @@ done
 st=/sys/kernel/debug/$host/stats
 [ -f "$st" ] || fail "no statistics file $st"
 stv() { v=$(sed -n "s/^$1: //p" "$st"); [ -n "$v" ] || fail "no '$1' in $st"; echo "$v"; }
-# bs=128k: a buffer of scattered pages, bounced; bs=4k: one page, in place,
-# and each such write mapped in pre_req
-[ "$(stv bounced)" -ge 32 ] || fail "stats: bounced $(stv bounced) after fio bs=128k"
+# bs=4k: one page, in place, and each such write mapped in pre_req; bs=128k
+# goes direct or through the bounce buffer as fio's pages happen to lie (one
+# segment or more), so the bounced count is checked after mmc_test below
 [ "$(stv direct)" -ge 1024 ] || fail "stats: direct $(stv direct) after fio bs=4k"
 [ "$(stv pre_mapped)" -ge 512 ] || fail "stats: pre_mapped $(stv pre_mapped) after fio bs=4k"
 [ "$(stv bytes_written)" -ge $((8 << 20)) ] || fail "stats: bytes_written $(stv bytes_written)"
@@ -107,6 +107,9 @@ echo "$card" > /sys/bus/mmc/drivers/mmc_test/unbind
 echo "$card" > /sys/bus/mmc/drivers/mmcblk/bind
 wait_disk "the card's disk did not come back"
 say "mmc_test cases 1-14 and 19-28 OK, up to $sg segments a request ($(( $(date +%s) - t0 )) s); $SD back"
+# mmc_test's unaligned lists (7-14) and a page per segment (25, 26) go
+# through the bounce buffer whatever the pages are
+[ "$(stv bounced)" -ge 2 ] || fail "stats: bounced $(stv bounced) after mmc_test's scattered cases"
 
 dd if=/dev/urandom of=/tmp/pat bs=64k count=4 2>/dev/null
 dd if=/tmp/pat of=$SD bs=64k seek=16 oflag=direct 2>/dev/null
