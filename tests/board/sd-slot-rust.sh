@@ -83,6 +83,8 @@ ok=$(grep -c "|OK$" /tmp/mmc-test.out || true)
 # requests of many segments reached the host (mmc_test's sg_len)
 sg=$(dmesg | sed -n 's/.*sg_len \([0-9]*\)).*/\1/p' | sort -n | tail -1)
 [ "${sg:-0}" -gt 1 ] || fail "mmc_test moved no request of more than one segment (sg_len ${sg:-none})"
+# 15-18 under both readings of a data phase the card does not complete
+mmc_test_broken
 card=$(ls /sys/bus/mmc/devices/ | head -1)
 echo "$card" > /sys/bus/mmc/drivers/mmc_test/unbind
 echo "$card" > /sys/bus/mmc/drivers/mmcblk/bind
