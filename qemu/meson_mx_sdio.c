@@ -54,6 +54,11 @@
  *  resp-timeout  the command does not reach the card: no response (see
  *                resp-timeout-irq for what the controller does then)
  *  resp-crc      the card takes the command, RESP_CRC7_OK stays clear
+ *
+ * A card that sends no data for a read or takes no more for a write (a
+ * command it answers without a data phase, a single-block command given
+ * more packages, an ejected card): data-timeout-irq says what the
+ * controller does then.
  */
 
 #include "qemu/osdep.h"
@@ -232,14 +237,21 @@ static void meson_mx_sdio_store_response(MesonMxSdioState *s, uint32_t send,
     }
 }
 
+/* How the data phase ended. */
+enum {
+    DATA_OK,
+    DATA_BAD,       /* no whole block in EXT, a DMA error: CRC16 status clear */
+    DATA_SHORT,     /* the card sent or took fewer packages than SEND gave */
+};
+
 /*
  * The data phase: SEND_PACKAGES(send) packages of the block size EXT gives
- * for CONF's bus width, to or from ADDR.  Returns false when the packages
- * do not match what the card has (a size that is no whole number of bytes,
- * a card that sends or takes fewer blocks): the CRC16 status stays clear.
+ * for CONF's bus width, to or from ADDR.  A read that ends short writes
+ * only the packages that came, or, with data-timeout-irq, the rest as the
+ * lines idle (0xff).
  */
-static bool meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
-                               uint32_t send, bool corrupt)
+static int meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
+                              uint32_t send, bool corrupt)
 {
     uint32_t rw = EXT_RW_NUMBER(s->regs[R_EXT]);
     uint32_t crc = (s->regs[R_CONF] & CONF_BUS_WIDTH_4) ? 4 * CRC16_BITS :
@@ -247,16 +259,16 @@ static bool meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
     uint32_t blocks = SEND_PACKAGES(send), blksz, done = 0;
     uint64_t total;
     g_autofree uint8_t *buf = NULL;
-    bool ok = true;
+    int ret = DATA_OK;
 
     if (!bus) {
-        return false;
+        return DATA_SHORT;
     }
     if (rw <= crc || (rw - crc) % 8) {
         qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: EXT data_rw_number %u"
                       " is no whole block for a %d-bit bus\n", rw,
                       (s->regs[R_CONF] & CONF_BUS_WIDTH_4) ? 4 : 1);
-        return false;
+        return DATA_BAD;
     }
     blksz = (rw - crc) / 8;
     total = (uint64_t)blocks * blksz;
@@ -269,9 +281,10 @@ static bool meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
             qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: DMA read of %"
                           PRIu64 " bytes at 0x%08x failed\n", total,
                           s->regs[R_ADDR]);
-            ok = false;
+            ret = DATA_BAD;
         }
-        for (; ok && done < blocks && sdbus_receive_ready(bus); done++) {
+        for (; ret == DATA_OK && done < blocks && sdbus_receive_ready(bus);
+             done++) {
             sdbus_write_data(bus, buf + (uint64_t)done * blksz, blksz);
         }
         s->bytes_written += (uint64_t)done * blksz;
@@ -288,24 +301,27 @@ static bool meson_mx_sdio_data(MesonMxSdioState *s, SDBus *bus,
                    (uint64_t)(blocks - done) * blksz);
         }
         if (dma_memory_write(&address_space_memory, s->regs[R_ADDR], buf,
-                             total, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+                             done < blocks && !s->data_timeout_irq ?
+                             (uint64_t)done * blksz : total,
+                             MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: DMA write of %"
                           PRIu64 " bytes at 0x%08x failed\n", total,
                           s->regs[R_ADDR]);
-            ok = false;
+            ret = DATA_BAD;
         }
         s->bytes_read += (uint64_t)done * blksz;
     }
-    if (done < blocks) {
+    if (ret == DATA_OK && done < blocks) {
         qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: CMD%u: the card moved"
                       " %u of %u blocks of %u bytes\n", SEND_CMD_INDEX(send),
                       done, blocks, blksz);
-        ok = false;
+        ret = DATA_SHORT;
     }
     if (s->addr_advances) {
-        s->regs[R_ADDR] += total;
+        s->regs[R_ADDR] += ret == DATA_SHORT && !s->data_timeout_irq ?
+                           (uint64_t)done * blksz : total;
     }
-    return ok;
+    return ret;
 }
 
 /* The command's end: the card answers, the data moves, CMD_INT. */
@@ -342,10 +358,19 @@ static void meson_mx_sdio_complete(void *opaque)
             status |= IRQS_RESP_CRC7_OK;
         }
         if (send & (SEND_RESP_HAS_DATA | SEND_DATA)) {
-            bool ok = meson_mx_sdio_data(s, bus, send,
-                                         fault == FAULT_DATA_CRC);
+            int d = meson_mx_sdio_data(s, bus, send, fault == FAULT_DATA_CRC);
 
-            if (ok && fault != FAULT_DATA_CRC) {
+            if (d == DATA_SHORT && !s->data_timeout_irq) {
+                /*
+                 * data-timeout-irq=off (default): the controller waits for
+                 * the start bit of the next package (of the card's CRC
+                 * status, on a write) until a soft reset; on, it ends the
+                 * command with CMD_INT and the CRC16 status clear.
+                 */
+                s->hung_commands++;
+                return;
+            }
+            if (d == DATA_OK && fault != FAULT_DATA_CRC) {
                 status |= (send & SEND_DATA) ? IRQS_WRITE_CRC16_OK :
                           IRQS_READ_CRC16_OK;
             }
@@ -531,6 +556,17 @@ static void meson_mx_sdio_set_fault_dir(Object *obj, const char *v,
     }
 }
 
+static bool meson_mx_sdio_get_data_timeout_irq(Object *obj, Error **errp)
+{
+    return MESON_MX_SDIO(obj)->data_timeout_irq;
+}
+
+static void meson_mx_sdio_set_data_timeout_irq(Object *obj, bool v,
+                                               Error **errp)
+{
+    MESON_MX_SDIO(obj)->data_timeout_irq = v;
+}
+
 static void meson_mx_sdio_init(Object *obj)
 {
     MesonMxSdioState *s = MESON_MX_SDIO(obj);
@@ -566,6 +602,19 @@ static void meson_mx_sdio_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "soft-resets", &s->soft_resets,
                                    OBJ_PROP_FLAG_READ);
+    /*
+     * A data phase the card does not complete (it sends no data for a read,
+     * or takes no more for a write).  Neither driver enables the
+     * controller's timeout counter (IRQS bits 31:17); aml_sdio.c gives a
+     * data command 5 s on its timer, a command without data 1 s.  off
+     * (default, the less kind reading): no CMD_INT, the command stays on
+     * the bus until a soft reset (counted in hung-commands).  on: CMD_INT
+     * with the CRC16 status clear, as for a CRC error.  Settable while the
+     * guest runs.
+     */
+    object_property_add_bool(obj, "data-timeout-irq",
+                             meson_mx_sdio_get_data_timeout_irq,
+                             meson_mx_sdio_set_data_timeout_irq);
 }
 
 static void meson_mx_sdio_realize(DeviceState *dev, Error **errp)

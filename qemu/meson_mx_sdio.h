@@ -65,6 +65,7 @@ struct MesonMxSdioState {
     uint64_t base;
     /* properties: readings of what the evidence leaves open */
     bool resp_timeout_irq;
+    bool data_timeout_irq;      /* QOM, settable at start and over QMP */
     bool addr_advances;
     uint32_t cmd_latency_ns;
     uint32_t read_access_ns;

@@ -41,6 +41,9 @@ done
 mmc-test-run 1-6 > /tmp/mmc-test.out
 cat /tmp/mmc-test.out
 [ "$(grep -c "|OK$" /tmp/mmc-test.out)" = 6 ] || fail "mmc_test: not every basic case passed"
+# 15-18 (whole, aligned words: the driver takes them) under both readings of a data phase
+# the card does not complete
+mmc_test_broken
 card=$(ls /sys/bus/mmc/devices/ | head -1)
 echo "$card" > /sys/bus/mmc/drivers/mmc_test/unbind
 echo "$card" > /sys/bus/mmc/drivers/mmcblk/bind
