@@ -27,6 +27,7 @@ use kernel::{
     time::Delta, //
 };
 
+use crate::kernel_ext::pm;
 use crate::kernel_ext::workqueue::{
     alloc::Flags,
     timer::{
@@ -58,19 +59,46 @@ use crate::{
     stats::HostDebugfs, //
 };
 
-/// A "pclk" that is prepared and enabled for as long as this object lives.
-pub(crate) struct EnabledClk(Clk);
+/// A "pclk" that is prepared and enabled for as long as this object lives, except while runtime
+/// PM has it gated ([`Self::gate`]).
+pub(crate) struct EnabledClk {
+    clk: Clk,
+    /// Whether [`Self::gate`] has it off; written under [`Sdhc::bus`].
+    gated: Atomic<bool>,
+}
 
 impl EnabledClk {
     pub(crate) fn new(clk: Clk) -> Result<Self> {
         clk.prepare_enable()?;
-        Ok(Self(clk))
+        Ok(Self {
+            clk,
+            gated: Atomic::new(false),
+        })
+    }
+
+    /// Disables the clock until [`Self::ungate`].
+    fn gate(&self) {
+        if !self.gated.load(Relaxed) {
+            self.clk.disable_unprepare();
+            self.gated.store(true, Relaxed);
+        }
+    }
+
+    /// Enables the clock again after [`Self::gate`].
+    fn ungate(&self) -> Result {
+        if self.gated.load(Relaxed) {
+            self.clk.prepare_enable()?;
+            self.gated.store(false, Relaxed);
+        }
+        Ok(())
     }
 }
 
 impl Drop for EnabledClk {
     fn drop(&mut self) {
-        self.0.disable_unprepare();
+        if !self.gated.load(Relaxed) {
+            self.clk.disable_unprepare();
+        }
     }
 }
 
@@ -119,6 +147,9 @@ pub(crate) struct Sdhc {
     pub(crate) bus_hz: Atomic<u32>,
     /// The bus width in lines, as `set_ios` left it (for deadlines).
     pub(crate) bus_lines: BusLines,
+    /// What `set_ios` leaves for `request`, and which clocks are on.
+    #[pin]
+    pub(crate) bus: Mutex<BusState>,
     /// The SDIO card interrupt and the `ICTL` writes.
     #[pin]
     pub(crate) sdio: SdioIrqs,
@@ -179,13 +210,28 @@ enum Due {
     TimedOut(InFlight),
 }
 
-/// The bus state `set_ios` leaves for `request` (both serialized by the MMC core).
+/// The bus state `set_ios` leaves for `request` (both serialized by the MMC core), and the
+/// clocks runtime PM switches off while the host is idle.
 pub(crate) struct BusState {
     /// Why the last `set_ios` failed; requests fail with it until one succeeds
     /// (`host->error` in the C driver).
     pub(crate) set_ios_error: Option<Error>,
-    /// Whether the four gate clocks of the controller's clock tree are on.
+    /// Whether the four gate clocks of the controller's clock tree are on, as `set_ios` wants
+    /// them: they are off while `suspended` all the same.
     pub(crate) gates_on: bool,
+    /// Whether runtime PM has the module clock and the gate clocks off.
+    pub(crate) suspended: bool,
+}
+
+impl BusState {
+    /// The state at probe: the gate clocks off, the module clock on.
+    pub(crate) fn new() -> Self {
+        Self {
+            set_ios_error: None,
+            gates_on: false,
+            suspended: false,
+        }
+    }
 }
 
 /// The driver's timer, the watchdog: what it holds and does when it expires.
@@ -208,8 +254,10 @@ pub(crate) struct SdhcHost {
     pub(crate) sdhc: Arc<Sdhc>,
     /// The watchdog, stopped first when the host drops its data.
     pub(crate) watchdog: Timer<Watchdog>,
+    /// The controller kept powered (runtime PM) while the SDIO card interrupt is enabled: the
+    /// interrupt comes through DAT1, which only a clocked controller sees.
     #[pin]
-    pub(crate) bus: Mutex<BusState>,
+    pub(crate) sdio_awake: Mutex<Option<pm::Active>>,
 }
 
 impl SdhcHost {
@@ -223,20 +271,35 @@ impl SdhcHost {
         try_pin_init!(Self {
             watchdog: watchdog?,
             sdhc,
-            bus <- new_mutex!(
-                BusState {
-                    set_ios_error: None,
-                    gates_on: false,
-                },
-                "meson_mx_sdhc_rs::bus"
-            ),
+            sdio_awake <- new_mutex!(None, "meson_mx_sdhc_rs::sdio_awake"),
         }? Error)
     }
 
+    /// `enable_sdio_irq`: keeps the controller powered while the card interrupt is enabled.
+    pub(crate) fn keep_awake_for_sdio(&self, enable: bool) {
+        let mut awake = self.sdio_awake.lock();
+        if !enable {
+            *awake = None;
+        } else if awake.is_none() {
+            match pm::Active::get(&self.sdhc.dev) {
+                Ok(a) => *awake = Some(a),
+                Err(e) => dev_warn!(
+                    self.sdhc.dev,
+                    "cannot keep the controller powered for SDIO card interrupts: {}\n",
+                    e.to_errno()
+                ),
+            }
+        }
+    }
+}
+
+impl Sdhc {
     /// Switches the gate clocks off if they are on.
     pub(crate) fn gates_off(&self, bus: &mut BusState) {
         if bus.gates_on {
-            self.sdhc.clkc.disable();
+            if !bus.suspended {
+                self.clkc.disable();
+            }
             bus.gates_on = false;
         }
     }
@@ -244,8 +307,39 @@ impl SdhcHost {
     /// Switches the gate clocks on if they are off.
     pub(crate) fn gates_on(&self, bus: &mut BusState) -> Result {
         if !bus.gates_on {
-            self.sdhc.clkc.enable()?;
+            if !bus.suspended {
+                self.clkc.enable()?;
+            }
             bus.gates_on = true;
+        }
+        Ok(())
+    }
+}
+
+/// Runtime PM: the host is idle (the MMC core claims it, and so resumes the controller, for
+/// every request and bus change). The registers keep their contents while the clocks are
+/// off (the SoCs have no power domain for the controller); only the clocks change.
+impl pm::PmOps for Sdhc {
+    fn runtime_suspend(&self) -> Result {
+        let mut bus = self.bus.lock();
+        if !bus.suspended {
+            if bus.gates_on {
+                self.clkc.disable();
+            }
+            self.pclk.gate();
+            bus.suspended = true;
+        }
+        Ok(())
+    }
+
+    fn runtime_resume(&self) -> Result {
+        let mut bus = self.bus.lock();
+        if bus.suspended {
+            self.pclk.ungate()?;
+            if bus.gates_on {
+                self.clkc.enable().inspect_err(|_| self.pclk.gate())?;
+            }
+            bus.suspended = false;
         }
         Ok(())
     }
@@ -259,8 +353,8 @@ impl PinnedDrop for SdhcHost {
         self.watchdog.stop();
         self.release_sdio_signal();
         self.sdhc.quiesce_held();
-        let mut bus = self.bus.lock();
-        self.gates_off(&mut bus);
+        let mut bus = self.sdhc.bus.lock();
+        self.sdhc.gates_off(&mut bus);
     }
 }
 

@@ -48,8 +48,14 @@ impl HostOps for SdhcHost {
 
     fn enable_sdio_irq(host: &Host<Self>, enable: bool) {
         let sdhc = &host.data().sdhc;
+        if enable {
+            host.data().keep_awake_for_sdio(true);
+        }
         sdhc.sdio.enable(&sdhc.regs, enable);
         SdhcHost::watch_sdio_irq(&host.data().watchdog);
+        if !enable {
+            host.data().keep_awake_for_sdio(false);
+        }
     }
 
     fn ack_sdio_irq(host: &Host<Self>) {

@@ -26,7 +26,7 @@ use crate::{
 impl SdhcHost {
     /// The `set_ios` callback; a failure fails the requests until a later call succeeds.
     pub(crate) fn set_ios(&self, ios: &Ios) {
-        let mut bus = self.bus.lock();
+        let mut bus = self.sdhc.bus.lock();
         let result = self.apply_ios(&mut bus, ios);
         bus.set_ios_error = result.err();
     }
@@ -60,7 +60,7 @@ impl SdhcHost {
     /// Programs the bus clock (`meson_mx_sdhc_set_clk()`).
     fn set_clk(&self, bus: &mut BusState, ios: &Ios) -> Result {
         let sdhc = &self.sdhc;
-        self.gates_off(bus);
+        sdhc.gates_off(bus);
 
         if ios.clock == 0 {
             sdhc.bus_hz.store(0, Relaxed);
@@ -77,7 +77,7 @@ impl SdhcHost {
             )
         })?;
 
-        self.gates_on(bus)?;
+        sdhc.gates_on(bus)?;
 
         let rate = sdhc.clkc.rate();
         sdhc.bus_hz.store(rate, Relaxed);

@@ -110,6 +110,7 @@ mod kernel_ext {
     #[allow(dead_code)]
     pub(crate) mod mmc;
     pub(crate) mod out_of_tree;
+    pub(crate) mod pm;
 }
 
 use kernel_ext::mmc;
@@ -191,7 +192,7 @@ fn check_params() -> Result {
 #[pin_data]
 struct SdhcModule {
     #[pin]
-    _driver: kernel::driver::Registration<kernel::platform::Adapter<probe::SdhcDriver>>,
+    _driver: kernel::driver::Registration<crate::kernel_ext::pm::Adapter<probe::SdhcDriver>>,
 }
 
 impl kernel::InPlaceModule for SdhcModule {

@@ -21,7 +21,10 @@ use kernel::{
     }, //
 };
 
-use crate::kernel_ext::irq::managed;
+use crate::kernel_ext::{
+    irq::managed,
+    pm, //
+};
 use crate::mmc::{
     self,
     Cap,
@@ -33,6 +36,7 @@ use crate::{
     bounce::Buffers,
     clkc::Clkc,
     controller::{
+        BusState,
         EnabledClk,
         Sdhc,
         SdhcHost, //
@@ -59,6 +63,10 @@ use crate::{
 
 /// The MMC host controller driver.
 pub(crate) struct SdhcDriver;
+
+/// How long the host stays idle before runtime PM switches its clocks off, in milliseconds
+/// (`MMC_AUTOSUSPEND_DELAY_MS` of sdhci, 50 in most MMC host drivers).
+const AUTOSUSPEND_MS: i32 = 50;
 
 kernel::of_device_table!(
     OF_TABLE,
@@ -160,6 +168,7 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
             irq_seq: Atomic::new(0),
             bus_hz: Atomic::new(0),
             bus_lines: BusLines::new(),
+            bus <- new_mutex!(BusState::new(), "meson_mx_sdhc_rs::bus"),
             sdio <- SdioIrqs::new(),
             debugfs <- debugfs,
         }),
@@ -244,11 +253,19 @@ fn probe_sdhc(pdev: &platform::Device<Bound>, info: Option<&SocData>) -> Result 
         kernel::irq::Flags::ONESHOT,
         0,
         c"meson-mx-sdhc-rs",
-        Ok::<_, Error>(IrqHandler(sdhc)),
+        Ok::<_, Error>(IrqHandler(sdhc.clone())),
     )
     .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
     HostDebugfs::register(host, |h| &h.sdhc.debugfs, |h| &h.sdhc.bounce)
-        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))
+        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?;
+    // After the host: at unbind runtime PM is disabled, with the controller powered, before the
+    // host is removed.
+    pm::Runtime::enable(dev, sdhc, AUTOSUSPEND_MS)
+        .map_err(|e| probe_err(dev, "failed to enable runtime PM", e))
+}
+
+impl pm::Driver for SdhcDriver {
+    type Pm = Sdhc;
 }
 
 impl platform::Driver for SdhcDriver {

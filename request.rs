@@ -40,7 +40,7 @@ impl SdhcHost {
     /// with the last `set_ios` error or the setup error.
     pub(crate) fn start_request(host: &Host<Self>, mrq: Request) {
         let sdhc = &host.data().sdhc;
-        let set_ios_error = host.data().bus.lock().set_ios_error;
+        let set_ios_error = host.data().sdhc.bus.lock().set_ios_error;
         let mut mrq = DmaRequest::new(mrq);
         let prepared = match set_ios_error {
             Some(e) => Err(e),

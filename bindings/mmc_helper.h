@@ -2,8 +2,8 @@
 /*
  * Input header for the bindgen run of scripts/build-module.sh.
  *
- * Only the MMC host API and the clock provider API are generated from this
- * header; every other type resolves to the kernel crate's `kernel::bindings`.
+ * Only the MMC host API, the clock provider API and runtime PM are generated
+ * from this header; every other type resolves to the kernel crate's `kernel::bindings`.
  * Macros that bindgen cannot evaluate (they expand to BIT() and friends) are
  * turned into constants below; the generated file loses the
  * RUST_CONST_HELPER_ prefix like the kernel's own bindings do.
@@ -17,6 +17,7 @@
 #include <linux/mmc/sd.h>
 #include <linux/mmc/sdio.h>
 #include <linux/mmc/slot-gpio.h>
+#include <linux/pm_runtime.h>
 
 const unsigned int RUST_CONST_HELPER_MMC_DATA_WRITE = MMC_DATA_WRITE;
 const unsigned int RUST_CONST_HELPER_MMC_DATA_READ = MMC_DATA_READ;

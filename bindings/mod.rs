@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Raw bindings of the MMC host API and the clock provider API.
+//! Raw bindings of the MMC host API, the clock provider API and runtime PM.
 //!
 //! `scripts/build-module.sh` generates `build/bindings/mmc_generated.rs` from
 //! `bindings/mmc_helper.h` with the kernel's own bindgen command line,
-//! restricted to `include/linux/mmc/` and `include/linux/clk-provider.h`.
+//! restricted to `include/linux/mmc/`, `include/linux/clk-provider.h` and
+//! `include/linux/pm_runtime.h`.
 //! Every other type (`struct device`, `struct scatterlist`, ...) comes from
 //! `kernel::bindings`, which is re-exported here so that this module is the
-//! single place `kernel::mmc` and `kernel::clk::provider` take raw C items from. Items defined
-//! by the generated file take precedence over the glob re-export.
+//! single place `kernel::mmc`, `kernel::clk::provider` and `kernel::pm` take
+//! raw C items from. Items defined by the generated file take precedence over
+//! the glob re-export.
 //!
-//! Nothing outside `kernel::mmc` and `kernel::clk::provider` uses this module.
+//! Nothing outside `kernel::mmc`, `kernel::clk::provider` and `kernel::pm` uses this module.
 
 #![allow(
     clippy::all,

@@ -130,6 +130,7 @@ gen_bindings() {
             eval "bindgen \"\$HDR\" $head -o \"\$tmp\"" \
                 "--allowlist-file '.*/include/linux/mmc/.*'" \
                 "--allowlist-file '.*/include/linux/clk-provider.h'" \
+                "--allowlist-file '.*/include/linux/pm_runtime.h'" \
                 "--allowlist-function 'of_platform_device_(create|destroy)'" \
                 "--allowlist-var 'RUST_CONST_HELPER_.*'" \
                 "--no-recursive-allowlist" \

@@ -461,6 +461,19 @@ impl<T: HostOps> Host<T> {
         // SAFETY: By the type invariant the private area holds a pinned `T`.
         unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
     }
+
+    /// Tells the core a card may have been inserted or removed: it scans the slot `delay_ms`
+    /// milliseconds later (`mmc_detect_change()`).
+    ///
+    /// For a controller's own card-detect interrupt; a card-detect GPIO of the device tree
+    /// (`cd-gpios`, [`UnregisteredHost::of_parse`]) has the core's interrupt and `get_cd`.
+    pub(crate) fn detect_change(&self, delay_ms: u32) {
+        // SAFETY: By the type invariant the host is valid and added; `mmc_detect_change()` only
+        // queues the core's detect work and may be called from any context.
+        unsafe {
+            bindings::mmc_detect_change(self.raw(), kernel::time::msecs_to_jiffies(delay_ms))
+        };
+    }
 }
 
 /// The right to send tuning blocks, which only [`HostOps::execute_tuning`] receives.

@@ -72,9 +72,9 @@ impl BusWidth {
 /// running on this thread. The MMC core makes both calls with the host claimed
 /// (`mmc_claim_host()`, also in `mmc_start_host()` and `mmc_stop_host()`), so no two of them
 /// overlap and nothing else writes `actual_clock` meanwhile (the core and debugfs only read it).
-/// `supply.vmmc` is NULL (`mmc_alloc_host()`; `mmc_regulator_get_supply()` was not called),
-/// an error pointer (no vmmc regulator) or a regulator, set before the host is added and not
-/// changed afterwards.
+/// `supply.vmmc` and `supply.vqmmc` are NULL (`mmc_alloc_host()`; `mmc_regulator_get_supply()`
+/// was not called), an error pointer (no such regulator) or a regulator, set before the host
+/// is added and not changed afterwards.
 pub(crate) struct Ios {
     host: NonNull<bindings::mmc_host>,
     /// Bus clock in Hz, 0 for off.
@@ -135,6 +135,27 @@ impl Ios {
         // SAFETY: `h` is a valid host and `vmmc` its regulator (neither NULL nor an error
         // pointer, checked).
         to_result(unsafe { bindings::mmc_regulator_set_ocr(h, vmmc, vdd) })
+    }
+
+    /// Sets the vqmmc supply to the signal voltage the core asks for
+    /// (`mmc_regulator_set_vqmmc()`), what `start_signal_voltage_switch` does on a host whose
+    /// card I/O lines are powered by vqmmc.
+    ///
+    /// Returns whether the voltage changed: `false` when the regulator already gives it or
+    /// cannot give exactly that voltage but one in its range (`1` of the C function). Fails with
+    /// `EINVAL` without a vqmmc regulator.
+    pub(crate) fn set_vqmmc(&self) -> Result<bool> {
+        let h = self.host.as_ptr();
+        // SAFETY: By the type invariant the host is valid and `supply.vqmmc` does not change.
+        let vqmmc = unsafe { (*h).supply.vqmmc };
+        if vqmmc.is_null() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `h` is valid and one of its `set_ios`/`start_signal_voltage_switch` callbacks
+        // runs (type invariant): `ios` is the host's own settings, which the core wrote before the
+        // call and does not change during it. An error pointer is the C function's own `EINVAL`.
+        let ret = unsafe { bindings::mmc_regulator_set_vqmmc(h, &raw mut (*h).ios) };
+        to_result(ret).map(|()| ret == 0)
     }
 }
 

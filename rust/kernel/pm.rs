@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Runtime power management and system sleep of a platform driver's devices.
+//!
+//! C header: [`include/linux/pm_runtime.h`](srctree/include/linux/pm_runtime.h)
+//!
+//! A driver registers through [`Adapter`], which gives the platform driver a
+//! `struct dev_pm_ops`, and enables runtime PM for a device at probe with [`Runtime::enable`],
+//! handing the state its callbacks need ([`PmOps`]) to the device's devres. System sleep goes
+//! through the same callbacks (`pm_runtime_force_suspend()`, `pm_runtime_force_resume()`), as
+//! most MMC host drivers do it.
+//!
+//! When the device is unbound the devres of [`Runtime::enable`] disables runtime PM, resumes
+//! the device if it is suspended and drops the state: what was registered before it (the
+//! device's clocks, its registers, an MMC host registered earlier) is released with the device
+//! powered, as a C driver's `remove` does with `pm_runtime_get_sync()` and
+//! `pm_runtime_disable()`.
+
+use core::{
+    ffi::c_void,
+    marker::PhantomData,
+    ptr::NonNull, //
+};
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    driver::{
+        DriverLayout,
+        RegistrationOps, //
+    },
+    error::from_result,
+    platform,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        Arc, //
+    },
+    types::Opaque, //
+};
+
+use crate::bindings;
+use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
+
+/// The runtime PM callbacks of a device (`runtime_suspend`, `runtime_resume` of
+/// `struct dev_pm_ops`).
+///
+/// The PM core runs at most one of them at a time for a device, in process context, and only
+/// while no one holds a runtime PM reference to it calls `runtime_suspend` (an [`Active`], the
+/// MMC core's claim of a host).
+pub(crate) trait PmOps: Send + Sync + 'static {
+    /// Powers the idle device down.
+    fn runtime_suspend(&self) -> Result;
+
+    /// Powers the device up again.
+    fn runtime_resume(&self) -> Result;
+}
+
+/// A platform driver whose devices have runtime PM state of type [`Driver::Pm`].
+pub(crate) trait Driver: platform::Driver {
+    /// What the runtime PM callbacks of a device act on, given to [`Runtime::enable`].
+    type Pm: PmOps;
+}
+
+/// The registration of a [`Driver`]: a platform driver with power management callbacks.
+pub(crate) struct Adapter<T: Driver>(PhantomData<T>);
+
+// SAFETY: The same layout as `platform::Adapter<T>`, whose registration this one is:
+// - `bindings::platform_driver` is a C type declared as `repr(C)`,
+// - `T::Data` is the type of the driver's device private data (`platform::Adapter` stores it),
+// - `struct platform_driver` embeds a `struct device_driver` at `DEVICE_DRIVER_OFFSET`.
+unsafe impl<T: Driver> DriverLayout for Adapter<T> {
+    type DriverType = bindings::platform_driver;
+    type DriverData<'bound> = T::Data<'bound>;
+    const DEVICE_DRIVER_OFFSET: usize = core::mem::offset_of!(Self::DriverType, driver);
+}
+
+// SAFETY: `unregister` is `platform::Adapter::<T>::unregister`, called only after its
+// `register` succeeded in our `register` (the caller's guarantee).
+unsafe impl<T: Driver> RegistrationOps for Adapter<T> {
+    unsafe fn register(
+        pdrv: &Opaque<Self::DriverType>,
+        name: &'static CStr,
+        module: &'static ThisModule,
+    ) -> Result {
+        // SAFETY: `pdrv` is valid and not registered yet, so nothing reads it concurrently; the
+        // table is a `'static` constant. `platform::Adapter::register` leaves `driver.pm` alone.
+        unsafe { (*pdrv.get()).driver.pm = &Self::PM_OPS };
+        // SAFETY: The caller keeps `pdrv` pinned and valid until `unregister`.
+        unsafe { <platform::Adapter<T> as RegistrationOps>::register(pdrv, name, module) }
+    }
+
+    unsafe fn unregister(pdrv: &Opaque<Self::DriverType>) {
+        // SAFETY: `register` succeeded for `pdrv` (the caller's guarantee), so did
+        // `platform::Adapter::register`.
+        unsafe { <platform::Adapter<T> as RegistrationOps>::unregister(pdrv) }
+    }
+}
+
+impl<T: Driver> Adapter<T> {
+    const PM_OPS: bindings::dev_pm_ops = bindings::dev_pm_ops {
+        suspend: Some(bindings::pm_runtime_force_suspend),
+        resume: Some(bindings::pm_runtime_force_resume),
+        freeze: Some(bindings::pm_runtime_force_suspend),
+        thaw: Some(bindings::pm_runtime_force_resume),
+        poweroff: Some(bindings::pm_runtime_force_suspend),
+        restore: Some(bindings::pm_runtime_force_resume),
+        runtime_suspend: Some(Self::runtime_suspend),
+        runtime_resume: Some(Self::runtime_resume),
+        ..pin_init::zeroed()
+    };
+
+    /// The `runtime_suspend` callback: refused (`EBUSY`, the device stays active) while the
+    /// device has no runtime PM state, which only happens at unbind, before [`Runtime`]'s devres
+    /// disables runtime PM.
+    ///
+    /// # Safety
+    ///
+    /// Only the PM core calls this, with a device bound to this driver.
+    unsafe extern "C" fn runtime_suspend(dev: *mut bindings::device) -> c_int {
+        // SAFETY: The PM core passes a device bound to this driver, in a runtime PM callback.
+        match unsafe { Runtime::<T::Pm>::find(dev) } {
+            Some(pm) => from_result(|| pm.runtime_suspend().map(|()| 0)),
+            None => EBUSY.to_errno(),
+        }
+    }
+
+    /// The `runtime_resume` callback: `EAGAIN` while the device has no runtime PM state (at
+    /// unbind, where [`Runtime`]'s devres then resumes the device itself).
+    ///
+    /// # Safety
+    ///
+    /// Only the PM core calls this, with a device bound to this driver.
+    unsafe extern "C" fn runtime_resume(dev: *mut bindings::device) -> c_int {
+        // SAFETY: The PM core passes a device bound to this driver, in a runtime PM callback.
+        match unsafe { Runtime::<T::Pm>::find(dev) } {
+            Some(pm) => from_result(|| pm.runtime_resume().map(|()| 0)),
+            None => EAGAIN.to_errno(),
+        }
+    }
+}
+
+/// Runtime PM of a bound device with the state `P`, enabled by [`Runtime::enable`] until the
+/// device is unbound.
+pub(crate) struct Runtime<P: PmOps>(PhantomData<P>);
+
+impl<P: PmOps> Runtime<P> {
+    /// Enables runtime PM of `dev`, active now, suspended `autosuspend_ms` after its last use
+    /// (`pm_runtime_set_active()`, `pm_runtime_use_autosuspend()`, `pm_runtime_enable()`), with
+    /// `pm` for its callbacks.
+    ///
+    /// The device's driver must be an [`Adapter`] whose [`Driver::Pm`] is `P`: its callbacks
+    /// find `pm` in the device's devres. When `dev` is unbound, runtime PM is disabled, the
+    /// device resumed (`P::runtime_resume`) if it was suspended, and `pm` dropped; what `dev`'s
+    /// devres holds from before this call is released after that, with the device active.
+    pub(crate) fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
+        let raw = dev.as_raw();
+        // SAFETY: `release` takes a `*mut Arc<P>` node of this size; a NUL-terminated name.
+        let node = unsafe {
+            bindings::__devres_alloc_node(
+                Some(Self::release),
+                size_of::<Arc<P>>(),
+                bindings::GFP_KERNEL,
+                bindings::NUMA_NO_NODE,
+                c"kernel::pm::Runtime".as_char_ptr(),
+            )
+        };
+        let node = NonNull::new(node.cast::<Arc<P>>()).ok_or(ENOMEM)?;
+        // SAFETY: `node` is a fresh allocation of an `Arc<P>`'s size, aligned for any type up to
+        // `ARCH_DMA_MINALIGN` (devres data are), which an `Arc` is.
+        unsafe { node.as_ptr().write(pm) };
+        // SAFETY: `raw` is the valid, bound device; runtime PM is not enabled for it (only this
+        // function enables it, once per binding: its devres disables it again), so setting its
+        // status cannot fail on a parent's state that changes.
+        unsafe {
+            bindings::__pm_runtime_set_status(raw, bindings::rpm_status_RPM_ACTIVE as u32);
+            bindings::pm_runtime_set_autosuspend_delay(raw, autosuspend_ms);
+            bindings::__pm_runtime_use_autosuspend(raw, true);
+        }
+        // SAFETY: `node` holds an initialised `Arc<P>` and is handed to the devres of the bound
+        // device, which calls `release` once when the device is unbound (or its probe fails).
+        unsafe { bindings::devres_add(raw, node.as_ptr().cast()) };
+        // SAFETY: `raw` is valid; the callbacks find `node` from now until `release` disables
+        // runtime PM again.
+        unsafe { bindings::pm_runtime_enable(raw) };
+        Ok(())
+    }
+
+    /// Returns the state of `dev`, if its devres holds one for `P`.
+    ///
+    /// # Safety
+    ///
+    /// `dev` must be a valid device in one of its runtime PM callbacks (a system sleep callback
+    /// of `pm_runtime_force_suspend()`/`pm_runtime_force_resume()` included, which run with the
+    /// device locked, so never during an unbind).
+    unsafe fn find<'a>(dev: *mut bindings::device) -> Option<&'a P> {
+        // SAFETY: `dev` is valid; NULL match arguments match any node of `release`.
+        let node =
+            unsafe { bindings::devres_find(dev, Some(Self::release), None, core::ptr::null_mut()) };
+        let node = NonNull::new(node.cast::<Arc<P>>())?;
+        // SAFETY: A node of `release` holds an `Arc<P>` (`enable`). It is dropped by `release`
+        // only after `__pm_runtime_disable()` has waited for the runtime PM callback running, the
+        // caller's, to return; a system sleep callback runs with the device locked, which an
+        // unbind (the only caller of `release`) holds throughout.
+        Some(unsafe { &**node.as_ptr() })
+    }
+
+    /// Disables runtime PM of `dev` and drops the state `node`, with the device resumed.
+    ///
+    /// # Safety
+    ///
+    /// Only devres calls this, once, for a node made by [`Self::enable`].
+    unsafe extern "C" fn release(dev: *mut bindings::device, node: *mut c_void) {
+        // SAFETY: `dev` is valid during its devres release. Disabling waits for a callback in
+        // progress to finish; none runs or starts afterwards.
+        unsafe { bindings::__pm_runtime_disable(dev, true) };
+        // SAFETY: The node holds the `Arc<P>` written by `enable`, dropped below, after this.
+        let pm = unsafe { &*node.cast::<Arc<P>>() };
+        // SAFETY: Runtime PM is disabled, so the status is stable and may be set.
+        unsafe {
+            if (*dev).power.runtime_status == bindings::rpm_status_RPM_SUSPENDED
+                && pm.runtime_resume().is_ok()
+            {
+                bindings::__pm_runtime_set_status(dev, bindings::rpm_status_RPM_ACTIVE as u32);
+            }
+            bindings::__pm_runtime_use_autosuspend(dev, false);
+        }
+        // SAFETY: No callback runs or will run (runtime PM is disabled, system sleep callbacks
+        // are excluded by the unbind holding the device lock); devres frees the node after this.
+        unsafe { core::ptr::drop_in_place(node.cast::<Arc<P>>()) };
+    }
+}
+
+/// A runtime PM reference to a device: it is resumed and kept active while this lives
+/// (`pm_runtime_resume_and_get()`, then `__pm_runtime_put_autosuspend()`: the time of the last
+/// use is not updated, what holds the device meanwhile, the MMC core's claim of a host, does).
+pub(crate) struct Active {
+    dev: ARef<Device>,
+}
+
+impl Active {
+    /// Resumes `dev` if it is suspended and keeps it active.
+    pub(crate) fn get(dev: &Device) -> Result<Self> {
+        let raw = dev.as_raw();
+        // SAFETY: `raw` is a valid device. With `RPM_GET_PUT` the usage count is taken whatever
+        // the result.
+        let ret = unsafe { bindings::__pm_runtime_resume(raw, bindings::RPM_GET_PUT as c_int) };
+        if ret < 0 {
+            // SAFETY: Drops the usage count taken above (`pm_runtime_put()`).
+            unsafe {
+                bindings::__pm_runtime_idle(
+                    raw,
+                    (bindings::RPM_GET_PUT | bindings::RPM_ASYNC) as c_int,
+                )
+            };
+            return Err(Error::from_errno(ret));
+        }
+        Ok(Self { dev: dev.into() })
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        let raw = self.dev.as_raw();
+        // SAFETY: `raw` is valid (a reference is held) and its usage count holds ours
+        // (`__pm_runtime_put_autosuspend()`).
+        unsafe {
+            bindings::__pm_runtime_suspend(
+                raw,
+                (bindings::RPM_GET_PUT | bindings::RPM_ASYNC | bindings::RPM_AUTO) as c_int,
+            )
+        };
+    }
+}
