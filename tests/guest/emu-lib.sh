@@ -195,7 +195,8 @@ sdhc_reg() {
 # bus_width timing signal_voltage
 mmc_ios() {
     local f
-    f=$(ls /sys/kernel/debug/"${1:-mmc*}"/ios 2>/dev/null | head -1)
+    # shellcheck disable=SC2086 # unquoted: the default is a pattern
+    f=$(ls /sys/kernel/debug/${1:-mmc*}/ios 2>/dev/null | head -1)
     [ -n "$f" ] || { echo "mmc_ios: no debugfs ios" >&2; return 1; }
     sed -n -e 's/^clock:[[:space:]]*\([0-9]*\) Hz/clock=\1/p' \
         -e 's/^actual clock:[[:space:]]*\([0-9]*\) Hz/actual_clock=\1/p' \
