@@ -12,7 +12,11 @@
 # 0, maintenance for the C driver, uncached copies for the RFC design's
 # coherent buffer and cached copies for the Rust driver at 100, and the Rust
 # design's ratios against the RFC design) are there; the SDIO group (C driver, RFC design and Rust driver, 20 virtual ms
-# per row: every row in the JSON and the table, bench-sdio.svg).  Not a speed check: speed
+# per row: every row in the JSON and the table, bench-sdio.svg); the SD-slot group (the slot's C
+# driver and Rust driver, 1 MiB per job: every job in the JSON and the table with MiB/s,
+# requests and their average size from the block layer, the card at 4 bits in SD high speed
+# with its actual clock, the C driver's requests of one 4 KiB page and the Rust driver's
+# larger ones at bs=128k, bench-sdslot.svg).  Not a speed check: speed
 # lives in make bench.  One lane (BENCH_JOBS=1): make test already runs
 # TEST_JOBS boards side by side; a bad BENCH_JOBS is refused before any boot.
 . "$(dirname "$0")/../lib.sh"
@@ -45,7 +49,7 @@ for v in d["variants"]:
              and (c["min"]["mib_s"], c["max"]["mib_s"]) == (min(s), max(s)),
              "%s / %s: the median of 2 boots %s, range [%s, %s]" % (v, j, s, c.get("min", {}).get("mib_s"),
                                                                    c.get("max", {}).get("mib_s")))
-need(len(d.get("boot_seconds", {})) == 2 * len(d["variants"]) + 3 + 3, "wall time of every boot: %s" % d.get("boot_seconds"))
+need(len(d.get("boot_seconds", {})) == 2 * len(d["variants"]) + 3 + 3 + 2, "wall time of every boot: %s" % d.get("boot_seconds"))
 need("every figure the median of 2 boots" in table, "table: says its cells are medians of 2 boots")
 if RFC in d["variants"]:
     c = d["results"][RFC]["read-128k"]
@@ -58,7 +62,8 @@ for v in d["variants"]:
         c = d["results"][v][j]
         need(all(isinstance(c[k], (int, float)) and c[k] > 0 for k in ("mib_s", "iops", "data_commands", "avg_transfer_kib")),
              "%s / %s has positive MiB/s, IOPS, data commands, average size" % (v, j))
-rows = [l for l in table.splitlines() if l.startswith("| `")]
+# the variants' table (the SD-slot group's, printed last, names its direct jobs the same way)
+rows = [l for l in table.split("SD-slot group (")[0].splitlines() if l.startswith("| `")]
 need(len(rows) == 9 and all(l.count("|") == len(d["variants"]) + 2 for l in rows), "table: 9 rows, one column per variant")
 need(len(d["user_jobs"]) == 8, "8 rows users recognise")
 for v in d["variants"]:
@@ -119,6 +124,32 @@ sdio_rows = [l for l in table.splitlines() if l.startswith("| ") and any(l.start
 need(sd.get("rows") and len(sdio_rows) == len(sd["rows"]), "sdio table: a row per SDIO row")
 sroot = ET.parse(out + "/bench-sdio.svg").getroot()
 need(sroot.tag.endswith("svg") and len(sroot.findall("{http://www.w3.org/2000/svg}rect")) >= 6 * 2, "sdio chart: an SVG with a bar per MiB/s cell")
+ss = d.get("sdslot") or {}
+need(ss.get("variants") == ["C driver", "Rust"] and ss.get("board") == "odroidc1" and ss.get("mib_per_job") == 1
+     and ss.get("commit") == d.get("commit") and ss.get("command") == d.get("command"),
+     "sdslot: the C and the Rust driver on the Odroid-C1's slot, 1 MiB per job, the run's commit and command")
+need(len(ss.get("jobs", [])) == 11 and len(ss.get("boot_seconds", {})) == 2, "sdslot: 11 jobs, 2 boots timed: %s"
+     % ss.get("boot_seconds"))
+for v in ss.get("variants", []):
+    ios = ss["ios"][v]
+    need(ios.get("bus_width") == "4_bits" and ios.get("timing") == "sd_high-speed" and ios.get("clock") == 50000000
+         and 0 < ios.get("actual_clock", 0) <= 50000000,
+         "sdslot: %s: the card at 4 bits, SD high speed, %s Hz asked, %s Hz actual"
+         % (v, ios.get("clock"), ios.get("actual_clock")))
+    for j in ss.get("jobs", []):
+        c = ss["results"][v].get(j, {})
+        need(all(isinstance(c.get(k), (int, float)) and c[k] > 0 for k in ("mib_s", "requests", "avg_transfer_kib"))
+             and abs(c["card_mib_moved"] - c["mib_moved"]) < 0.01 and c.get("cpu_ms_per_mib") is not None,
+             "sdslot: %s / %s: %.2f MiB/s, %s requests of %.1f KiB, %s ms CPU per MiB"
+             % (v, j, c.get("mib_s", 0), c.get("requests"), c.get("avg_transfer_kib", 0), c.get("cpu_ms_per_mib")))
+if ss.get("results"):
+    ck, rk = ss["results"]["C driver"]["read-128k"]["avg_transfer_kib"], ss["results"]["Rust"]["read-128k"]["avg_transfer_kib"]
+    need(ck == 4 and rk > 4, "sdslot: read-128k in requests of %.1f KiB (C driver, one page) and %.1f KiB (Rust)" % (ck, rk))
+sdslot_rows = [l for l in table.splitlines() if l.startswith("| ") and l.count("|") == 9 and l.split("|")[4].strip().endswith("x")]
+need(len(sdslot_rows) == len(ss.get("jobs", [])), "sdslot table: a row per job")
+sslroot = ET.parse(out + "/bench-sdslot.svg").getroot()
+need(sslroot.tag.endswith("svg") and len(sslroot.findall("{http://www.w3.org/2000/svg}rect")) >= 11 * 2,
+     "sdslot chart: an SVG with a bar per cell")
 root = ET.parse(out + "/bench.svg").getroot()
 need(root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}rect")) >= 9 * len(d["variants"]), "chart: an SVG with a bar per cell")
 sys.exit(0 if ok else 1)

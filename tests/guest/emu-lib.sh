@@ -189,11 +189,14 @@ sdhc_reg() {
     echo $(($(devmem $((0x$base + $1)) 32)))
 }
 
-# mmc_ios: the MMC core's view of the bus (debugfs ios of the SDHC's host),
-# one "key=value" per line: clock actual_clock bus_width timing signal_voltage
+# mmc_ios [HOST]: the MMC core's view of the bus (debugfs ios of host HOST,
+# mmcN; without it the first host's, the SDHC's where the SD card slot's
+# driver is not loaded), one "key=value" per line: clock actual_clock
+# bus_width timing signal_voltage
 mmc_ios() {
     local f
-    f=$(ls /sys/kernel/debug/mmc*/ios 2>/dev/null | head -1)
+    # shellcheck disable=SC2086 # unquoted: the default is a pattern
+    f=$(ls /sys/kernel/debug/${1:-mmc*}/ios 2>/dev/null | head -1)
     [ -n "$f" ] || { echo "mmc_ios: no debugfs ios" >&2; return 1; }
     sed -n -e 's/^clock:[[:space:]]*\([0-9]*\) Hz/clock=\1/p' \
         -e 's/^actual clock:[[:space:]]*\([0-9]*\) Hz/actual_clock=\1/p' \
@@ -230,6 +233,16 @@ write_mbr() {
     blockdev --rereadpt "$1" || fail "re-reading the partition table"
     while [ ! -b "${1}p$3" ] && [ $w -lt 50 ]; do usleep 100000; w=$((w + 1)); done
     [ -b "${1}p$3" ] || fail "no ${1}p$3 after writing the MBR"
+}
+
+# slot_host: the MMC host of the SD card slot (the SDIO controller's slot@1),
+# mmcN, or fails while its driver has registered none
+slot_host() {
+    local h
+    for h in /sys/bus/platform/devices/*.mmc:slot@1/mmc_host/mmc*; do
+        [ -e "$h" ] && { echo "${h##*/}"; return 0; }
+    done
+    return 1
 }
 
 # slot_disk: the block device of the card in the SD card slot (the SDIO controller's

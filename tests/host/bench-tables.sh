@@ -199,3 +199,74 @@ if not ok:
     sys.exit(1)
 print("bench-tables: the cache and copy table's scales interleaved, orders %s" % runs[:4])
 PY
+# The SD-slot group ("sdslot", its own commit and command): a figure of its block changed by
+# hand is refused; a broken group (a job's cell missing, a smoke run, no ios, no group) fails
+# the check with a message, and --import-sdslot refuses it; a good group imported with
+# --import-sdslot replaces the file's "sdslot" only and its block names the group's commit
+cp "$TOP/Documentation/bench.rst" "$TOP/Documentation/bench-run.json" "$T/Documentation/"
+cp "$TOP/README.md" "$T/"
+python3 - "$T/Documentation/bench.rst" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+a = s.index(".. begin bench-table sd-slot")
+m = re.compile(r"\| read-128k \| (\d+\.\d\d) \|").search(s, a)
+s = s[:m.start(1)] + "%.2f" % (float(m.group(1)) + 0.01) + s[m.end(1):]
+open(p, "w").write(s)
+PY
+if python3 "$T/scripts/bench-tables" --check >/dev/null 2>&1; then
+    echo "bench-tables: a figure of the sd-slot block changed by hand was not found"; exit 1
+fi
+echo "bench-tables: a figure of the sd-slot block changed by hand is refused"
+for broken in cell smoke ios gone; do
+    cp "$TOP/Documentation/bench.rst" "$TOP/Documentation/bench-run.json" "$T/Documentation/"
+    python3 - "$T/Documentation/bench-run.json" "$broken" "$T/part.json" <<'PY'
+import json, sys
+p, broken, part = sys.argv[1:]
+run = json.load(open(p))
+s = run["sdslot"]
+if broken == "cell":
+    del s["results"][s["variants"][-1]]["read-128k"]
+elif broken == "smoke":
+    s["smoke"] = True
+elif broken == "ios":
+    s["ios"][s["variants"][0]].pop("actual_clock")
+else:
+    del run["sdslot"]
+json.dump({"sdslot": run.get("sdslot")}, open(part, "w"))
+json.dump(run, open(p, "w"))
+PY
+    if python3 "$T/scripts/bench-tables" --check > /dev/null 2> "$T/err"; then
+        echo "bench-tables: a run whose SD-slot group is broken ($broken) passed the check"; exit 1
+    fi
+    grep -q "sdslot" "$T/err" || { cat "$T/err"; echo "bench-tables: no clear message for a broken SD-slot group ($broken)"; exit 1; }
+    cp "$TOP/Documentation/bench-run.json" "$T/Documentation/"
+    if python3 "$T/scripts/bench-tables" --import-sdslot "$T/part.json" > /dev/null 2>&1 ||
+        ! cmp -s "$TOP/Documentation/bench-run.json" "$T/Documentation/bench-run.json"; then
+        echo "bench-tables: --import-sdslot took a broken SD-slot group ($broken)"; exit 1
+    fi
+done
+echo "bench-tables: a broken SD-slot group (a cell missing, a smoke run, no actual clock, none) fails the check and is not imported"
+cp "$TOP/Documentation/bench.rst" "$TOP/Documentation/bench-run.json" "$T/Documentation/"
+python3 - "$T/Documentation/bench-run.json" "$T/part.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+s = dict(run["sdslot"], commit="abcdef0", command="BENCH_PARTS=sdslot BENCH_SDSLOT_MIB=8 make bench")
+s["results"]["Rust"]["read-128k"] = dict(s["results"]["Rust"]["read-128k"], mib_s=99.5)
+json.dump({"commit": "abcdef0", "sdslot": s}, open(sys.argv[2], "w"))
+PY
+python3 "$T/scripts/bench-tables" --import-sdslot "$T/part.json" > /dev/null
+python3 "$T/scripts/bench-tables" --check > /dev/null
+python3 - "$TOP/Documentation/bench-run.json" "$T/Documentation/bench-run.json" "$T/Documentation/bench.rst" <<'PY'
+import json, sys
+old, new, rst = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+block = rst[rst.index(".. begin bench-table sd-slot"):rst.index(".. end bench-table sd-slot")]
+rest_same = {k: v for k, v in old.items() if k != "sdslot"} == {k: v for k, v in new.items() if k != "sdslot"}
+ok = rest_same and new["sdslot"]["commit"] == "abcdef0" and "at commit abcdef0" in block \
+    and "``BENCH_PARTS=sdslot BENCH_SDSLOT_MIB=8 make bench``" in block and "| read-128k |" in block \
+    and "| 99.50 |" in block and "commit %s" % old["commit"] in rst
+if not ok:
+    print("bench-tables: --import-sdslot did not replace the SD-slot group alone (rest kept: %s)" % rest_same)
+    sys.exit(1)
+PY
+echo "bench-tables: --import-sdslot replaces the SD-slot group alone, its block names the group's commit and command"
