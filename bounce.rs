@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The bounce buffer: one request carries many scatterlist segments although the controller
-//! has a single DMA address register.
+//! The bounce buffer.
+//!
+//! One request carries many scatterlist segments although the controller has a single DMA address
+//! register.
 //!
 //! Without it the host takes a request only if its scatterlist maps to a single DMA segment,
 //! which limits it to one segment (`max_segs` 1, as the C driver). With a [`Bouncer`] it
@@ -94,7 +96,9 @@ use tail::{
 pub(crate) use buffer::Buffers;
 pub(crate) use slots::Slot;
 
-/// The most bounce buffers of a host: two for double buffering.
+/// The most bounce buffers of a host.
+///
+/// Two for double buffering.
 pub(crate) const MAX_BUFFERS: usize = 2;
 
 /// Where the controller finds a request's data.
@@ -139,8 +143,10 @@ pub(crate) struct Bouncer {
     /// Who holds which buffer.
     #[pin]
     slots: Mutex<Slots>,
-    /// `dma_get_merge_boundary()` of the controller: 0 when a DMA mapping never merges
-    /// scatterlist entries (see [`policy::segments_without_mapping`]).
+    /// `dma_get_merge_boundary()` of the controller.
+    ///
+    /// 0 when a DMA mapping never merges scatterlist entries (see
+    /// [`policy::segments_without_mapping`]).
     merge_boundary: usize,
     /// The longest transfer the controller is given to one DMA address.
     max_direct: u32,
@@ -164,14 +170,15 @@ pub(crate) struct Bouncer {
 }
 
 impl Bouncer {
-    /// The policy with the buffers `bufs` (none: every request must map to one segment; two:
-    /// copies in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge
-    /// boundary `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most
-    /// `max_direct` bytes to one DMA address (longer single segments are bounced). With
-    /// `skip_clean` (given with its reason, which the `bounce` file shows) a read into a cached
-    /// buffer with no dirty cache line skips the invalidate before the transfer
-    /// ([`MapSync::SkipIfClean`]). With `check_tail` every read is bounced
-    /// and its data used only once its last words are in memory ([`tail`]).
+    /// The policy with the buffers `bufs` (none: every request must map to one segment; two: copies
+    /// in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge boundary
+    /// `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most `max_direct`
+    /// bytes to one DMA address (longer single segments are bounced).
+    ///
+    /// With `skip_clean` (given with its reason, which the `bounce` file shows) a read into a
+    /// cached buffer with no dirty cache line skips the invalidate before the transfer
+    /// ([`MapSync::SkipIfClean`]). With `check_tail` every read is bounced and its data used only
+    /// once its last words are in memory ([`tail`]).
     pub(crate) fn new(
         bufs: [Option<BounceBuffer>; MAX_BUFFERS],
         merge_boundary: usize,
@@ -217,7 +224,7 @@ impl Bouncer {
         st
     }
 
-    /// How a read's mapping treats its first invalidate.
+    /// Returns how a read's mapping treats its first invalidate.
     fn read_sync(&self) -> MapSync {
         if self.skip_clean {
             MapSync::SkipIfClean
@@ -226,9 +233,10 @@ impl Bouncer {
         }
     }
 
-    /// Hands the first `len` bytes of buffer `slot` to the controller for a transfer in `dir`
-    /// and keeps its mapping; a mapping left from an earlier user of the buffer is undone
-    /// first. Returns the DMA address.
+    /// Hands the first `len` bytes of buffer `slot` to the controller for a transfer in `dir` and
+    /// keeps its mapping.
+    ///
+    /// A mapping left from an earlier user of the buffer is undone first. Returns the DMA address.
     fn map_slot(
         &self,
         buf: &BounceBuffer,
@@ -266,15 +274,18 @@ impl Bouncer {
         }
     }
 
-    /// Whether a request that fits a buffer is bounced even when its data could go to the
-    /// controller in place: `force` (the `force_bounce` test knob), or a read whose last words
-    /// are checked in memory ([`tail`]).
+    /// Returns whether a request that fits a buffer is bounced even when its data could go to the
+    /// controller in place.
+    ///
+    /// `force` (the `force_bounce` test knob), or a read whose last words are checked in memory
+    /// ([`tail`]).
     fn bounce_all(&self, force: bool, write: bool) -> bool {
         force || (self.check_tail && !write)
     }
 
-    /// Takes buffer `slot` back from the controller: unmaps it if it is mapped. Returns
-    /// whether that went right (nothing mapped is right).
+    /// Takes buffer `slot` back from the controller.
+    ///
+    /// Unmaps it if it is mapped. Returns whether that went right (nothing mapped is right).
     fn unmap_slot(&self, slot: Slot) -> bool {
         let mapping = self
             .maps
@@ -296,9 +307,10 @@ impl Bouncer {
         self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
     }
 
-    /// The number of DMA segments of the request's data. Without an IOMMU a list of more than
-    /// one entry is not mapped at all: its segment count is its length. Otherwise it is mapped
-    /// to count its segments.
+    /// The number of DMA segments of the request's data.
+    ///
+    /// Without an IOMMU a list of more than one entry is not mapped at all: its segment count is
+    /// its length. Otherwise it is mapped to count its segments.
     fn segments(&self, dev: &Device, mrq: &mut DmaRequest) -> Result<u32> {
         if let Some(n) = mrq.pre_mapped_segments() {
             return Ok(n);
@@ -313,12 +325,13 @@ impl Bouncer {
         })?)
     }
 
-    /// Chooses the data path of the request and sets it up: a single DMA segment stays mapped
-    /// for the controller; a scatterlist of more segments goes through a bounce buffer (a
-    /// write is copied into it here unless `pre_req` did). `force` bounces whatever fits (the
-    /// `force_bounce` test knob); when `copy_in_fault` (the `bounce_copy_in_faults` test knob,
-    /// asked once per copy of a write into a buffer) returns true, the copy stops halfway and
-    /// fails.
+    /// Chooses the data path of the request and sets it up.
+    ///
+    /// A single DMA segment stays mapped for the controller; a scatterlist of more segments goes
+    /// through a bounce buffer (a write is copied into it here unless `pre_req` did). `force`
+    /// bounces whatever fits (the `force_bounce` test knob); when `copy_in_fault` (the
+    /// `bounce_copy_in_faults` test knob, asked once per copy of a write into a buffer) returns
+    /// true, the copy stops halfway and fails.
     ///
     /// Called from `request` (process context, the host claimed): it takes the buffers' mutex
     /// and copies a write's data, so it may sleep.
@@ -394,8 +407,9 @@ impl Bouncer {
         }
     }
 
-    /// Gives the bounced request a buffer: the one `pre_req` filled, or one taken now (a write
-    /// is copied into it).
+    /// Gives the bounced request a buffer.
+    ///
+    /// The one `pre_req` filled, or one taken now (a write is copied into it).
     fn set_up_bounce(
         &self,
         dev: &Device,
@@ -456,18 +470,21 @@ impl Bouncer {
         })
     }
 
-    /// Frees buffer `slot` of a request that failed or needs nothing copied (the controller is
-    /// done with it): it is unmapped first. Process context (it takes the buffers' mutex).
+    /// Frees buffer `slot` of a request that failed or needs nothing copied (the controller is done
+    /// with it).
+    ///
+    /// It is unmapped first. Process context (it takes the buffers' mutex).
     pub(crate) fn release(&self, slot: Slot) {
         self.disarm_tail(slot);
         self.unmap_slot(slot);
         self.slots.lock().finish(slot, None);
     }
 
-    /// The controller is quiesced after the request on buffer `slot`: `len` bytes of read data
-    /// (0: none, or an error was set) go into the request now, or wait in the buffer for
-    /// `post_req` if the request was prepared for that. Fails (the caller fails the request)
-    /// if not all was copied.
+    /// The controller is quiesced after the request on buffer `slot`.
+    ///
+    /// `len` bytes of read data (0: none, or an error was set) go into the request now, or wait in
+    /// the buffer for `post_req` if the request was prepared for that. Fails (the caller fails the
+    /// request) if not all was copied.
     ///
     /// Process context only: it takes the buffers' mutex and copies the data, so it may
     /// sleep. The driver calls it when it completes a request (`Sdhc::complete`), from its
@@ -517,12 +534,14 @@ impl Bouncer {
     }
 }
 
-/// The `bounce` file: `skip_clean_invalidate` with why (`forced by parameter`, or `auto:` and
-/// what the buffers' DMA mapping was found to be); `dram_write_check` with the reads whose last
-/// words were looked for in memory (`tail_checks`), not there at the first look (`tail_waits`)
-/// and failed for it (`tail_late`); then per buffer `bufferN: coherent`, or
-/// `bufferN: clean` or `dirty` (maybe dirty) with the reads that invalidated it before their
-/// transfer (`bufferN_read_invalidates_done`) and those that skipped that (`..._skipped`).
+/// The `bounce` file.
+///
+/// `skip_clean_invalidate` with why (`forced by parameter`, or `auto:` and what the buffers' DMA
+/// mapping was found to be); `dram_write_check` with the reads whose last words were looked for in
+/// memory (`tail_checks`), not there at the first look (`tail_waits`) and failed for it
+/// (`tail_late`); then per buffer `bufferN: coherent`, or `bufferN: clean` or `dirty` (maybe dirty)
+/// with the reads that invalidated it before their transfer (`bufferN_read_invalidates_done`) and
+/// those that skipped that (`..._skipped`).
 impl Writer for Bouncer {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let st = self.cache_state();

@@ -49,7 +49,9 @@ const CLKC_OFFSET: usize = <regs::CLKC as kernel::io::register::Register>::OFFSE
 /// Number of gates.
 const NUM_GATES: usize = 4;
 
-/// The divider's values: `val` in `CLKC[11:0]` divides by `div`, as `(val, div)`.
+/// The divider's values.
+///
+/// `val` in `CLKC[11:0]` divides by `div`, as `(val, div)`.
 const DIV_TABLE: [(u32, u32); 12] = [
     (5, 6),
     (7, 8),
@@ -115,9 +117,11 @@ fn register(
 }
 
 impl Clkc {
-    /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets
-    /// its four gate clocks. Dropping the returned object unregisters the tree; the clocks keep
-    /// `regs` mapped as long as they are registered.
+    /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets its
+    /// four gate clocks.
+    ///
+    /// Dropping the returned object unregisters the tree; the clocks keep `regs` mapped as long as
+    /// they are registered.
     pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs>) -> Result<Self> {
         let reg = Reg::new(regs, CLKC_OFFSET)?;
 
@@ -165,8 +169,9 @@ impl Clkc {
         })
     }
 
-    /// Prepares and enables the four gates, in order (`clk_bulk_prepare_enable()`); on error
-    /// none is left enabled.
+    /// Prepares and enables the four gates, in order (`clk_bulk_prepare_enable()`).
+    ///
+    /// On error none is left enabled.
     pub(crate) fn enable(&self) -> Result {
         for (i, clk) in self.gates.iter().enumerate() {
             if let Err(e) = clk.prepare_enable() {
@@ -179,8 +184,9 @@ impl Clkc {
         Ok(())
     }
 
-    /// Disables and unprepares the four gates, in reverse order; only after a successful
-    /// [`Self::enable`].
+    /// Disables and unprepares the four gates, in reverse order.
+    ///
+    /// Only after a successful [`Self::enable`].
     pub(crate) fn disable(&self) {
         for clk in self.gates.iter().rev() {
             clk.disable_unprepare();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The controller's state (`struct meson_mx_sdhc_host`): what the MMC callbacks and the
-//! interrupt handlers share ([`Sdhc`]) and what only the MMC callbacks use ([`SdhcHost`], the
-//! driver data in the MMC host's private area).
+//! The controller's state (`struct meson_mx_sdhc_host`).
+//!
+//! What the MMC callbacks and the interrupt handlers share ([`Sdhc`]) and what only the MMC
+//! callbacks use ([`SdhcHost`], the driver data in the MMC host's private area).
 //!
 //! The controller holds the feature modules' state (the bounce buffers, the SDIO card
 //! interrupt, the deadline of the request in flight, the statistics) and alone acts on what
@@ -63,7 +64,9 @@ use crate::{
 /// PM has it gated ([`Self::gate`]).
 pub(crate) struct EnabledClk {
     clk: Clk,
-    /// Whether [`Self::gate`] has it off; written under [`Sdhc::bus`].
+    /// Whether [`Self::gate`] has it off.
+    ///
+    /// Written under [`Sdhc::bus`].
     gated: Atomic<bool>,
 }
 
@@ -109,8 +112,10 @@ pub(crate) struct InFlight {
     pub(crate) slot: Option<Slot>,
     /// Its number: an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
-    /// Its software deadline: computed before the watchdog was armed, started again when the
-    /// command is written to the controller ([`Deadline::restart`]).
+    /// Its software deadline.
+    ///
+    /// Computed before the watchdog was armed, started again when the command is written to the
+    /// controller ([`Deadline::restart`]).
     pub(crate) deadline: Deadline,
 }
 
@@ -131,8 +136,10 @@ pub(crate) struct Sdhc {
     /// The request in flight, from `request` until the threaded IRQ handler completes it.
     #[pin]
     pub(crate) cur: Mutex<Option<InFlight>>,
-    /// `ISTA` as the hard IRQ handler saw it, for the threaded handler. The line stays masked
-    /// (`IRQF_ONESHOT`) until the thread is done, so there is one value per thread run.
+    /// `ISTA` as the hard IRQ handler saw it, for the threaded handler.
+    ///
+    /// The line stays masked (`IRQF_ONESHOT`) until the thread is done, so there is one value per
+    /// thread run.
     pub(crate) irq_ista: Atomic<u32>,
     /// The bounce buffers held back after an error, one bit each, while the controller may
     /// still write them (`drain.rs`).
@@ -141,7 +148,9 @@ pub(crate) struct Sdhc {
     pub(crate) held_tries: Atomic<u32>,
     /// The number of the request last handed to the controller (`InFlight::seq`).
     pub(crate) started_seq: Atomic<u32>,
-    /// `started_seq` when the hard IRQ handler ran: the request the interrupt is for.
+    /// `started_seq` when the hard IRQ handler ran.
+    ///
+    /// The request the interrupt is for.
     pub(crate) irq_seq: Atomic<u32>,
     /// The bus clock in Hz, as `set_ios` left it.
     pub(crate) bus_hz: Atomic<u32>,
@@ -170,10 +179,11 @@ impl Sdhc {
         }
     }
 
-    /// The probe of the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card
-    /// interrupt serviced since the last command left it one, counted in the statistics
-    /// (`dat1_relatched`, `dat1_not_relatched`). `request` calls it with `cur` held and no
-    /// command in flight, before the command is sent.
+    /// The probe of the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card interrupt
+    /// serviced since the last command left it one, counted in the statistics (`dat1_relatched`,
+    /// `dat1_not_relatched`).
+    ///
+    /// `request` calls it with `cur` held and no command in flight, before the command is sent.
     pub(crate) fn probe_dat1_latch(&self) {
         if let Some(relatched) = self.sdio.probe_latch(&self.regs, self.bus_hz.load(Relaxed)) {
             self.debugfs.stats().record_dat1_probe(relatched);
@@ -186,8 +196,10 @@ impl Sdhc {
         self.sdio.ack(&self.regs, self.debugfs.sdio_ack_fault());
     }
 
-    /// The request in flight, taken out of `cur` if its deadline has passed. An expiry armed
-    /// for an earlier request (completed since) or fired early finds a request not yet due.
+    /// The request in flight, taken out of `cur` if its deadline has passed.
+    ///
+    /// An expiry armed for an earlier request (completed since) or fired early finds a request not
+    /// yet due.
     fn take_expired(&self) -> Due {
         let mut cur = self.cur.lock();
         let Some(f) = cur.as_ref() else {
@@ -204,7 +216,9 @@ impl Sdhc {
 enum Due {
     /// Nothing.
     Idle,
-    /// A request not yet due: this many milliseconds are left.
+    /// A request not yet due.
+    ///
+    /// This many milliseconds are left.
     Later(u32),
     /// A request past its deadline, taken out of `cur`.
     TimedOut(InFlight),
@@ -213,18 +227,22 @@ enum Due {
 /// The bus state `set_ios` leaves for `request` (both serialized by the MMC core), and the
 /// clocks runtime PM switches off while the host is idle.
 pub(crate) struct BusState {
-    /// Why the last `set_ios` failed; requests fail with it until one succeeds
-    /// (`host->error` in the C driver).
+    /// Why the last `set_ios` failed.
+    ///
+    /// Requests fail with it until one succeeds (`host->error` in the C driver).
     pub(crate) set_ios_error: Option<Error>,
-    /// Whether the four gate clocks of the controller's clock tree are on, as `set_ios` wants
-    /// them: they are off while `suspended` all the same.
+    /// Whether the four gate clocks of the controller's clock tree are on, as `set_ios` wants them.
+    ///
+    /// They are off while `suspended` all the same.
     pub(crate) gates_on: bool,
     /// Whether runtime PM has the module clock and the gate clocks off.
     pub(crate) suspended: bool,
 }
 
 impl BusState {
-    /// The state at probe: the gate clocks off, the module clock on.
+    /// The state at probe.
+    ///
+    /// The gate clocks off, the module clock on.
     pub(crate) fn new() -> Self {
         Self {
             set_ios_error: None,
@@ -234,7 +252,9 @@ impl BusState {
     }
 }
 
-/// The driver's timer, the watchdog: what it holds and does when it expires.
+/// The driver's timer, the watchdog.
+///
+/// What it holds and does when it expires.
 ///
 /// It runs on a `WQ_MEM_RECLAIM` workqueue of its own, `mmc_timer/<device>`: a request it
 /// times out may be one that memory reclaim waits for.
@@ -254,8 +274,9 @@ pub(crate) struct SdhcHost {
     pub(crate) sdhc: Arc<Sdhc>,
     /// The watchdog, stopped first when the host drops its data.
     pub(crate) watchdog: Timer<Watchdog>,
-    /// The controller kept powered (runtime PM) while the SDIO card interrupt is enabled: the
-    /// interrupt comes through DAT1, which only a clocked controller sees.
+    /// The controller kept powered (runtime PM) while the SDIO card interrupt is enabled.
+    ///
+    /// The interrupt comes through DAT1, which only a clocked controller sees.
     #[pin]
     pub(crate) sdio_awake: Mutex<Option<pm::Active>>,
 }
@@ -359,8 +380,10 @@ impl PinnedDrop for SdhcHost {
 }
 
 impl SdhcHost {
-    /// The host is removed (or was never added) and the watchdog stopped; it is freed next:
-    /// nothing may signal it any more. The signal waits for the core's SDIO work when dropped.
+    /// The host is removed (or was never added) and the watchdog stopped.
+    ///
+    /// It is freed next: nothing may signal it any more. The signal waits for the core's SDIO work
+    /// when dropped.
     fn release_sdio_signal(&self) {
         drop(self.sdhc.sdio.take_signal(&self.sdhc.regs));
     }
@@ -372,9 +395,11 @@ impl SdhcHost {
         self.watchdog.arm(delay);
     }
 
-    /// `ms` as the watchdog's delay, at most the period at which it looks for a missed SDIO
-    /// card interrupt while one is enabled: a request's deadline must not keep the watchdog
-    /// away that long (it arms itself again for the rest of a deadline not yet due).
+    /// `ms` as the watchdog's delay, at most the period at which it looks for a missed SDIO card
+    /// interrupt while one is enabled.
+    ///
+    /// A request's deadline must not keep the watchdog away that long (it arms itself again for the
+    /// rest of a deadline not yet due).
     fn watch_period(sdhc: &Sdhc, ms: u32) -> Delta {
         let ms = i64::from(ms);
         if sdhc.sdio.watched() {
@@ -384,7 +409,9 @@ impl SdhcHost {
         }
     }
 
-    /// The watchdog fired: the deadline passed, or the watchdog fired early.
+    /// The watchdog fired.
+    ///
+    /// The deadline passed, or the watchdog fired early.
     fn deadline_expired(timer: &TimerRef<Watchdog>) {
         let sdhc = &timer.data().sdhc;
         match sdhc.take_expired() {

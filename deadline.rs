@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The software deadline of a request: when it is due, and what the controller shows when no
-//! interrupt came in time.
+//! The software deadline of a request.
+//!
+//! When it is due, and what the controller shows when no interrupt came in time.
 //!
 //! The MMC core never times a request out for a host without a command queue engine, and the
 //! controller can freeze without raising an interrupt (upstream c82efcaad2a4); an edge that
@@ -47,7 +48,9 @@ use crate::{
     regs, //
 };
 
-/// The software deadline of a request: the instant it is due, and how long it is.
+/// The software deadline of a request.
+///
+/// The instant it is due, and how long it is.
 pub(crate) struct Deadline {
     due: Instant<Monotonic>,
     ms: u32,
@@ -75,25 +78,27 @@ impl Deadline {
         }
     }
 
-    /// How long the deadline is, in milliseconds.
+    /// Returns how long the deadline is, in milliseconds.
     pub(crate) fn ms(&self) -> u32 {
         self.ms
     }
 
-    /// When the watchdog is to fire for this deadline, in milliseconds from now: its length, or
-    /// the test fault's `early_ms` (`watchdog_early_ms`) before.
+    /// When the watchdog is to fire for this deadline, in milliseconds from now.
+    ///
+    /// Its length, or the test fault's `early_ms` (`watchdog_early_ms`) before.
     pub(crate) fn arm_after_ms(&self, early_ms: u32) -> u32 {
         logic::arm_after_ms(self.ms, early_ms)
     }
 
-    /// Starts the deadline's clock again once the command is written to the controller: the
-    /// time before (waiting for the controller, a preempted thread) is not the card's, and the
+    /// Starts the deadline's clock again once the command is written to the controller.
+    ///
+    /// The time before (waiting for the controller, a preempted thread) is not the card's, and the
     /// request cannot complete before it (`request.rs` sends under `cur`).
     pub(crate) fn restart(&mut self) {
         self.due = Instant::now() + Delta::from_millis(i64::from(self.ms));
     }
 
-    /// Whether the deadline has passed, or how long is left of it.
+    /// Returns whether the deadline has passed, or how long is left of it.
     pub(crate) fn expiry(&self) -> logic::Expiry {
         let left = self.due - Instant::<Monotonic>::now();
         logic::expiry(left.as_nanos())
@@ -102,8 +107,10 @@ impl Deadline {
 
 /// What the controller shows for a request past its deadline without an interrupt.
 pub(crate) enum Overdue {
-    /// Its command completed: `ISTA` (this value) latched its status, the interrupt was lost
-    /// on its way (an edge the interrupt controller missed).
+    /// Its command completed.
+    ///
+    /// `ISTA` (this value) latched its status, the interrupt was lost on its way (an edge the
+    /// interrupt controller missed).
     Completed(u32),
     /// Nothing: the controller froze, or the card never answered.
     Hung,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! After an error: the controller's reset, and the memory its DMA engine may still write.
+//! After an error.
+//!
+//! The controller's reset, and the memory its DMA engine may still write.
 //!
 //! A failed command can leave the DMA engine moving blocks (a response CRC error is reported
 //! while the data phase goes on), and nothing documents when a reset stops it or a bit that
@@ -43,29 +45,34 @@ const RELEASE_WAIT_MS: i64 = 100;
 
 impl Sdhc {
     /// Waits, at most [`WAIT_CMD_READY_TIMEOUT`](crate::hw::WAIT_CMD_READY_TIMEOUT), for the
-    /// controller to finish the failed command `opcode` (`STAT.CMD_BUSY` clear, `ESTA[13:11]`
-    /// 0) before its response is read and it is reset, as Amlogic's driver does on each of its
-    /// error paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`) and the C driver in
-    /// its interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`): an error can latch
-    /// while the DMA engine still finishes the transfer, and a reset then may leave it hung. A
-    /// controller still busy after the bound is reset anyway (the warning says so).
+    /// controller to finish the failed command `opcode` (`STAT.CMD_BUSY` clear, `ESTA[13:11]` 0)
+    /// before its response is read and it is reset, as Amlogic's driver does on each of its error
+    /// paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`) and the C driver in its
+    /// interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`).
+    ///
+    /// An error can latch while the DMA engine still finishes the transfer, and a reset then may
+    /// leave it hung. A controller still busy after the bound is reset anyway (the warning says
+    /// so).
     pub(crate) fn settle_before_reset(&self, opcode: u32) {
         let _ = self
             .hw()
             .wait_cmd_ready(opcode, crate::hw::WAIT_CMD_READY_TIMEOUT);
     }
 
-    /// Resets the controller after an error and waits for its DMA engine to drain
-    /// (`Hw::quiesce`), before any page is unmapped or any bounce buffer used again. Returns
-    /// whether the controller showed idle afterwards.
+    /// Resets the controller after an error and waits for its DMA engine to drain (`Hw::quiesce`),
+    /// before any page is unmapped or any bounce buffer used again.
+    ///
+    /// Returns whether the controller showed idle afterwards.
     pub(crate) fn quiesce(&self) -> bool {
         let (waited, idle) = self.hw().quiesce(crate::hw::RESET_DRAIN_US);
         self.debugfs.stats().record_quiesce(waited, idle);
         idle
     }
 
-    /// The controller did not show idle after quiescing for the request whose pages were
-    /// mapped direct: waits for it, at most [`DIRECT_HOLD_MS`], before they are handed back.
+    /// The controller did not show idle after quiescing for the request whose pages were mapped
+    /// direct.
+    ///
+    /// Waits for it, at most [`DIRECT_HOLD_MS`], before they are handed back.
     pub(crate) fn hold_direct(&self) {
         if !self.hw().wait_idle(Delta::from_millis(DIRECT_HOLD_MS)) {
             dev_err!(
@@ -76,8 +83,9 @@ impl Sdhc {
         }
     }
 
-    /// The controller did not show idle after quiescing for the request on bounce buffer
-    /// `slot`: the buffer is kept from every later request until the controller shows idle.
+    /// The controller did not show idle after quiescing for the request on bounce buffer `slot`.
+    ///
+    /// The buffer is kept from every later request until the controller shows idle.
     pub(crate) fn hold_back(&self, slot: Slot) {
         // Holding back (completing a request) and releasing (starting the next) never run at
         // the same time: the MMC core starts a request only after the last one completed.
@@ -91,10 +99,11 @@ impl Sdhc {
         );
     }
 
-    /// Frees the bounce buffers held back after an error once the controller shows idle,
-    /// waiting for that at most [`RELEASE_WAIT_MS`]; a buffer stays held while it does not,
-    /// for at most [`logic::HELD_MAX_TRIES`] requests in a row, after which the controller is
-    /// reset once more and the buffers freed.
+    /// Frees the bounce buffers held back after an error once the controller shows idle, waiting
+    /// for that at most [`RELEASE_WAIT_MS`].
+    ///
+    /// A buffer stays held while it does not, for at most [`logic::HELD_MAX_TRIES`] requests in a
+    /// row, after which the controller is reset once more and the buffers freed.
     pub(crate) fn release_held(&self) {
         if self.held_slots.load(Relaxed) == 0 {
             return;
@@ -115,10 +124,12 @@ impl Sdhc {
         }
     }
 
-    /// The host is removed and the controller goes with its last reference, and with it the
-    /// bounce buffers: any still held back are freed then. Resets the controller once more and
-    /// waits for it to show idle, at most [`RELEASE_WAIT_MS`], so that its DMA engine is done
-    /// with them first, and says so if it is not.
+    /// The host is removed and the controller goes with its last reference, and with it the bounce
+    /// buffers.
+    ///
+    /// Any still held back are freed then. Resets the controller once more and waits for it to show
+    /// idle, at most [`RELEASE_WAIT_MS`], so that its DMA engine is done with them first, and says
+    /// so if it is not.
     pub(crate) fn quiesce_held(&self) {
         if self.held_slots.load(Relaxed) == 0 {
             return;
@@ -132,9 +143,11 @@ impl Sdhc {
         }
     }
 
-    /// The controller has shown activity through [`logic::HELD_MAX_TRIES`] requests since
-    /// buffers were held back: a `STAT` that never reads idle, not a DMA engine writing for a
-    /// second. Resets it once more before the buffers are freed, and says so.
+    /// The controller has shown activity through [`logic::HELD_MAX_TRIES`] requests since buffers
+    /// were held back.
+    ///
+    /// A `STAT` that never reads idle, not a DMA engine writing for a second. Resets it once more
+    /// before the buffers are freed, and says so.
     fn force_release(&self) {
         let idle = self.quiesce();
         self.debugfs.stats().record_held_forced();

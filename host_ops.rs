@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The MMC host callbacks of the controller; each is implemented in the file named for it.
+//! The MMC host callbacks of the controller.
+//!
+//! Each is implemented in the file named for it.
 
 use kernel::{
     io::Io,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Register programming of the controller: reset and initialisation, starting a command,
-//! reading the response, waiting for the controller (`meson-mx-sdhc-mmc.c`).
+//! Register programming of the controller.
+//!
+//! Reset and initialisation, starting a command, reading the response, waiting for the controller
+//! (`meson-mx-sdhc-mmc.c`).
 
 use kernel::{
     device::Device,
@@ -39,27 +41,31 @@ use crate::{
     soc::SocData, //
 };
 
-/// Between polls the thread sleeps (`usleep_range()`, as the C driver's regmap polls do); a
-/// delay of 10 us or less would make `fsleep()` spin instead.
+/// Between polls the thread sleeps (`usleep_range()`, as the C driver's regmap polls do).
+///
+/// A delay of 10 us or less would make `fsleep()` spin instead.
 const WAIT_CMD_READY_SLEEP: Delta = Delta::from_micros(20);
 pub(crate) const WAIT_CMD_READY_TIMEOUT: Delta = Delta::from_micros(100_000);
-/// Between polls past the first 100 ms of a wait that covers the card's busy time: the MMC
-/// core's own busy polls (`mmc_poll_for_busy()`) back off to a few milliseconds.
+/// Between polls past the first 100 ms of a wait that covers the card's busy time.
+///
+/// The MMC core's own busy polls (`mmc_poll_for_busy()`) back off to a few milliseconds.
 const WAIT_CARD_BUSY_SLEEP: Delta = Delta::from_micros(1000);
-/// The read flush moves at most the RX FIFO's threshold (7 words) to memory. How long that
-/// takes on the silicon is not measured (the SDHC's port competes with the others in the DDR
-/// controller; Amlogic's driver raises its priority there); FreeBSD's driver allows 100 us.
-/// The poll spins ([`Delta::ZERO`] between reads) for at most 1 ms: a guess, ten times
-/// FreeBSD's.
+/// The read flush moves at most the RX FIFO's threshold (7 words) to memory.
+///
+/// How long that takes on the silicon is not measured (the SDHC's port competes with the others in
+/// the DDR controller; Amlogic's driver raises its priority there); FreeBSD's driver allows 100 us.
+/// The poll spins ([`Delta::ZERO`] between reads) for at most 1 ms: a guess, ten times FreeBSD's.
 const WAIT_RX_FLUSH_SLEEP: Delta = Delta::ZERO;
 const WAIT_RX_FLUSH_TIMEOUT: Delta = Delta::from_micros(1000);
 
-/// How long the DMA engine may go on writing to memory after `SRST`, in microseconds, as the
-/// driver assumes it: nothing documents a DMA-idle bit and neither the C driver nor the vendor
-/// driver waits after the reset. What the engine can still hold is its FIFO and one burst
-/// (`PDMA` bursts of at most 32 words). How long writing those takes on the silicon is not
-/// measured (the DDR controller arbitrates between ports); 1 ms is a guess, generous for a
-/// few hundred bytes, and costs nothing on the error path.
+/// How long the DMA engine may go on writing to memory after `SRST`, in microseconds, as the driver
+/// assumes it.
+///
+/// Nothing documents a DMA-idle bit and neither the C driver nor the vendor driver waits after the
+/// reset. What the engine can still hold is its FIFO and one burst (`PDMA` bursts of at most 32
+/// words). How long writing those takes on the silicon is not measured (the DDR controller
+/// arbitrates between ports); 1 ms is a guess, generous for a few hundred bytes, and costs nothing
+/// on the error path.
 pub(crate) const RESET_DRAIN_US: u32 = 1000;
 
 /// The data phase of a command, as far as the controller needs it.
@@ -113,7 +119,9 @@ pub(crate) struct Hw<'a> {
     pub(crate) sdio: &'a SdioIrqs,
 }
 
-/// Resets the whole controller; this also stops its DMA engine.
+/// Resets the whole controller.
+///
+/// This also stops its DMA engine.
 pub(crate) fn reset(regs: &Regs) {
     regs.write_reg(
         regs::SRST::zeroed()
@@ -229,15 +237,18 @@ impl Hw<'_> {
             .into_raw()
     }
 
-    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`); fails if the controller
-    /// cannot be made ready for it, with nothing sent.
+    /// Programs and starts a command (`meson_mx_sdhc_start_cmd()`).
+    ///
+    /// Fails if the controller cannot be made ready for it, with nothing sent.
     pub(crate) fn start_cmd(&self, cmd: &CmdInfo) -> Result {
         self.start(cmd, true)
     }
 
-    /// Programs and starts a command as [`Self::start_cmd`] does, but with none of its
-    /// interrupts enabled: a command sent while a request completes, whose end the caller
-    /// polls for in `ISTA` (no interrupt handler has a request to complete with it).
+    /// Programs and starts a command as [`Self::start_cmd`] does, but with none of its interrupts
+    /// enabled.
+    ///
+    /// A command sent while a request completes, whose end the caller polls for in `ISTA` (no
+    /// interrupt handler has a request to complete with it).
     pub(crate) fn start_polled_cmd(&self, cmd: &CmdInfo) -> Result {
         self.start(cmd, false)
     }
@@ -310,10 +321,11 @@ impl Hw<'_> {
         }
     }
 
-    /// Polls `done` on `read` for at most `timeout`: every [`WAIT_CMD_READY_SLEEP`] for the
-    /// first [`WAIT_CMD_READY_TIMEOUT`], as the C driver does, then every
-    /// [`WAIT_CARD_BUSY_SLEEP`] (a card programming for hundreds of milliseconds is not polled
-    /// thousands of times).
+    /// Polls `done` on `read` for at most `timeout`.
+    ///
+    /// Every [`WAIT_CMD_READY_SLEEP`] for the first [`WAIT_CMD_READY_TIMEOUT`], as the C driver
+    /// does, then every [`WAIT_CARD_BUSY_SLEEP`] (a card programming for hundreds of milliseconds
+    /// is not polled thousands of times).
     fn poll_ready<T>(
         &self,
         read: impl Fn() -> T,
@@ -332,13 +344,14 @@ impl Hw<'_> {
         read_poll_timeout(|| Ok(read()), &done, WAIT_CARD_BUSY_SLEEP, rest).map(|_| ())
     }
 
-    /// Waits until the controller is idle: `STAT.CMD_BUSY` clear, then `ESTA[13:11]` zero, for
-    /// at most `timeout` each (the C driver's `meson_mx_sdhc_wait_cmd_ready()` allows 100 ms,
-    /// [`WAIT_CMD_READY_TIMEOUT`]; after a write or an R1b command the caller gives the card's
-    /// own busy time, in case `CMD_BUSY` covers it). Unlike the C driver it does not reset the
-    /// controller when that fails but says so: `ETIMEDOUT`, which fails the request the wait
-    /// was for (an automatic CMD12 that hangs, a command path busy past the card's busy
-    /// time); the caller resets.
+    /// Waits until the controller is idle.
+    ///
+    /// `STAT.CMD_BUSY` clear, then `ESTA[13:11]` zero, for at most `timeout` each (the C driver's
+    /// `meson_mx_sdhc_wait_cmd_ready()` allows 100 ms, [`WAIT_CMD_READY_TIMEOUT`]; after a write or
+    /// an R1b command the caller gives the card's own busy time, in case `CMD_BUSY` covers it).
+    /// Unlike the C driver it does not reset the controller when that fails but says so:
+    /// `ETIMEDOUT`, which fails the request the wait was for (an automatic CMD12 that hangs, a
+    /// command path busy past the card's busy time); the caller resets.
     pub(crate) fn wait_cmd_ready(&self, opcode: u32, timeout: Delta) -> Result {
         let busy = self.poll_ready(|| self.regs.read(regs::STAT), |s| !s.cmd_busy(), timeout);
         if busy.is_err() {
@@ -371,9 +384,10 @@ impl Hw<'_> {
         Ok(())
     }
 
-    /// Waits until the card releases DAT0 (`STAT`'s DAT0 high), for at most `timeout`: after an
-    /// R1b command, whose completion may come with the response rather than once the card's
-    /// busy ends (FreeBSD's driver polls DAT0 after R1b commands; with
+    /// Waits until the card releases DAT0 (`STAT`'s DAT0 high), for at most `timeout`.
+    ///
+    /// After an R1b command, whose completion may come with the response rather than once the
+    /// card's busy ends (FreeBSD's driver polls DAT0 after R1b commands; with
     /// `MMC_CAP_WAIT_WHILE_BUSY` the core does not). `ETIMEDOUT` if it stays low.
     pub(crate) fn wait_card_released(&self, opcode: u32, timeout: Delta) -> Result {
         let released = self.poll_ready(
@@ -392,9 +406,10 @@ impl Hw<'_> {
         Ok(())
     }
 
-    /// Makes the controller ready for a new command: waits as [`Self::wait_cmd_ready`], and if
-    /// it stays busy resets it (as the C driver does); fails with `EIO` if even the reset does
-    /// not make it ready.
+    /// Makes the controller ready for a new command.
+    ///
+    /// Waits as [`Self::wait_cmd_ready`], and if it stays busy resets it (as the C driver does);
+    /// fails with `EIO` if even the reset does not make it ready.
     fn ready_for_cmd(&self, opcode: u32) -> Result {
         if self.wait_cmd_ready(opcode, WAIT_CMD_READY_TIMEOUT).is_ok() {
             return Ok(());
@@ -415,12 +430,14 @@ impl Hw<'_> {
         Ok(())
     }
 
-    /// Sends the last words of a read from the RX FIFO to memory (Meson6/8/8b, which do not
-    /// flush by themselves) and, if `wait`, waits until `STAT` counts no word in the RX FIFO, as
-    /// FreeBSD's driver does before it uses the data (Amlogic's polls the DDR controller's
-    /// channel status instead). The FIFO reset that follows
-    /// a data command would otherwise drop words still on their way: the read's last bytes
-    /// would be what the buffer held before. `EIO` if they do not arrive in time.
+    /// Sends the last words of a read from the RX FIFO to memory (Meson6/8/8b, which do not flush
+    /// by themselves) and, if `wait`, waits until `STAT` counts no word in the RX FIFO, as
+    /// FreeBSD's driver does before it uses the data (Amlogic's polls the DDR controller's channel
+    /// status instead).
+    ///
+    /// The FIFO reset that follows a data command would otherwise drop words still on their way:
+    /// the read's last bytes would be what the buffer held before. `EIO` if they do not arrive in
+    /// time.
     ///
     /// The flush and the first look at `STAT` are one step, with local interrupts disabled:
     /// no interrupt and no task that preempts the thread comes between them, so the words
@@ -468,14 +485,17 @@ impl Hw<'_> {
         self.sdio.restore(self.regs);
     }
 
-    /// Whether `STAT` shows the controller idle: no busy command path, no word in the FIFOs.
+    /// Returns whether `STAT` shows the controller idle.
+    ///
+    /// No busy command path, no word in the FIFOs.
     fn idle(&self) -> bool {
         let s = self.regs.read(regs::STAT);
         !s.cmd_busy() && s.rxfifo_cnt().get() == 0 && s.txfifo_cnt().get() == 0
     }
 
-    /// Waits until `STAT` shows the controller idle, for at most `timeout`; returns whether it
-    /// does.
+    /// Waits until `STAT` shows the controller idle, for at most `timeout`.
+    ///
+    /// Returns whether it does.
     pub(crate) fn wait_idle(&self, timeout: Delta) -> bool {
         read_poll_timeout(
             || Ok(self.idle()),
@@ -486,9 +506,11 @@ impl Hw<'_> {
         .is_ok()
     }
 
-    /// Resets the controller after an error and waits until its DMA engine can no longer write
-    /// to memory: `wait_us` (normally [`RESET_DRAIN_US`]), then until `STAT` shows it idle, for
-    /// at most another `wait_us`. Returns the microseconds waited and whether it showed idle.
+    /// Resets the controller after an error and waits until its DMA engine can no longer write to
+    /// memory.
+    ///
+    /// `wait_us` (normally [`RESET_DRAIN_US`]), then until `STAT` shows it idle, for at most
+    /// another `wait_us`. Returns the microseconds waited and whether it showed idle.
     pub(crate) fn quiesce(&self, wait_us: u32) -> (u32, bool) {
         self.reset();
         if wait_us == 0 {
@@ -536,7 +558,9 @@ impl Hw<'_> {
         self.sdio.end_cmd(self.regs);
     }
 
-    /// Disables the command's interrupts in `ICTL`, DAT1's kept as they are; `ISTA` is left.
+    /// Disables the command's interrupts in `ICTL`, DAT1's kept as they are.
+    ///
+    /// `ISTA` is left.
     pub(crate) fn mask_cmd_irqs(&self) {
         self.sdio.write_cmd_ictl(self.regs, regs::ICTL::zeroed());
     }

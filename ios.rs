@@ -24,7 +24,9 @@ use crate::{
 };
 
 impl SdhcHost {
-    /// The `set_ios` callback; a failure fails the requests until a later call succeeds.
+    /// The `set_ios` callback.
+    ///
+    /// A failure fails the requests until a later call succeeds.
     pub(crate) fn set_ios(&self, ios: &Ios) {
         let mut bus = self.sdhc.bus.lock();
         let result = self.apply_ios(&mut bus, ios);

@@ -69,13 +69,15 @@ pub(crate) struct Errors {
 }
 
 impl Errors {
-    /// Whether the command or its data failed.
+    /// Returns whether the command or its data failed.
     pub(crate) fn any(&self) -> bool {
         self.cmd.is_some() || self.data.is_some()
     }
 
-    /// The controller stayed busy after the command completed: the request fails with
-    /// `ETIMEDOUT` (on its data if it has any, else on the command) unless it failed already.
+    /// The controller stayed busy after the command completed.
+    ///
+    /// The request fails with `ETIMEDOUT` (on its data if it has any, else on the command) unless
+    /// it failed already.
     fn set_not_ready(&mut self, mrq: &Request) {
         match mrq.data() {
             Some(d) if d.error().is_none() => {
@@ -113,7 +115,9 @@ impl DataResult {
     }
 }
 
-/// Records the errors `ISTA` reports on the command and its data; returns their kinds.
+/// Records the errors `ISTA` reports on the command and its data.
+///
+/// Returns their kinds.
 fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
     let cmd = mrq.cmd();
 
@@ -149,7 +153,9 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
 }
 
 impl Sdhc {
-    /// Hard IRQ handler: claims a command's interrupt and hands `ISTA` to the thread.
+    /// Hard IRQ handler.
+    ///
+    /// Claims a command's interrupt and hands `ISTA` to the thread.
     ///
     /// Unlike the C driver it does not write the command's error here: the request is only
     /// reachable under a sleeping lock, so the thread applies the errors (first thing, before
@@ -167,10 +173,11 @@ impl Sdhc {
         self.irq_without_cmd(sources)
     }
 
-    /// The hard IRQ handler's answer to an interrupt that no command's source raised: the SDIO
-    /// card's interrupt alone wakes the thread too (`irq_ista` 0: no command), which signals
-    /// it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping lock on PREEMPT_RT,
-    /// and the line stays masked until the thread has masked DAT1.
+    /// The hard IRQ handler's answer to an interrupt that no command's source raised.
+    ///
+    /// The SDIO card's interrupt alone wakes the thread too (`irq_ista` 0: no command), which
+    /// signals it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping lock on
+    /// PREEMPT_RT, and the line stays masked until the thread has masked DAT1.
     fn irq_without_cmd(&self, sources: IrqSources) -> ThreadedIrqReturn {
         if !sources.sdio {
             return ThreadedIrqReturn::None;
@@ -179,9 +186,10 @@ impl Sdhc {
         ThreadedIrqReturn::WakeThread
     }
 
-    /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0. The SoC's
-    /// interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves the
-    /// line high, so the thread that serviced DAT1 takes the command too.
+    /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0.
+    ///
+    /// The SoC's interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves
+    /// the line high, so the thread that serviced DAT1 takes the command too.
     fn cmd_behind_dat1(&self) -> u32 {
         let ictl = self.regs.read(regs::ICTL).into_raw();
         let ista = self.regs.read(regs::ISTA).into_raw();
@@ -192,8 +200,9 @@ impl Sdhc {
         ista
     }
 
-    /// The request the interrupt is for, taken out of `cur`; `None` when it is no longer in
-    /// flight (something else completed it first).
+    /// The request the interrupt is for, taken out of `cur`.
+    ///
+    /// `None` when it is no longer in flight (something else completed it first).
     ///
     /// The command's interrupts are then disabled, unless a later request is in flight (whose
     /// own they are): left latched and enabled, a level-triggered line would raise the
@@ -219,7 +228,9 @@ impl Sdhc {
         None
     }
 
-    /// Threaded IRQ handler: finishes the request the interrupt is for.
+    /// Threaded IRQ handler.
+    ///
+    /// Finishes the request the interrupt is for.
     fn irq_thread(&self) -> IrqReturn {
         let ista = self.irq_ista.load(Acquire);
         // First signals a latched SDIO card interrupt.
@@ -233,10 +244,11 @@ impl Sdhc {
         IrqReturn::Handled
     }
 
-    /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, which leaves the probe of
-    /// the silicon's DAT1 latch to the next request), and returns the command's `ISTA`: `ista`
-    /// as the hard handler saw it, or, for an interrupt of DAT1 alone, a command's status that
-    /// latched behind it.
+    /// Signals a latched SDIO card interrupt (`SdioIrqs::service`, which leaves the probe of the
+    /// silicon's DAT1 latch to the next request), and returns the command's `ISTA`.
+    ///
+    /// `ista` as the hard handler saw it, or, for an interrupt of DAT1 alone, a command's status
+    /// that latched behind it.
     fn service_sdio(&self, ista: u32) -> u32 {
         let signalled = self.sdio.service(&self.regs);
         if signalled && ista == 0 {
@@ -245,11 +257,12 @@ impl Sdhc {
         ista
     }
 
-    /// The status of the command in flight once the controller is done with it: `ista` as its
-    /// interrupt showed it, with the error bits that latched since. The silicon may latch a
-    /// command's error bits after its completion bit (a write's CRC status after `DMA_DONE`):
-    /// unless `ista` has an error already, this waits until the controller is idle and reads
-    /// `ISTA` again. `Err` if the controller stays busy longer than the command allows
+    /// The status of the command in flight once the controller is done with it.
+    ///
+    /// `ista` as its interrupt showed it, with the error bits that latched since. The silicon may
+    /// latch a command's error bits after its completion bit (a write's CRC status after
+    /// `DMA_DONE`): unless `ista` has an error already, this waits until the controller is idle and
+    /// reads `ISTA` again. `Err` if the controller stays busy longer than the command allows
     /// ([`Self::ready_wait`]).
     ///
     /// A write that failed may still have left the card programming the blocks it took before
@@ -280,9 +293,10 @@ impl Sdhc {
         (ista | late, ready)
     }
 
-    /// How long the controller may stay busy after `mrq`'s completion interrupt: the C
-    /// driver's 100 ms, or the card's own busy time after a write or an R1b command if that is
-    /// longer (`CMD_BUSY` may cover it: [`logic::ready_wait_ms`]).
+    /// Returns how long the controller may stay busy after `mrq`'s completion interrupt.
+    ///
+    /// The C driver's 100 ms, or the card's own busy time after a write or an R1b command if that
+    /// is longer (`CMD_BUSY` may cover it: [`logic::ready_wait_ms`]).
     pub(crate) fn ready_wait(&self, mrq: &Request) -> Delta {
         let cmd = mrq.cmd();
         let write_block_ms = mrq.data().filter(|d| d.is_write()).map_or(0, |d| {
@@ -356,9 +370,10 @@ impl Sdhc {
         mrq.done();
     }
 
-    /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`:
-    /// a read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If
-    /// that fails, so does the data, with nothing transferred. Returns whether it succeeded.
+    /// Hands the data of `mrq` over once the controller is done with its bounce buffer `slot`.
+    ///
+    /// A read's `copy_back` bytes are copied back (now, or in `post_req` with two buffers). If that
+    /// fails, so does the data, with nothing transferred. Returns whether it succeeded.
     fn hand_over(&self, mrq: &DmaRequest, slot: Slot, copy_back: u32) -> bool {
         let Err(e) = self.bounce.complete(&self.dev, mrq, slot, copy_back) else {
             return true;
@@ -370,10 +385,11 @@ impl Sdhc {
         false
     }
 
-    /// Ends the data phase of `mrq`: flushes the read FIFO and waits for its last words (not
-    /// after a quiescing reset, which emptied it; a flush that does not finish fails the data
-    /// with `EIO`, counted in `errors`), unmaps the data and reports what was transferred and
-    /// what is to be copied back.
+    /// Ends the data phase of `mrq`.
+    ///
+    /// Flushes the read FIFO and waits for its last words (not after a quiescing reset, which
+    /// emptied it; a flush that does not finish fails the data with `EIO`, counted in `errors`),
+    /// unmaps the data and reports what was transferred and what is to be copied back.
     fn finish_data(
         &self,
         mrq: &mut DmaRequest,
@@ -422,9 +438,10 @@ impl Sdhc {
         DataResult::new(xfered, copy_back, busy)
     }
 
-    /// Counts the request's outcome in the statistics; a request whose data could not be
-    /// handed over (`handed_over` false) counts as failed in its setup, with nothing
-    /// transferred.
+    /// Counts the request's outcome in the statistics.
+    ///
+    /// A request whose data could not be handed over (`handed_over` false) counts as failed in its
+    /// setup, with nothing transferred.
     pub(crate) fn record(
         &self,
         mrq: &DmaRequest,
@@ -455,8 +472,10 @@ impl Sdhc {
 }
 
 impl Sdhc {
-    /// Completes `f`, past its deadline without an interrupt: as its interrupt would have if
-    /// `ISTA` shows it completed ([`deadline::overdue`]), else with `ETIMEDOUT`.
+    /// Completes `f`, past its deadline without an interrupt.
+    ///
+    /// As its interrupt would have if `ISTA` shows it completed ([`deadline::overdue`]), else with
+    /// `ETIMEDOUT`.
     pub(crate) fn expire(&self, f: InFlight) {
         let ista = match deadline::overdue(&self.hw(), &f.mrq) {
             Overdue::Completed(ista) => ista,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Pure decisions of the driver, free of kernel types so that they can also be unit tested
-//! outside the kernel: the queue limits, what a finished transfer reports and copies back,
-//! which interrupt sources are enabled, and so on, for the driver and each of its features
-//! (the bounce buffer's choice of a data path is `bounce/policy.rs`).
+//! Pure decisions of the driver, free of kernel types so that they can also be unit tested outside
+//! the kernel.
+//!
+//! The queue limits, what a finished transfer reports and copies back, which interrupt sources are
+//! enabled, and so on, for the driver and each of its features (the bounce buffer's choice of a
+//! data path is `bounce/policy.rs`).
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
@@ -38,7 +40,9 @@ pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
 pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = params::BOUNCE_SIZE_DEFAULT;
 /// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
 pub(crate) const MAX_BLK_SIZE: u32 = 512;
-/// Most blocks of one command: `TOTAL_PACK` is 16 bits and holds `blocks - 1`.
+/// Most blocks of one command.
+///
+/// `TOTAL_PACK` is 16 bits and holds `blocks - 1`.
 pub(crate) const MAX_BLK_COUNT_HW: u32 = 65536;
 /// The C driver's largest request (and segment), used without a bounce buffer.
 pub(crate) const C_MAX_REQ_SIZE: u32 = 128 * 1024;
@@ -56,7 +60,9 @@ pub(crate) enum ParamError {
     MaxSegs(u32),
     /// `max_dma_size` is not a power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
     MaxDmaSize(u32),
-    /// `bounce_size` is larger than `max_dma_size`: one transfer would fill it.
+    /// `bounce_size` is larger than `max_dma_size`.
+    ///
+    /// One transfer would fill it.
     BounceAboveMaxDma {
         /// `bounce_size`.
         bounce: u32,
@@ -102,8 +108,9 @@ fn bounce_size_msg(value: impl fmt::Display, f: &mut fmt::Formatter<'_>) -> fmt:
     fmt::Display::fmt(&msg, f)
 }
 
-/// Whether `v` bytes may be a bounce buffer's size or `max_dma_size`: a power of two from
-/// [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
+/// Returns whether `v` bytes may be a bounce buffer's size or `max_dma_size`.
+///
+/// A power of two from [`BOUNCE_MIN`] to [`BOUNCE_MAX`].
 fn dma_size_ok(v: u32) -> bool {
     params::pow2_size_ok(v, BOUNCE_MAX)
 }
@@ -111,7 +118,9 @@ fn dma_size_ok(v: u32) -> bool {
 /// Validated module parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Params {
-    /// Size of the bounce buffer in bytes; 0 for none.
+    /// Size of the bounce buffer in bytes.
+    ///
+    /// 0 for none.
     pub(crate) bounce_size: u32,
     /// Most DMA segments per request when bouncing.
     pub(crate) max_segs: u16,
@@ -120,8 +129,10 @@ pub(crate) struct Params {
 }
 
 impl Params {
-    /// Checks the module parameters as given: `bounce_size` -1
-    /// ([`BOUNCE_FOLLOWS_MAX_DMA`], the default) is `max_dma_size`, checked as that.
+    /// Checks the module parameters as given.
+    ///
+    /// `bounce_size` -1 ([`BOUNCE_FOLLOWS_MAX_DMA`], the default) is `max_dma_size`, checked as
+    /// that.
     pub(crate) fn from_module(
         bounce_size: i32,
         max_segs: u32,
@@ -138,8 +149,9 @@ impl Params {
         Self::new(bounce, max_segs, max_dma)
     }
 
-    /// Checks the raw parameter values; `bounce_size` is checked first, its limit
-    /// `max_dma_size` last.
+    /// Checks the raw parameter values.
+    ///
+    /// `bounce_size` is checked first, its limit `max_dma_size` last.
     pub(crate) fn new(bounce_size: u32, max_segs: u32, max_dma: u32) -> Result<Self, ParamError> {
         let size_ok = dma_size_ok;
         if bounce_size != 0 && !size_ok(bounce_size) {
@@ -167,8 +179,9 @@ impl Params {
 /// ([`skip_clean`]).
 pub(crate) const SKIP_CLEAN_AUTO: i32 = -1;
 
-/// What `skip_clean_invalidate` asks for: whether a read into a clean cached bounce buffer
-/// skips the invalidate before its transfer.
+/// What `skip_clean_invalidate` asks for.
+///
+/// Whether a read into a clean cached bounce buffer skips the invalidate before its transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SkipClean {
     /// -1: on when the DMA mapping of the cached bounce buffers is their own memory.
@@ -180,7 +193,9 @@ pub(crate) enum SkipClean {
 }
 
 impl SkipClean {
-    /// Checks the module parameter: -1, 0 or 1.
+    /// Checks the module parameter.
+    ///
+    /// -1, 0 or 1.
     pub(crate) fn from_module(v: i32) -> Result<Self, ParamError> {
         match v {
             SKIP_CLEAN_AUTO => Ok(Self::Auto),
@@ -201,7 +216,9 @@ impl SkipClean {
 /// `DMA_ATTR_SKIP_CPU_SYNC` is not the DMA API's promise any more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BufferMapping {
-    /// No cached bounce buffer (coherent buffers, or none): there is nothing to skip.
+    /// No cached bounce buffer (coherent buffers, or none).
+    ///
+    /// There is nothing to skip.
     NoCachedBuffer,
     /// Every cached buffer's DMA address is its own memory's.
     Identity,
@@ -213,8 +230,9 @@ pub(crate) enum BufferMapping {
 }
 
 impl BufferMapping {
-    /// The mapping of a host with these buffers and a further one that maps as `other`: any
-    /// buffer that does not map to itself decides.
+    /// The mapping of a host with these buffers and a further one that maps as `other`.
+    ///
+    /// Any buffer that does not map to itself decides.
     pub(crate) fn and(self, other: Self) -> Self {
         use BufferMapping::*;
         match (self, other) {
@@ -226,8 +244,9 @@ impl BufferMapping {
     }
 }
 
-/// Why a host skips the invalidate of a clean buffer or not: `skip_clean_invalidate` forced it,
-/// or it was left at -1 and the mapping decided.
+/// Why a host skips the invalidate of a clean buffer or not.
+///
+/// `skip_clean_invalidate` forced it, or it was left at -1 and the mapping decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SkipCleanReason {
     /// `skip_clean_invalidate` is 0 or 1.
@@ -249,8 +268,10 @@ impl SkipCleanReason {
     }
 }
 
-/// Whether a read into a clean cached bounce buffer skips the invalidate before its transfer,
-/// and why: as `param` says, or with -1 only when every cached buffer maps to its own memory.
+/// Returns whether a read into a clean cached bounce buffer skips the invalidate before its
+/// transfer, and why.
+///
+/// As `param` says, or with -1 only when every cached buffer maps to its own memory.
 pub(crate) fn skip_clean(param: SkipClean, mapping: BufferMapping) -> (bool, SkipCleanReason) {
     match param {
         SkipClean::Off => (false, SkipCleanReason::Forced),
@@ -278,9 +299,11 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    /// The limits of a host that bounces through buffers of `buffer` bytes: a request of up to
-    /// `max_segs` segments fills at most one buffer (so does one segment), in blocks of up to
-    /// `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's own limit).
+    /// The limits of a host that bounces through buffers of `buffer` bytes.
+    ///
+    /// A request of up to `max_segs` segments fills at most one buffer (so does one segment), in
+    /// blocks of up to `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's
+    /// own limit).
     pub(crate) fn bounced(
         buffer: u32,
         max_segs: u16,
@@ -300,8 +323,9 @@ impl Limits {
     }
 }
 
-/// The C driver's queue limits, those of a host without a bounce buffer: one segment,
-/// 128 KiB.
+/// The C driver's queue limits, those of a host without a bounce buffer.
+///
+/// One segment, 128 KiB.
 pub(crate) fn c_driver_limits() -> Limits {
     Limits {
         max_segs: 1,
@@ -334,21 +358,29 @@ pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
 
 /// The controller's longest busy wait (R1b), in milliseconds (`max_busy_timeout`).
 pub(crate) const MAX_BUSY_TIMEOUT_MS: u32 = 30 * 1000;
-/// How long the controller may stay busy after a command's completion interrupt, in
-/// milliseconds, when the command leaves the card nothing to do: the C driver's 100 ms.
+/// How long the controller may stay busy after a command's completion interrupt, in milliseconds,
+/// when the command leaves the card nothing to do.
+///
+/// The C driver's 100 ms.
 pub(crate) const READY_WAIT_MS: u32 = 100;
-/// The longest the card's own waits may add to a deadline, in milliseconds: the per-block
-/// data timeouts of every block and the R1b busy wait together. A 1024-block SD write allows
-/// 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
+/// The longest the card's own waits may add to a deadline, in milliseconds.
+///
+/// The per-block data timeouts of every block and the R1b busy wait together. A 1024-block SD write
+/// allows 3 s per block (51 minutes in all); the controller's busy limit bounds it instead.
 pub(crate) const MAX_CARD_WAIT_MS: u32 = MAX_BUSY_TIMEOUT_MS;
-/// Added to every software deadline, in milliseconds: scheduling of the interrupt thread and
-/// of the deadline's work, and the command and data phases' own slack.
+/// Added to every software deadline, in milliseconds.
+///
+/// Scheduling of the interrupt thread and of the deadline's work, and the command and data phases'
+/// own slack.
 pub(crate) const DEADLINE_MARGIN_MS: u32 = 500;
-/// The shortest software deadline, in milliseconds: sdhci's flat software timer. A healthy
-/// card never takes this long for a request the sizing below would give less.
+/// The shortest software deadline, in milliseconds.
+///
+/// Sdhci's flat software timer. A healthy card never takes this long for a request the sizing below
+/// would give less.
 pub(crate) const DEADLINE_MIN_MS: u32 = 10 * 1000;
-/// Bus clocks per block besides its data: start and end bits, CRC16, and the card's Nac/Ncrc
-/// gaps, counted generously.
+/// Bus clocks per block besides its data.
+///
+/// Start and end bits, CRC16, and the card's Nac/Ncrc gaps, counted generously.
 const BLOCK_OVERHEAD_CLKS: u32 = 64;
 /// Bus clocks of a command and its response (48 + 136 bits and the Ncr/Ncc gaps, generously).
 const COMMAND_CLKS: u32 = 512;
@@ -370,7 +402,9 @@ pub(crate) struct DeadlineInput {
     pub(crate) data_timeout_clks: u32,
     /// R1b: the card may hold DAT0 busy after the response.
     pub(crate) busy: bool,
-    /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0: not set.
+    /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0.
+    ///
+    /// Not set.
     pub(crate) busy_timeout_ms: u32,
 }
 
@@ -380,18 +414,20 @@ fn clks_to_ms(clks: u32, khz: u32) -> u32 {
     clks.div_ceil(khz.max(1))
 }
 
-/// The card's data timeout for one block in milliseconds, rounded up: `timeout_ns` and
-/// `timeout_clks` of `struct mmc_data` (`mmc_set_data_timeout()`) at a bus clock of `bus_hz`
-/// (below 100 kHz counted as 100 kHz).
+/// The card's data timeout for one block in milliseconds, rounded up.
+///
+/// `timeout_ns` and `timeout_clks` of `struct mmc_data` (`mmc_set_data_timeout()`) at a bus clock
+/// of `bus_hz` (below 100 kHz counted as 100 kHz).
 pub(crate) fn block_timeout_ms(timeout_ns: u32, timeout_clks: u32, bus_hz: u32) -> u32 {
     timeout_ns
         .div_ceil(1_000_000)
         .saturating_add(clks_to_ms(timeout_clks, (bus_hz / 1000).max(100)))
 }
 
-/// The R1b busy wait the core allows a command, and a quarter more (a card that takes all of
-/// it must not meet a limit the scheduling alone can pass); the controller's
-/// [`MAX_BUSY_TIMEOUT_MS`] if the core gave none.
+/// The R1b busy wait the core allows a command, and a quarter more (a card that takes all of it
+/// must not meet a limit the scheduling alone can pass).
+///
+/// The controller's [`MAX_BUSY_TIMEOUT_MS`] if the core gave none.
 fn busy_wait_ms(busy_timeout_ms: u32) -> u32 {
     match busy_timeout_ms {
         0 => MAX_BUSY_TIMEOUT_MS,
@@ -399,13 +435,13 @@ fn busy_wait_ms(busy_timeout_ms: u32) -> u32 {
     }
 }
 
-/// How long the controller may stay busy (`STAT.CMD_BUSY`, `ESTA[13:11]`) after a command's
-/// completion interrupt before the command counts as stuck, in milliseconds. Nothing says
-/// whether `CMD_BUSY` covers the card's own busy time on DAT0, so the wait allows for it: a
-/// write's programming after its last block (`write_block_ms`, the data timeout of one
-/// block, 0 for anything but a write) and an R1b command's busy phase (`busy`, with the
-/// core's `busy_timeout_ms`); never less than [`READY_WAIT_MS`], never more than
-/// [`MAX_BUSY_TIMEOUT_MS`].
+/// Returns how long the controller may stay busy (`STAT.CMD_BUSY`, `ESTA[13:11]`) after a command's
+/// completion interrupt before the command counts as stuck, in milliseconds.
+///
+/// Nothing says whether `CMD_BUSY` covers the card's own busy time on DAT0, so the wait allows for
+/// it: a write's programming after its last block (`write_block_ms`, the data timeout of one block,
+/// 0 for anything but a write) and an R1b command's busy phase (`busy`, with the core's
+/// `busy_timeout_ms`); never less than [`READY_WAIT_MS`], never more than [`MAX_BUSY_TIMEOUT_MS`].
 pub(crate) fn ready_wait_ms(write_block_ms: u32, busy: bool, busy_timeout_ms: u32) -> u32 {
     let card = if busy {
         busy_wait_ms(busy_timeout_ms)
@@ -416,10 +452,11 @@ pub(crate) fn ready_wait_ms(write_block_ms: u32, busy: bool, busy_timeout_ms: u3
         .clamp(READY_WAIT_MS, MAX_BUSY_TIMEOUT_MS)
 }
 
-/// How long the card itself may make the request wait, in milliseconds: the per-block data
-/// timeout for every block (the core's `timeout_ns` is per block: a card may stall between
-/// any two blocks and stay within it) and the R1b busy wait (the core's busy timeout and a
-/// quarter, the controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
+/// Returns how long the card itself may make the request wait, in milliseconds.
+///
+/// The per-block data timeout for every block (the core's `timeout_ns` is per block: a card may
+/// stall between any two blocks and stay within it) and the R1b busy wait (the core's busy timeout
+/// and a quarter, the controller's 30 s if unset), together at most [`MAX_CARD_WAIT_MS`].
 fn card_wait_ms(r: &DeadlineInput) -> u32 {
     let mut ms = 0u32;
     if r.data_len != 0 {
@@ -432,10 +469,11 @@ fn card_wait_ms(r: &DeadlineInput) -> u32 {
     ms.min(MAX_CARD_WAIT_MS)
 }
 
-/// The software deadline of a request, in milliseconds: the command and its data on the bus
-/// at the current clock and width, plus a quarter; the card's own waits
-/// ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never less
-/// than [`DEADLINE_MIN_MS`].
+/// The software deadline of a request, in milliseconds.
+///
+/// The command and its data on the bus at the current clock and width, plus a quarter; the card's
+/// own waits ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never
+/// less than [`DEADLINE_MIN_MS`].
 pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
     let khz = (r.bus_hz / 1000).max(100);
     let width = match r.bus_width {
@@ -455,24 +493,28 @@ pub(crate) fn request_deadline_ms(r: &DeadlineInput) -> u32 {
         .max(DEADLINE_MIN_MS)
 }
 
-/// The bus clocks the controller takes to see DAT1 again: `ENHC.SDIO_IRQ_PERIOD` (12, `soc.rs`)
-/// and a few more for the latch.
+/// The bus clocks the controller takes to see DAT1 again.
+///
+/// `ENHC.SDIO_IRQ_PERIOD` (12, `soc.rs`) and a few more for the latch.
 const RELATCH_CLKS: u32 = 12 + 4;
 
-/// How long the DAT1 latch probe waits for DAT1 to latch again, in microseconds, at a bus clock
-/// of `bus_hz`: [`RELATCH_CLKS`] bus clocks, at least 20 us, at most 200 us (100 kHz and
-/// below, or no clock).
+/// Returns how long the DAT1 latch probe waits for DAT1 to latch again, in microseconds, at a bus
+/// clock of `bus_hz`.
+///
+/// [`RELATCH_CLKS`] bus clocks, at least 20 us, at most 200 us (100 kHz and below, or no clock).
 pub(crate) fn relatch_window_us(bus_hz: u32) -> u32 {
     let khz = (bus_hz / 1000).max(1);
     (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200)
 }
 
-/// What a probe of the DAT1 latch found: the DAT1 bits were cleared while the card held DAT1
-/// low, and after [`relatch_window_us`], with no command in between (nothing let DAT1 go and
-/// fall again), they had `latched` again and the card held DAT1 low or not (`dat1_low`).
-/// `Some(true)`: DAT1 latches on its level; `Some(false)`: on its falling edge (or on its level
-/// on a controller that latches nothing while DAT1 is masked, which the probe cannot tell
-/// apart); `None`: the card let DAT1 go before anything latched, no evidence either way.
+/// What a probe of the DAT1 latch found.
+///
+/// The DAT1 bits were cleared while the card held DAT1 low, and after [`relatch_window_us`], with
+/// no command in between (nothing let DAT1 go and fall again), they had `latched` again and the
+/// card held DAT1 low or not (`dat1_low`). `Some(true)`: DAT1 latches on its level; `Some(false)`:
+/// on its falling edge (or on its level on a controller that latches nothing while DAT1 is masked,
+/// which the probe cannot tell apart); `None`: the card let DAT1 go before anything latched, no
+/// evidence either way.
 pub(crate) fn relatch_reading(latched: bool, dat1_low: bool) -> Option<bool> {
     match (latched, dat1_low) {
         // Latched again with no falling edge in between: its level.
@@ -496,7 +538,9 @@ pub(crate) struct PhaseScan {
     tried: u32,
     /// The length of the run starting at phase 0, once it has ended (0: none yet).
     first_len: u32,
-    /// The run still open: its start and length (0: none).
+    /// The run still open.
+    ///
+    /// Its start and length (0: none).
     cur_start: u32,
     cur_len: u32,
     /// The longest run that has ended.
@@ -504,14 +548,18 @@ pub(crate) struct PhaseScan {
     best_len: u32,
 }
 
-/// The window [`PhaseScan`] settled in: `len` phases from `start`, wrapping after the last.
+/// The window [`PhaseScan`] settled in.
+///
+/// `len` phases from `start`, wrapping after the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PhaseWindow {
     /// Its first phase.
     pub(crate) start: u32,
     /// How many phases it holds (at least 1).
     pub(crate) len: u32,
-    /// The phase to settle on: the middle, `start + len / 2` modulo the phases tried.
+    /// The phase to settle on.
+    ///
+    /// The middle, `start + len / 2` modulo the phases tried.
     pub(crate) middle: u32,
 }
 
@@ -540,7 +588,9 @@ impl PhaseScan {
         self.cur_len = 0;
     }
 
-    /// The window to settle in, once every phase has been tried; `None` if no phase worked.
+    /// The window to settle in, once every phase has been tried.
+    ///
+    /// `None` if no phase worked.
     pub(crate) fn window(&self) -> Option<PhaseWindow> {
         let (mut start, mut len) = (self.best_start, self.best_len);
         // The last run, merged with the one from phase 0 if that one ended before it (a last
@@ -562,21 +612,28 @@ impl PhaseScan {
 }
 
 /// How many data requests in a row may find the controller still showing activity, with bounce
-/// buffers held back after a reset, before those buffers are freed after one more reset
-/// anyway: a `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning)
-/// must not keep them held for good. Each request waits up to 100 ms for idle first
-/// (`drain.rs`), so this is about a second: far longer than the FIFO and burst the engine can
-/// still hold would take to write (a guess: that time is not measured on the silicon).
+/// buffers held back after a reset, before those buffers are freed after one more reset anyway.
+///
+/// A `STAT` whose FIFO counts stick (the C driver's "Failed to clear FIFOs" warning) must not keep
+/// them held for good. Each request waits up to 100 ms for idle first (`drain.rs`), so this is
+/// about a second: far longer than the FIFO and burst the engine can still hold would take to write
+/// (a guess: that time is not measured on the silicon).
 pub(crate) const HELD_MAX_TRIES: u32 = 10;
 
 /// What a starting data request does with bounce buffers held back after a reset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum HeldRelease {
-    /// The controller shows idle: free them.
+    /// The controller shows idle.
+    ///
+    /// Free them.
     Free,
-    /// It does not: keep them; this many requests in a row have found it so.
+    /// It does not.
+    ///
+    /// Keep them; this many requests in a row have found it so.
     Keep(u32),
-    /// It has not for [`HELD_MAX_TRIES`] requests in a row: reset it once more and free them.
+    /// It has not for [`HELD_MAX_TRIES`] requests in a row.
+    ///
+    /// Reset it once more and free them.
     Force,
 }
 
@@ -593,10 +650,14 @@ pub(crate) fn held_release(idle: bool, tries: u32) -> HeldRelease {
 /// What the deadline's work does when it runs and finds a request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Expiry {
-    /// The request is past its deadline: time it out.
+    /// The request is past its deadline.
+    ///
+    /// Time it out.
     TimeOut,
     /// The work ran early (the timer's granularity, an earlier request's arming, or the
-    /// `watchdog_early_ms` fault): arm again for the rest, in milliseconds (at least 1).
+    /// `watchdog_early_ms` fault).
+    ///
+    /// Arm again for the rest, in milliseconds (at least 1).
     Rearm(u32),
 }
 
@@ -612,9 +673,11 @@ pub(crate) fn expiry(left_ns: i64) -> Expiry {
     Expiry::Rearm(units.div_ceil(976).max(1))
 }
 
-/// How long after its start the watchdog is armed for a request whose deadline is
-/// `deadline_ms`: the deadline, or `early_ms` less (a fault injected through debugfs that
-/// makes the work run before its request is due, which must then re-arm), at least 1 ms.
+/// Returns how long after its start the watchdog is armed for a request whose deadline is
+/// `deadline_ms`.
+///
+/// The deadline, or `early_ms` less (a fault injected through debugfs that makes the work run
+/// before its request is due, which must then re-arm), at least 1 ms.
 pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
     deadline_ms.saturating_sub(early_ms).max(1)
 }
@@ -632,17 +695,20 @@ pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
 /// `DATA_TIMEOUT`, `DATA_ERR_CRC`, `RXFIFO_FULL`, `TXFIFO_EMPTY`.
 pub(crate) const ERROR_IRQS: u32 =
     (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6) | (1 << 12) | (1 << 13);
-/// The error bits the second `ISTA` read after a completion counts (`irq.rs`,
-/// `final_status`): a data phase's CRC error and timeout, and the response errors of an
-/// automatic CMD12. Not the FIFO bits: `TXFIFO_EMPTY` ("TxFIFO Empty" in Amlogic's header, at
-/// a threshold every driver leaves at 0) may latch as the FIFO drains after a write's
-/// `DMA_DONE`, which would fail every write. The first read, in the interrupt handler, does
-/// count it (as the C driver does): there it may be an underrun during the transfer, and if it
-/// is only the FIFO drained after `DMA_DONE` of a handler that ran late, the write fails and the
-/// core retries it; the other way round a write the card got wrong would be reported written.
+/// The error bits the second `ISTA` read after a completion counts (`irq.rs`, `final_status`).
+///
+/// A data phase's CRC error and timeout, and the response errors of an automatic CMD12. Not the
+/// FIFO bits: `TXFIFO_EMPTY` ("TxFIFO Empty" in Amlogic's header, at a threshold every driver
+/// leaves at 0) may latch as the FIFO drains after a write's `DMA_DONE`, which would fail every
+/// write. The first read, in the interrupt handler, does count it (as the C driver does): there it
+/// may be an underrun during the transfer, and if it is only the FIFO drained after `DMA_DONE` of a
+/// handler that ran late, the write fails and the core retries it; the other way round a write the
+/// card got wrong would be reported written.
 pub(crate) const LATE_ERROR_IRQS: u32 = (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6);
 
-/// What an interrupt of the controller is for: the enabled sources that are pending.
+/// What an interrupt of the controller is for.
+///
+/// The enabled sources that are pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IrqSources {
     /// The SDIO card interrupts (`DAT1_IRQS`).
@@ -665,11 +731,13 @@ impl IrqSources {
 /// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 
-/// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
-/// `ista` (read back right after): those still set while DAT1 is high (`dat1_low` false), so
-/// that nothing can have latched them again. A bit that does not clear, enabled, would raise
-/// the interrupt again at every ack, for good: an interrupt storm of calls that find nothing
-/// pending. While DAT1 is low nothing is decided (0): the card may have latched it again.
+/// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left `ista` (read
+/// back right after).
+///
+/// Those still set while DAT1 is high (`dat1_low` false), so that nothing can have latched them
+/// again. A bit that does not clear, enabled, would raise the interrupt again at every ack, for
+/// good: an interrupt storm of calls that find nothing pending. While DAT1 is low nothing is
+/// decided (0): the card may have latched it again.
 pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
     if dat1_low {
         return 0;
@@ -677,9 +745,10 @@ pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
     enabled & ista & DAT1_IRQS
 }
 
-/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it
-/// count) with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off). The
-/// other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.
+/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it count)
+/// with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off).
+///
+/// The other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.
 pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
     (cmd & CMD_IRQS) | (dat1 & DAT1_IRQS)
 }
@@ -688,31 +757,34 @@ pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
 /// `RESP_ERR_CRC`.
 pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
 
-/// Whether a request with a stop command (a multi-block transfer) whose command failed as `cmd`
-/// and whose data failed as `data` may have left the card in its sending-data or
-/// receiving-data state, which only that stop (CMD12) ends: the card took the command and its
-/// data phase ended early. After a successful transfer the controller sends CMD12 itself; after
-/// a failed one nothing says it does (FreeBSD's driver: only after a successful one). So: a
-/// data CRC error or timeout (a write's CRC status included), a FIFO error of the DMA during
-/// the data phase, a response that failed its CRC check (the card answered, so it took the
-/// command), or no interrupt before the deadline (the controller froze mid-transfer). Not a
-/// response timeout alone, after which the card may never have taken the command; not a
-/// controller that only stayed busy afterwards ([`ErrorKind::NotReady`], its transfer reported
-/// complete) nor a read whose last words did not leave the FIFO ([`ErrorKind::Flush`]): the
-/// controller's own CMD12 ended those.
+/// Returns whether a request with a stop command (a multi-block transfer) whose command failed as
+/// `cmd` and whose data failed as `data` may have left the card in its sending-data or
+/// receiving-data state, which only that stop (CMD12) ends.
+///
+/// The card took the command and its data phase ended early. After a successful transfer the
+/// controller sends CMD12 itself; after a failed one nothing says it does (FreeBSD's driver: only
+/// after a successful one). So: a data CRC error or timeout (a write's CRC status included), a FIFO
+/// error of the DMA during the data phase, a response that failed its CRC check (the card answered,
+/// so it took the command), or no interrupt before the deadline (the controller froze
+/// mid-transfer). Not a response timeout alone, after which the card may never have taken the
+/// command; not a controller that only stayed busy afterwards ([`ErrorKind::NotReady`], its
+/// transfer reported complete) nor a read whose last words did not leave the FIFO
+/// ([`ErrorKind::Flush`]): the controller's own CMD12 ended those.
 pub(crate) fn stop_after_error(cmd: Option<ErrorKind>, data: Option<ErrorKind>) -> bool {
     matches!(data, Some(ErrorKind::DataCrc | ErrorKind::DataTimeout))
         || cmd.is_some_and(ErrorKind::card_took_command)
 }
 
 impl ErrorKind {
-    /// Whether a command that failed so reached the card, which may have started its data
-    /// phase: a FIFO error or a response CRC error (the card answered), or the deadline.
+    /// Returns whether a command that failed so reached the card, which may have started its data
+    /// phase.
+    ///
+    /// A FIFO error or a response CRC error (the card answered), or the deadline.
     const fn card_took_command(self) -> bool {
         matches!(self, Self::Fifo | Self::CmdCrc) || self.is_deadline()
     }
 
-    /// Whether it is [`ErrorKind::Deadline`].
+    /// Returns whether it is [`ErrorKind::Deadline`].
     const fn is_deadline(self) -> bool {
         matches!(self, Self::Deadline)
     }
@@ -723,8 +795,9 @@ impl ErrorKind {
 pub(crate) struct Stats {
     /// The counters of requests, as the SD card slot's driver keeps them too.
     pub(crate) req: Requests,
-    /// Interrupts that came for a request already finished (its deadline fired first): they
-    /// were ignored.
+    /// Interrupts that came for a request already finished (its deadline fired first).
+    ///
+    /// They were ignored.
     pub(crate) late_interrupts: u64,
     /// Requests given a bounce buffer in `pre_req` (double buffering; a write copied then).
     pub(crate) prepared: u64,
@@ -735,8 +808,9 @@ pub(crate) struct Stats {
     /// Commands whose error bits latched after their completion bit, found by reading `ISTA`
     /// again once the controller was idle.
     pub(crate) late_status: u64,
-    /// Requests the deadline found completed in `ISTA` (an interrupt that did not arrive):
-    /// completed as the interrupt would have.
+    /// Requests the deadline found completed in `ISTA` (an interrupt that did not arrive).
+    ///
+    /// Completed as the interrupt would have.
     pub(crate) deadline_completed: u64,
     /// The SDIO card interrupt's counters.
     pub(crate) sdio: SdioIrqStats,
@@ -752,8 +826,9 @@ pub(crate) struct Stats {
     pub(crate) held_forced: u64,
     /// Stop commands (CMD12) the driver sent after a failed multi-block transfer.
     pub(crate) error_stops: u64,
-    /// Of those, the ones that failed (no response, a CRC error, a controller or card still
-    /// busy): the core's recovery has the card to bring back.
+    /// Of those, the ones that failed (no response, a CRC error, a controller or card still busy).
+    ///
+    /// The core's recovery has the card to bring back.
     pub(crate) error_stops_failed: u64,
 }
 
@@ -834,7 +909,9 @@ impl Stats {
         self.sdio.irq_recovered = self.sdio.irq_recovered.wrapping_add(1);
     }
 
-    /// Counts a probe of the silicon's DAT1 latch: whether DAT1 latched again.
+    /// Counts a probe of the silicon's DAT1 latch.
+    ///
+    /// Whether DAT1 latched again.
     pub(crate) fn record_dat1_probe(&mut self, relatched: bool) {
         let n = if relatched {
             &mut self.sdio.dat1_relatched
@@ -884,7 +961,9 @@ pub(crate) struct SdioIrqStats {
     /// SDIO card interrupts the driver's timer found that no interrupt had reported.
     pub(crate) irq_recovered: u64,
     /// Probes of the silicon's DAT1 latch (the first 16 SDIO card interrupts still held when
-    /// serviced): DAT1 latched again after it was cleared while held low (level) ...
+    /// serviced).
+    ///
+    /// DAT1 latched again after it was cleared while held low (level) ...
     pub(crate) dat1_relatched: u64,
     /// ... or not (edge).
     pub(crate) dat1_not_relatched: u64,
@@ -910,8 +989,9 @@ impl fmt::Display for SdioIrqStats {
     }
 }
 
-/// The text of the statistics file: one `name: value` per line, the errors and the request
-/// sizes last ([`Requests`]).
+/// The text of the statistics file.
+///
+/// One `name: value` per line, the errors and the request sizes last ([`Requests`]).
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.req, f)?;

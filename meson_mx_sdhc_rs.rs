@@ -64,8 +64,8 @@ mod stop;
 mod test_knobs;
 mod tuning;
 
-/// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the
-/// kernel tree (`rust/kernel/`), where they are `kernel::mmc`, ...
+/// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the kernel
+/// tree (`rust/kernel/`), where they are `kernel::mmc`, ....
 ///
 /// Here they are modules of the driver, so what the driver does not use of their API is dead
 /// code to the compiler: `kernel::irq::managed` covers more than one threaded interrupt by
@@ -131,32 +131,33 @@ fn params() -> Params {
     })
 }
 
-/// Whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
+/// Returns whether the bounce buffer is cached memory with streaming syncs (`bounce_cached`).
 fn bounce_cached() -> bool {
     *module_parameters::bounce_cached.value_ref()
 }
 
-/// Whether a read into a cached bounce buffer with no dirty cache line skips the invalidate
-/// before the transfer (`skip_clean_invalidate`): always, never, or decided at probe (checked in
-/// module init, so valid here).
+/// Returns whether a read into a cached bounce buffer with no dirty cache line skips the invalidate
+/// before the transfer (`skip_clean_invalidate`).
+///
+/// Always, never, or decided at probe (checked in module init, so valid here).
 fn skip_clean_invalidate() -> logic::SkipClean {
     logic::SkipClean::from_module(*module_parameters::skip_clean_invalidate.value_ref())
         .unwrap_or(logic::SkipClean::Off)
 }
 
-/// Whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
+/// Returns whether there are two bounce buffers, copied in `pre_req`/`post_req` (`double_buffer`).
 fn double_buffer() -> bool {
     *module_parameters::double_buffer.value_ref()
 }
 
-/// Whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than from
-/// the MMC core's polling.
+/// Returns whether SDIO card interrupts come from the controller (DAT1, `sdio_irq`) rather than
+/// from the MMC core's polling.
 fn sdio_irq() -> bool {
     *module_parameters::sdio_irq.value_ref()
 }
 
-/// Whether every read is bounced and its data used only once its last words are seen in memory
-/// (`dram_write_check`, `bounce::tail`).
+/// Returns whether every read is bounced and its data used only once its last words are seen in
+/// memory (`dram_write_check`, `bounce::tail`).
 fn dram_write_check() -> bool {
     *module_parameters::dram_write_check.value_ref()
 }
@@ -170,7 +171,9 @@ impl kernel::fmt::Display for ParamMsg {
     }
 }
 
-/// Checks the module parameters: `EINVAL`, with a message, if one is out of range.
+/// Checks the module parameters.
+///
+/// `EINVAL`, with a message, if one is out of range.
 fn check_params() -> Result {
     Params::from_module(
         *module_parameters::bounce_size.value_ref(),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Work done for a request while the previous one runs (`pre_req`, `post_req`): mapping its
-//! data, or, with two bounce buffers, copying a write in before it starts and a read out
-//! after it completed.
+//! Work done for a request while the previous one runs (`pre_req`, `post_req`).
+//!
+//! Mapping its data, or, with two bounce buffers, copying a write in before it starts and a read
+//! out after it completed.
 
 use crate::mmc::{
     IdleRequest,
@@ -29,8 +30,9 @@ impl Sdhc {
         }
     }
 
-    /// `post_req` (after the MMC layer unmapped what `pre_req` mapped): with double buffering,
-    /// copies a read out of its buffer while the next request runs.
+    /// `post_req` (after the MMC layer unmapped what `pre_req` mapped).
+    ///
+    /// With double buffering, copies a read out of its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {
         if self.bounce.clean_up(&self.dev, mrq) {
             self.debugfs.stats().record_post_req_copy();

@@ -109,7 +109,9 @@ fn map_regs(pdev: &platform::Device<Bound>) -> Result<Arc<Regs>> {
     Ok(Arc::new(regs, GFP_KERNEL)?)
 }
 
-/// The module clock, enabled; checks that the clock tree's first input exists.
+/// The module clock, enabled.
+///
+/// Checks that the clock tree's first input exists.
 fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
     let pclk =
         Clk::get(dev, Some(c"pclk")).map_err(|e| probe_err(dev, "missing clock \"pclk\"", e))?;

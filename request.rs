@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Starting a request: its data path, then its command.
+//! Starting a request.
+//!
+//! Its data path, then its command.
 
 use kernel::{
     prelude::*,
@@ -36,8 +38,10 @@ struct Prepared {
 }
 
 impl SdhcHost {
-    /// The `request` callback: sets up the data and starts the command, or fails the request
-    /// with the last `set_ios` error or the setup error.
+    /// The `request` callback.
+    ///
+    /// Sets up the data and starts the command, or fails the request with the last `set_ios` error
+    /// or the setup error.
     pub(crate) fn start_request(host: &Host<Self>, mrq: Request) {
         let sdhc = &host.data().sdhc;
         let set_ios_error = host.data().sdhc.bus.lock().set_ios_error;
@@ -56,8 +60,9 @@ impl SdhcHost {
         }
     }
 
-    /// Hands `mrq`, set up as `prepared`, to the controller: in flight from now on, its
-    /// deadline armed, its command sent.
+    /// Hands `mrq`, set up as `prepared`, to the controller.
+    ///
+    /// In flight from now on, its deadline armed, its command sent.
     fn send(host: &Host<Self>, mrq: DmaRequest, prepared: Prepared) {
         let sdhc = &host.data().sdhc;
         let Prepared { cmd, slot } = prepared;
@@ -103,8 +108,10 @@ impl SdhcHost {
 }
 
 impl Sdhc {
-    /// Completes `f`, whose command could not be sent, with `error`: nothing reached the
-    /// controller's DMA engine, its bounce buffer is free again and its data unmapped.
+    /// Completes `f`, whose command could not be sent, with `error`.
+    ///
+    /// Nothing reached the controller's DMA engine, its bounce buffer is free again and its data
+    /// unmapped.
     fn fail_unsent(&self, f: InFlight, error: Error) {
         let InFlight { mrq, slot, .. } = f;
         mrq.cmd().set_error(error);
@@ -118,8 +125,9 @@ impl Sdhc {
         mrq.done();
     }
 
-    /// The `send_stall_ms` fault: sleeps before the command is sent, as a preempted thread
-    /// would.
+    /// The `send_stall_ms` fault.
+    ///
+    /// Sleeps before the command is sent, as a preempted thread would.
     fn stall_before_send(&self) {
         let ms = self.debugfs.take_send_stall_ms();
         if ms != 0 {

@@ -74,33 +74,43 @@ const DAT1_PROBES: u32 = 16;
 struct ProbeFor {
     /// The DAT1 bits that were latched.
     bits: u32,
-    /// [`State::gen`] after the service: the probe is void if it changed since.
+    /// [`State::gen`] after the service.
+    ///
+    /// The probe is void if it changed since.
     gen: u32,
-    /// [`State::cmds`] at the service: the probe is void if a command started or ended since.
+    /// [`State::cmds`] at the service.
+    ///
+    /// The probe is void if a command started or ended since.
     cmds: u32,
 }
 
 /// The state of the SDIO card interrupt.
 struct State {
-    /// Whether the core wants the interrupt (`enable_sdio_irq`, `ack_sdio_irq`); false while a
-    /// signalled one waits for its `ack_sdio_irq`.
+    /// Whether the core wants the interrupt (`enable_sdio_irq`, `ack_sdio_irq`).
+    ///
+    /// False while a signalled one waits for its `ack_sdio_irq`.
     enabled: bool,
     /// Whether DAT1 sampling (`CTRL.SDIO_IRQ_MODE`) has been turned on.
     sampling: bool,
-    /// How the interrupt reaches the MMC core; `None` without SDIO interrupts (`sdio_irq=0`)
-    /// and once the host is gone.
+    /// How the interrupt reaches the MMC core.
+    ///
+    /// `None` without SDIO interrupts (`sdio_irq=0`) and once the host is gone.
     signal: Option<SdioIrqSignal>,
     /// Interrupts still to probe the silicon's DAT1 latch with.
     probes_left: u32,
     /// The interrupt left to the probe of the next request.
     probe: Option<ProbeFor>,
-    /// Changes with every change of the interrupt's enable, service and reset: a probe that
-    /// finds it changed (the core acked the interrupt, the controller was reset) is void.
+    /// Changes with every change of the interrupt's enable, service and reset.
+    ///
+    /// A probe that finds it changed (the core acked the interrupt, the controller was reset) is
+    /// void.
     gen: u32,
     /// Changes with every command's start and end.
     cmds: u32,
-    /// The DAT1 bits enabled and serviced: both, less each one seen not to clear when written
-    /// 1 (Amlogic's header marks only bit 10 write-1-to-clear; a fault may keep either).
+    /// The DAT1 bits enabled and serviced.
+    ///
+    /// Both, less each one seen not to clear when written 1 (Amlogic's header marks only bit 10
+    /// write-1-to-clear; a fault may keep either).
     dat1: u32,
 }
 
@@ -138,8 +148,9 @@ impl SdioIrqs {
         drop(old);
     }
 
-    /// Takes the signal away (the host is going), disabling the interrupt: nothing signals
-    /// the core afterwards.
+    /// Takes the signal away (the host is going), disabling the interrupt.
+    ///
+    /// Nothing signals the core afterwards.
     pub(crate) fn take_signal(&self, regs: &Regs) -> Option<SdioIrqSignal> {
         let mut st = self.state.lock();
         st.enabled = false;
@@ -148,14 +159,15 @@ impl SdioIrqs {
         st.signal.take()
     }
 
-    /// Turns DAT1 sampling on or off: `CTRL.SDIO_IRQ_MODE`, and with it `CLKC.CLK_JIC`, which
-    /// keeps the controller's clock running between commands. Amlogic's register header says
-    /// the mode "need[s] turn off clock gating" and `CLK_JIC` "1: will turn off clock gating":
-    /// with the clock gated while the bus is idle, DAT1 would be sampled only during the next
-    /// command. `CLKC`'s other fields belong to the clock tree (`clkc.rs`), whose changes come
-    /// from `set_ios` with the host claimed and no request in flight; the callers here run with
-    /// the host claimed or a request in flight: the two read-modify-write sequences never
-    /// overlap.
+    /// Turns DAT1 sampling on or off.
+    ///
+    /// `CTRL.SDIO_IRQ_MODE`, and with it `CLKC.CLK_JIC`, which keeps the controller's clock running
+    /// between commands. Amlogic's register header says the mode "need[s] turn off clock gating"
+    /// and `CLK_JIC` "1: will turn off clock gating": with the clock gated while the bus is idle,
+    /// DAT1 would be sampled only during the next command. `CLKC`'s other fields belong to the
+    /// clock tree (`clkc.rs`), whose changes come from `set_ios` with the host claimed and no
+    /// request in flight; the callers here run with the host claimed or a request in flight: the
+    /// two read-modify-write sequences never overlap.
     fn write_sampling(regs: &Regs, on: bool) {
         regs.update(regs::CLKC, |r| r.with_clk_jic(on));
         regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(on));
@@ -206,10 +218,11 @@ impl SdioIrqs {
         }
     }
 
-    /// The ack as the test knob `sdio_ack_fault` has it: clears a DAT1 latched since the
-    /// service and enables the interrupt without looking at DAT1. Under the edge reading an
-    /// interrupt the card raised in between is lost until the driver's timer finds DAT1 low; the
-    /// knob shows that [`Self::enable`]'s way is what keeps it.
+    /// The ack as the test knob `sdio_ack_fault` has it.
+    ///
+    /// Clears a DAT1 latched since the service and enables the interrupt without looking at DAT1.
+    /// Under the edge reading an interrupt the card raised in between is lost until the driver's
+    /// timer finds DAT1 low; the knob shows that [`Self::enable`]'s way is what keeps it.
     pub(crate) fn ack_faulty(&self, regs: &Regs) {
         let mut st = self.state.lock();
         st.enabled = true;
@@ -218,9 +231,10 @@ impl SdioIrqs {
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
     }
 
-    /// Programs DAT1 sampling and its enables again after a controller reset (`SRST`), which
-    /// may return them to their reset values on the silicon; the interrupt is not lost: a
-    /// card that still holds DAT1 low latches it again.
+    /// Programs DAT1 sampling and its enables again after a controller reset (`SRST`), which may
+    /// return them to their reset values on the silicon.
+    ///
+    /// The interrupt is not lost: a card that still holds DAT1 low latches it again.
     pub(crate) fn restore(&self, regs: &Regs) {
         let mut st = self.state.lock();
         st.gen = st.gen.wrapping_add(1);
@@ -237,12 +251,14 @@ impl SdioIrqs {
         Self::write_enables(&st, regs, cmd.into_raw());
     }
 
-    /// Disables and acknowledges the interrupts of the command just finished, DAT1's kept as
-    /// they are, then signals a card interrupt DAT1 latched while the command ran, or one the
-    /// card holds on DAT1 that no edge latched ([`Self::recover`]): with requests back to
-    /// back the driver's timer may never find the bus idle, and a missed edge would wait as long
-    /// as the traffic lasts. The command is done, so DAT1 is not data now; a card that drives it
-    /// low for another reason (an aborted transfer) costs one signal the core finds nothing for.
+    /// Disables and acknowledges the interrupts of the command just finished, DAT1's kept as they
+    /// are, then signals a card interrupt DAT1 latched while the command ran, or one the card holds
+    /// on DAT1 that no edge latched ([`Self::recover`]).
+    ///
+    /// With requests back to back the driver's timer may never find the bus idle, and a missed edge
+    /// would wait as long as the traffic lasts. The command is done, so DAT1 is not data now; a
+    /// card that drives it low for another reason (an aborted transfer) costs one signal the core
+    /// finds nothing for.
     pub(crate) fn end_cmd(&self, regs: &Regs) {
         {
             let mut st = self.state.lock();
@@ -253,11 +269,12 @@ impl SdioIrqs {
         self.recover(regs);
     }
 
-    /// Signals an SDIO card interrupt that no interrupt reported: one latched in `ISTA` whose
-    /// edge the interrupt controller missed, or DAT1 held low by a card whose falling edge the
-    /// controller did not latch (during a reset, or before sampling was on). Returns whether
-    /// there was one. The caller guarantees that no command is in flight: DAT1 is data during a
-    /// transfer.
+    /// Signals an SDIO card interrupt that no interrupt reported.
+    ///
+    /// One latched in `ISTA` whose edge the interrupt controller missed, or DAT1 held low by a card
+    /// whose falling edge the controller did not latch (during a reset, or before sampling was on).
+    /// Returns whether there was one. The caller guarantees that no command is in flight: DAT1 is
+    /// data during a transfer.
     pub(crate) fn recover(&self, regs: &Regs) -> bool {
         let mut st = self.state.lock();
         if !st.enabled || st.signal.is_none() {
@@ -272,8 +289,9 @@ impl SdioIrqs {
         true
     }
 
-    /// Whether the interrupt is enabled and can be signalled: the driver's timer keeps looking
-    /// for a missed one.
+    /// Returns whether the interrupt is enabled and can be signalled.
+    ///
+    /// The driver's timer keeps looking for a missed one.
     pub(crate) fn watched(&self) -> bool {
         let st = self.state.lock();
         st.enabled && st.signal.is_some()
@@ -295,12 +313,13 @@ impl SdioIrqs {
         }
     }
 
-    /// Stops using a DAT1 bit that writing 1 did not clear while the card does not hold DAT1
-    /// low (nothing can have latched it again, [`dat1_stuck_bits`]): enabled, it would raise the
-    /// interrupt again after every ack, for good. What it costs is bounded: one call of the
-    /// function's handler with nothing pending per bit, and one warning. Without
-    /// `ADDI_DAT1_IRQ`, `DAT1_IRQ` and the look at DAT1 after each command (`end_cmd`) still
-    /// find a card interrupt raised between blocks; without `DAT1_IRQ` too, that look and the
+    /// Stops using a DAT1 bit that writing 1 did not clear while the card does not hold DAT1 low
+    /// (nothing can have latched it again, [`dat1_stuck_bits`]).
+    ///
+    /// Enabled, it would raise the interrupt again after every ack, for good. What it costs is
+    /// bounded: one call of the function's handler with nothing pending per bit, and one warning.
+    /// Without `ADDI_DAT1_IRQ`, `DAT1_IRQ` and the look at DAT1 after each command (`end_cmd`)
+    /// still find a card interrupt raised between blocks; without `DAT1_IRQ` too, that look and the
     /// driver's timer (DAT1's level while the bus is idle) find every one, later.
     fn check_dat1_cleared(st: &mut State, regs: &Regs) {
         let ista = regs.read(regs::ISTA).into_raw();
@@ -317,12 +336,13 @@ impl SdioIrqs {
         }
     }
 
-    /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and
-    /// cleared in `ISTA` until `ack_sdio_irq`. Returns whether it signalled one. While the
-    /// silicon's DAT1 latch is still to be probed and the card holds DAT1 low, it leaves the
-    /// interrupt to the probe of the next request ([`Self::probe_latch`]). Runs in the
-    /// threaded IRQ handler: the lock is a `spinlock_t`, which sleeps on PREEMPT_RT and must
-    /// not be taken in the hard IRQ handler.
+    /// Signals a latched, enabled SDIO card interrupt to the MMC core, masked in `ICTL` and cleared
+    /// in `ISTA` until `ack_sdio_irq`.
+    ///
+    /// Returns whether it signalled one. While the silicon's DAT1 latch is still to be probed and
+    /// the card holds DAT1 low, it leaves the interrupt to the probe of the next request
+    /// ([`Self::probe_latch`]). Runs in the threaded IRQ handler: the lock is a `spinlock_t`, which
+    /// sleeps on PREEMPT_RT and must not be taken in the hard IRQ handler.
     pub(crate) fn service(&self, regs: &Regs) -> bool {
         let mut st = self.state.lock();
         let bits = regs.read(regs::ISTA).into_raw() & st.dat1;
@@ -340,13 +360,14 @@ impl SdioIrqs {
         true
     }
 
-    /// Starts the probe of the DAT1 latch for the interrupt [`Self::service`] left to it, once:
-    /// clears its DAT1 bits again while the card still holds DAT1 low, DAT1 still masked and
-    /// not acknowledged. Returns what [`Self::end_probe`] needs, or `None` when there is
-    /// nothing to probe (no interrupt left to it, probed enough, the core acked the interrupt
-    /// or the card let DAT1 go meanwhile, or a command started or ended since the service). The
-    /// caller guarantees that no command is in flight or starts until [`Self::end_probe`]: only
-    /// a command can make the card let DAT1 go and assert it again.
+    /// Starts the probe of the DAT1 latch for the interrupt [`Self::service`] left to it, once.
+    ///
+    /// Clears its DAT1 bits again while the card still holds DAT1 low, DAT1 still masked and not
+    /// acknowledged. Returns what [`Self::end_probe`] needs, or `None` when there is nothing to
+    /// probe (no interrupt left to it, probed enough, the core acked the interrupt or the card let
+    /// DAT1 go meanwhile, or a command started or ended since the service). The caller guarantees
+    /// that no command is in flight or starts until [`Self::end_probe`]: only a command can make
+    /// the card let DAT1 go and assert it again.
     fn start_probe(&self, regs: &Regs) -> Option<ProbeFor> {
         let mut st = self.state.lock();
         let p = st.probe.take()?;
@@ -364,10 +385,12 @@ impl SdioIrqs {
         Some(p)
     }
 
-    /// Ends the probe `p` of [`Self::start_probe`] once the controller has had the time to
-    /// latch DAT1 again: whether it did (level) or not (edge); `None` (no evidence) if the
-    /// interrupt was acknowledged or the controller reset meanwhile, or the card let DAT1 go
-    /// without it latching ([`logic::relatch_reading`]).
+    /// Ends the probe `p` of [`Self::start_probe`] once the controller has had the time to latch
+    /// DAT1 again.
+    ///
+    /// Whether it did (level) or not (edge); `None` (no evidence) if the interrupt was acknowledged
+    /// or the controller reset meanwhile, or the card let DAT1 go without it latching
+    /// ([`logic::relatch_reading`]).
     fn end_probe(&self, regs: &Regs, p: ProbeFor) -> Option<bool> {
         let mut st = self.state.lock();
         if st.gen != p.gen || st.probes_left == 0 {
@@ -383,20 +406,21 @@ impl SdioIrqs {
         Some(relatched)
     }
 
-    /// Whether `STAT` shows the card holding DAT1 low.
+    /// Returns whether `STAT` shows the card holding DAT1 low.
     fn dat1_low(regs: &Regs) -> bool {
         regs.read(regs::STAT).dat3_0().get() & 0b10 == 0
     }
 }
 
 impl SdioIrqs {
-    /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that
-    /// are still held when probed: the DAT1 bits that latched are cleared while `STAT` shows
-    /// the card holding DAT1 low; if they latch again within `logic::relatch_window_us` (the
-    /// controller samples DAT1 every `ENHC.SDIO_IRQ_PERIOD` bus clocks, here at `bus_hz`),
-    /// DAT1 latches on its level, else on its falling edge. Returns which (`true`: level), or
-    /// `None`: nothing to do for a request that no serviced interrupt waits to probe, or no
-    /// evidence.
+    /// Finds out how the silicon latches DAT1, on the first [`DAT1_PROBES`] interrupts that are
+    /// still held when probed.
+    ///
+    /// The DAT1 bits that latched are cleared while `STAT` shows the card holding DAT1 low; if they
+    /// latch again within `logic::relatch_window_us` (the controller samples DAT1 every
+    /// `ENHC.SDIO_IRQ_PERIOD` bus clocks, here at `bus_hz`), DAT1 latches on its level, else on its
+    /// falling edge. Returns which (`true`: level), or `None`: nothing to do for a request that no
+    /// serviced interrupt waits to probe, or no evidence.
     ///
     /// The caller runs it for the first command after the interrupt was serviced, with no
     /// command in flight and none starting until it returns, before the command is sent: the

@@ -118,39 +118,40 @@ impl HostDebugfs {
         self.stats.lock()
     }
 
-    /// Whether single-segment requests are to be bounced too.
+    /// Returns whether single-segment requests are to be bounced too.
     pub(crate) fn force_bounce(&self) -> bool {
         self.knobs.force_bounce()
     }
 
-    /// Whether a read's flush is waited for.
+    /// Returns whether a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         self.knobs.read_flush_wait()
     }
 
-    /// How long the next command is to sleep before it is sent (a fault; taken: once).
+    /// Returns how long the next command is to sleep before it is sent (a fault; taken: once).
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         self.knobs.take_send_stall_ms()
     }
 
-    /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
+    /// Returns how much earlier than its request is due the watchdog is armed (a fault; 0: none).
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.knobs.watchdog_early_ms()
     }
 
-    /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
+    /// Returns whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.knobs.sdio_ack_fault()
     }
 
-    /// Whether this copy of a write into a bounce buffer stops halfway and fails (a fault).
+    /// Returns whether this copy of a write into a bounce buffer stops halfway and fails (a fault).
     pub(crate) fn take_copy_in_fault(&self) -> bool {
         self.knobs.take_copy_in_fault()
     }
 }
 
-/// The driver's policy as it is, with no fault injected: the values of the knobs that tests
-/// set in the out-of-tree module, fixed, with no file.
+/// The driver's policy as it is, with no fault injected.
+///
+/// The values of the knobs that tests set in the out-of-tree module, fixed, with no file.
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 pub(crate) struct TestKnobs;
 

@@ -43,10 +43,11 @@ use crate::{
 const POLL_SLEEP: Delta = Delta::from_micros(20);
 
 impl Sdhc {
-    /// Sends the stop command of `mrq`, whose command and data failed as `errors` say, if it
-    /// has one and those errors may have left the card in its data state. The stop gets its
-    /// response, or its error, and the controller is reset again if it failed. The caller has
-    /// reset the controller after the error.
+    /// Sends the stop command of `mrq`, whose command and data failed as `errors` say, if it has
+    /// one and those errors may have left the card in its data state.
+    ///
+    /// The stop gets its response, or its error, and the controller is reset again if it failed.
+    /// The caller has reset the controller after the error.
     pub(crate) fn stop_after_error(&self, mrq: &Request, errors: &Errors) {
         let Some(stop) = mrq.stop() else {
             return;
@@ -69,10 +70,12 @@ impl Sdhc {
         self.debugfs.stats().record_error_stop(sent.is_ok());
     }
 
-    /// Sends `stop`, waits for its response, then for the controller to be idle and, after an
-    /// R1b stop (a write's), for the card to release DAT0, each for at most `wait`, and reads
-    /// the response into it. `ETIMEDOUT` without a response or past the wait, `EILSEQ` for a
-    /// response that failed its CRC check.
+    /// Sends `stop`, waits for its response, then for the controller to be idle and, after an R1b
+    /// stop (a write's), for the card to release DAT0, each for at most `wait`, and reads the
+    /// response into it.
+    ///
+    /// `ETIMEDOUT` without a response or past the wait, `EILSEQ` for a response that failed its CRC
+    /// check.
     fn send_stop(&self, stop: &Command, wait: Delta) -> Result {
         let hw = self.hw();
         let opcode = stop.opcode();

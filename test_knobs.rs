@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Knobs for tests and measurements, in the host's debugfs directory, built only with
-//! `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`; without it the driver always does what the
-//! knobs do by default, and the files do not exist (`stats.rs`). Only the out-of-tree module
-//! has them: the upstream series is the driver without them (test policy and fault
-//! injection, which `scripts/make-series` leaves out).
+//! `CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS`.
+//!
+//! Without it the driver always does what the knobs do by default, and the files do not exist
+//! (`stats.rs`). Only the out-of-tree module has them: the upstream series is the driver without
+//! them (test policy and fault injection, which `scripts/make-series` leaves out).
 //!
 //! - `force_bounce`: write 1 to send every request that fits through the bounce buffer, also
 //!   those mapped to a single DMA segment (which otherwise go direct); 0 (default) restores the
@@ -69,33 +70,33 @@ impl TestKnobs {
         self.sdio.add_file(dir);
     }
 
-    /// Whether single-segment requests are to be bounced too.
+    /// Returns whether single-segment requests are to be bounced too.
     pub(crate) fn force_bounce(&self) -> bool {
         self.force_bounce.load(Relaxed) != 0
     }
 
-    /// Whether a read's flush is waited for.
+    /// Returns whether a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         self.read_flush_wait.load(Relaxed) != 0
     }
 
-    /// How long the next command is to sleep before it is sent (taken: once).
+    /// Returns how long the next command is to sleep before it is sent (taken: once).
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         self.send_stall_ms.xchg(0, Relaxed)
     }
 
-    /// How much earlier than its request is due the watchdog is armed (a fault; 0: none).
+    /// Returns how much earlier than its request is due the watchdog is armed (a fault; 0: none).
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         self.watchdog_early_ms.load(Relaxed)
     }
 
-    /// Whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
+    /// Returns whether the ack clears a latched DAT1 and does not look at DAT1 (a fault).
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         self.sdio.ack_fault.load(Relaxed) != 0
     }
 
-    /// Whether this copy of a write's data into a bounce buffer is to stop halfway and fail (a
-    /// fault; counted down per call).
+    /// Returns whether this copy of a write's data into a bounce buffer is to stop halfway and fail
+    /// (a fault; counted down per call).
     pub(crate) fn take_copy_in_fault(&self) -> bool {
         let mut n = self.bounce_copy_in_faults.load(Relaxed);
         while n != 0 {
@@ -111,10 +112,11 @@ impl TestKnobs {
     }
 }
 
-/// The knob of the SDIO card interrupt, `sdio_ack_fault`: a fault, 0 by default: 1 makes
-/// `ack_sdio_irq` clear a DAT1 latched meanwhile and enable the interrupt without looking at
-/// DAT1, the way that loses a card interrupt raised between the service and the ack if DAT1
-/// latches on its edge.
+/// The knob of the SDIO card interrupt, `sdio_ack_fault`.
+///
+/// A fault, 0 by default: 1 makes `ack_sdio_irq` clear a DAT1 latched meanwhile and enable the
+/// interrupt without looking at DAT1, the way that loses a card interrupt raised between the
+/// service and the ack if DAT1 latches on its edge.
 struct SdioKnob {
     ack_fault: Atomic<u32>,
 }

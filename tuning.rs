@@ -20,7 +20,7 @@ use crate::{
 const NUM_TUNING_TRIES: u32 = 10;
 
 impl SdhcHost {
-    /// Whether all tuning commands succeed at the current RX phase.
+    /// Returns whether all tuning commands succeed at the current RX phase.
     fn tuning_point_matches(tuning: &Tuning<'_>, opcode: u32) -> bool {
         (0..NUM_TUNING_TRIES)
             .filter(|_| tuning.send(opcode).is_ok())
@@ -28,9 +28,10 @@ impl SdhcHost {
             == NUM_TUNING_TRIES as usize
     }
 
-    /// Tries every RX phase the divider allows and settles in the middle of the longest
-    /// working window, which may wrap from the last phase to phase 0 ([`PhaseScan`]); without
-    /// any, goes back to the original phase and fails.
+    /// Tries every RX phase the divider allows and settles in the middle of the longest working
+    /// window, which may wrap from the last phase to phase 0 ([`PhaseScan`]).
+    ///
+    /// Without any, goes back to the original phase and fails.
     pub(crate) fn execute_tuning(&self, tuning: &Tuning<'_>, opcode: u32) -> Result {
         let sdhc = &self.sdhc;
         let hw = sdhc.hw();

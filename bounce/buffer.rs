@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The bounce buffers' memory: one buffer ([`BounceBuffer`]), DMA-coherent or cached, and the
-//! buffers the module parameters ask for ([`Buffers`]), with the queue limits they give.
+//! The bounce buffers' memory.
+//!
+//! One buffer ([`BounceBuffer`]), DMA-coherent or cached, and the buffers the module parameters ask
+//! for ([`Buffers`]), with the queue limits they give.
 //!
 //! A buffer that cannot be allocated is not fatal: without the first the host keeps the C
 //! driver's single-segment limits, without the second it bounces through one buffer.
@@ -61,7 +63,9 @@ pub(super) enum Memory {
 pub(super) enum CpuWrite<'a> {
     /// Coherent memory, the whole buffer.
     Coherent(&'a Coherent<[u8]>),
-    /// Cached memory, the range written, noted as dirty; nothing is mapped meanwhile.
+    /// Cached memory, the range written, noted as dirty.
+    ///
+    /// Nothing is mapped meanwhile.
     Cached(CpuWriteView<'a>),
 }
 
@@ -79,7 +83,9 @@ impl CpuWrite<'_> {
 pub(super) enum CpuRead<'a> {
     /// Coherent memory.
     Coherent(&'a Coherent<[u8]>),
-    /// Cached memory, unmapped (and so invalidated after a read); nothing is mapped meanwhile.
+    /// Cached memory, unmapped (and so invalidated after a read).
+    ///
+    /// Nothing is mapped meanwhile.
     Cached(CpuReadView<'a>),
 }
 
@@ -101,10 +107,11 @@ pub(crate) struct BounceBuffer {
 }
 
 impl BounceBuffer {
-    /// Allocates `size` bytes for `dev`, cached memory or coherent. Fails quietly (no
-    /// allocation warning): the caller falls back to single-segment requests. Cached memory is
-    /// cleaned whole once (mapped to the device and unmapped), so that it starts clean; that
-    /// mapping tells whether the device is given the buffer's own memory
+    /// Allocates `size` bytes for `dev`, cached memory or coherent.
+    ///
+    /// Fails quietly (no allocation warning): the caller falls back to single-segment requests.
+    /// Cached memory is cleaned whole once (mapped to the device and unmapped), so that it starts
+    /// clean; that mapping tells whether the device is given the buffer's own memory
     /// ([`Self::mapping`]).
     pub(crate) fn new(dev: &Device<Bound>, size: u32, cached: bool) -> Result<Self> {
         let len = usize::try_from(size)?;
@@ -140,8 +147,10 @@ impl BounceBuffer {
         })
     }
 
-    /// What the DMA address of the buffer reaches: its own memory (a cached buffer the DMA API
-    /// does not bounce), or not; coherent memory is no cached buffer.
+    /// What the DMA address of the buffer reaches.
+    ///
+    /// Its own memory (a cached buffer the DMA API does not bounce), or not; coherent memory is no
+    /// cached buffer.
     pub(crate) fn mapping(&self) -> BufferMapping {
         self.mapping
     }
@@ -155,7 +164,7 @@ impl BounceBuffer {
         u32::try_from(size).unwrap_or(u32::MAX)
     }
 
-    /// Whether the memory is cached (streaming DMA) rather than coherent.
+    /// Returns whether the memory is cached (streaming DMA) rather than coherent.
     pub(crate) fn cached(&self) -> bool {
         matches!(self.mem, Memory::Cached(_))
     }
@@ -168,8 +177,9 @@ impl BounceBuffer {
         }
     }
 
-    /// The memory as the CPU copies see it, to read from: `EBUSY` while cached memory is
-    /// mapped. Cached memory cannot be mapped while the view lives.
+    /// The memory as the CPU copies see it, to read from.
+    ///
+    /// `EBUSY` while cached memory is mapped. Cached memory cannot be mapped while the view lives.
     pub(super) fn cpu_read(&self) -> Result<CpuRead<'_>> {
         Ok(match &self.mem {
             Memory::Coherent(c) => CpuRead::Coherent(c),
@@ -177,9 +187,10 @@ impl BounceBuffer {
         })
     }
 
-    /// The memory as the CPU copies see it, to write `len` bytes at its start: cached memory
-    /// notes them as maybe dirty first (also if the copy stops halfway), and cannot be mapped
-    /// while the view lives (`EBUSY` while it is).
+    /// The memory as the CPU copies see it, to write `len` bytes at its start.
+    ///
+    /// Cached memory notes them as maybe dirty first (also if the copy stops halfway), and cannot
+    /// be mapped while the view lives (`EBUSY` while it is).
     pub(super) fn cpu_write(&self, len: u32) -> Result<CpuWrite<'_>> {
         Ok(match &self.mem {
             Memory::Coherent(c) => CpuWrite::Coherent(c),
@@ -187,10 +198,11 @@ impl BounceBuffer {
         })
     }
 
-    /// Hands the first `len` bytes to the controller for a transfer in `dir`: cached memory is
-    /// mapped (`sync`: whether a read may skip its invalidate) and returns its mapping, which
-    /// covers the whole DMA units the controller may move ([`policy::device_len`]); coherent
-    /// memory has its one address. `EINVAL` if the buffer is shorter.
+    /// Hands the first `len` bytes to the controller for a transfer in `dir`.
+    ///
+    /// Cached memory is mapped (`sync`: whether a read may skip its invalidate) and returns its
+    /// mapping, which covers the whole DMA units the controller may move ([`policy::device_len`]);
+    /// coherent memory has its one address. `EINVAL` if the buffer is shorter.
     pub(super) fn to_device(
         &self,
         len: u32,
@@ -208,9 +220,11 @@ impl BounceBuffer {
         }
     }
 
-    /// Writes the marks of read number `seq` of `len` bytes ([`policy::TailMarks`]) and hands
-    /// them to memory: cached memory is cleaned over them (a read's mapping only invalidates).
-    /// The buffer must not be mapped.
+    /// Writes the marks of read number `seq` of `len` bytes ([`policy::TailMarks`]) and hands them
+    /// to memory.
+    ///
+    /// Cached memory is cleaned over them (a read's mapping only invalidates). The buffer must not
+    /// be mapped.
     pub(super) fn arm_tail(&self, len: u32, seq: u32) -> Result {
         let marks = policy::TailMarks::of(len);
         let (first, bytes) = marks.span();
@@ -235,9 +249,10 @@ impl BounceBuffer {
         Ok(())
     }
 
-    /// Whether the end of read number `seq` of `len` bytes is in memory: each of its marked
-    /// words changed ([`policy::tail_landed`]). Cached memory is invalidated over them
-    /// first, so that a look before they landed is not what the next look sees. The
+    /// Returns whether the end of read number `seq` of `len` bytes is in memory.
+    ///
+    /// Each of its marked words changed ([`policy::tail_landed`]). Cached memory is invalidated
+    /// over them first, so that a look before they landed is not what the next look sees. The
     /// buffer must not be mapped.
     pub(super) fn tail_landed(&self, len: u32, seq: u32) -> Result<bool> {
         let marks = policy::TailMarks::of(len);
@@ -260,11 +275,12 @@ impl BounceBuffer {
         ))
     }
 
-    /// Invalidates the CPU caches over the first `len` bytes once a read's marks showed its
-    /// last words in memory ([`Self::tail_landed`]): the unmap after the transfer invalidated
-    /// them before all of the data may have been there, and a line the CPU fetched since
-    /// (a prefetch while the marks were polled) may hold what the buffer held before. Nothing
-    /// to do for coherent memory. The buffer must not be mapped.
+    /// Invalidates the CPU caches over the first `len` bytes once a read's marks showed its last
+    /// words in memory ([`Self::tail_landed`]).
+    ///
+    /// The unmap after the transfer invalidated them before all of the data may have been there,
+    /// and a line the CPU fetched since (a prefetch while the marks were polled) may hold what the
+    /// buffer held before. Nothing to do for coherent memory. The buffer must not be mapped.
     pub(super) fn invalidate_landed(&self, len: u32) -> Result {
         if let Memory::Cached(n) = &self.mem {
             let len = usize::try_from(len)?;
@@ -277,8 +293,9 @@ impl BounceBuffer {
         Ok(())
     }
 
-    /// Takes the buffer back from the controller after a transfer: unmaps `mapping` (a read's
-    /// range is invalidated). `EINVAL` if it is not this buffer's.
+    /// Takes the buffer back from the controller after a transfer.
+    ///
+    /// Unmaps `mapping` (a read's range is invalidated). `EINVAL` if it is not this buffer's.
     pub(super) fn to_cpu(&self, mapping: Option<Mapping>) -> Result {
         match (self.pages(), mapping) {
             (Some(n), Some(m)) => n.unmap(m),
@@ -294,17 +311,19 @@ pub(crate) struct Buffers {
     params: Params,
     /// The buffers: none, one, or two with `double_buffer`.
     bufs: [Option<BounceBuffer>; MAX_BUFFERS],
-    /// Whether the only buffer is the one for unaligned segments ([`UNALIGNED_BUFFER`]): the
-    /// host keeps the single-segment limits of a host without a bounce buffer.
+    /// Whether the only buffer is the one for unaligned segments ([`UNALIGNED_BUFFER`]).
+    ///
+    /// The host keeps the single-segment limits of a host without a bounce buffer.
     unaligned_only: bool,
 }
 
-/// The size of the buffer a host without a bounce buffer (`bounce_size=0`, or one that could
-/// not be allocated) keeps for the single segments it cannot send in place (short, or not
-/// aligned to [`policy::DMA_GRANULE`]: the SD card's 8-byte SCR, SDIO function drivers' odd
-/// buffers, `mmc_test`'s buffer, which Linux 7.3 puts 52 bytes into a page): its largest
-/// request, so that it refuses none the C driver takes. Without it such a segment is refused
-/// with an error.
+/// The size of the buffer a host without a bounce buffer (`bounce_size=0`, or one that could not be
+/// allocated) keeps for the single segments it cannot send in place (short, or not aligned to
+/// [`policy::DMA_GRANULE`]: the SD card's 8-byte SCR, SDIO function drivers' odd buffers,
+/// `mmc_test`'s buffer, which Linux 7.3 puts 52 bytes into a page).
+///
+/// Its largest request, so that it refuses none the C driver takes. Without it such a segment is
+/// refused with an error.
 pub(crate) const UNALIGNED_BUFFER: u32 = logic::C_MAX_REQ_SIZE;
 
 impl Buffers {
@@ -331,7 +350,7 @@ impl Buffers {
         self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
     }
 
-    /// Whether the buffers are cached memory with streaming syncs.
+    /// Returns whether the buffers are cached memory with streaming syncs.
     pub(crate) fn cached(&self) -> bool {
         self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
     }
@@ -344,8 +363,10 @@ impl Buffers {
         self.bufs.iter().filter(|b| b.is_some()).count()
     }
 
-    /// Whether a read into a clean cached buffer skips the invalidate before its transfer, and
-    /// why: `skip_clean_invalidate`, or with -1 the buffers' DMA mapping.
+    /// Returns whether a read into a clean cached buffer skips the invalidate before its transfer,
+    /// and why.
+    ///
+    /// `skip_clean_invalidate`, or with -1 the buffers' DMA mapping.
     pub(crate) fn skip_clean(&self) -> (bool, SkipCleanReason) {
         let mapping = self
             .bufs
@@ -361,7 +382,9 @@ impl Buffers {
     }
 
     /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
-    /// boundary `merge_boundary`; transfers longer than `max_dma_size` are bounced too.
+    /// boundary `merge_boundary`.
+    ///
+    /// Transfers longer than `max_dma_size` are bounced too.
     pub(crate) fn into_bouncer(self, merge_boundary: usize) -> impl PinInit<Bouncer> {
         let skip_clean = self.skip_clean();
         Bouncer::new(
@@ -392,7 +415,9 @@ fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
 }
 
 /// The buffer for unaligned segments of a host without a bounce buffer ([`UNALIGNED_BUFFER`]),
-/// DMA-coherent; without it such a segment is refused.
+/// DMA-coherent.
+///
+/// Without it such a segment is refused.
 fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
     BounceBuffer::new(dev, UNALIGNED_BUFFER, false)
         .inspect_err(|e| {
@@ -406,8 +431,9 @@ fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
         .ok()
 }
 
-/// The second bounce buffer of `double_buffer`, like the first; without it the host bounces
-/// through one buffer.
+/// The second bounce buffer of `double_buffer`, like the first.
+///
+/// Without it the host bounces through one buffer.
 fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {
     if !crate::double_buffer() {
         return None;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The `pre_req` and `post_req` halves of the bounce policy (`double_buffer`): a write that
-//! will go direct is mapped ahead, and with two buffers a request that will be bounced gets
-//! its buffer while the controller moves the previous request's, a write copied in, a read
+//! The `pre_req` and `post_req` halves of the bounce policy (`double_buffer`).
+//!
+//! A write that will go direct is mapped ahead, and with two buffers a request that will be bounced
+//! gets its buffer while the controller moves the previous request's, a write copied in, a read
 //! copied out after completion.
 
 use kernel::{
@@ -26,14 +27,15 @@ use super::{
 };
 
 impl Bouncer {
-    /// Whether there are two buffers (copies hidden in `pre_req`/`post_req`).
+    /// Returns whether there are two buffers (copies hidden in `pre_req`/`post_req`).
     fn double(&self) -> bool {
         self.bufs[1].is_some()
     }
 
-    /// `pre_req` for a write that will go direct: maps its data for the controller now, while
-    /// the controller moves the previous request (`PreReqRequest::pre_map`). Returns whether it
-    /// did.
+    /// `pre_req` for a write that will go direct.
+    ///
+    /// Maps its data for the controller now, while the controller moves the previous request
+    /// (`PreReqRequest::pre_map`). Returns whether it did.
     pub(crate) fn pre_map(&self, mrq: &PreReqRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Who holds which bounce buffer when there are two: the pure state machine of the
-//! [`Bouncer`](super::Bouncer)'s double buffering, also built on the host for `cargo test`.
-//! (With one buffer, the buffer is taken at a request's start and freed at its completion.)
+//! Who holds which bounce buffer when there are two.
+//!
+//! The pure state machine of the [`Bouncer`](super::Bouncer)'s double buffering, also built on the
+//! host for `cargo test`. (With one buffer, the buffer is taken at a request's start and freed at
+//! its completion.)
 //!
 //! The MMC core prepares request N+1 (`pre_req`) while N is in flight and cleans N up
 //! (`post_req`) after N+1 has started. With two buffers a write's data is copied into a free
@@ -24,7 +26,9 @@
 
 use super::MAX_BUFFERS;
 
-/// One of a host's bounce buffers: an index below [`MAX_BUFFERS`], made only here.
+/// One of a host's bounce buffers.
+///
+/// An index below [`MAX_BUFFERS`], made only here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Slot(usize);
 
@@ -71,7 +75,9 @@ pub(crate) enum State {
         /// The token in the request's `host_cookie`.
         token: i32,
     },
-    /// A read of `len` bytes completed without error; its data waits for `post_req`.
+    /// A read of `len` bytes completed without error.
+    ///
+    /// Its data waits for `post_req`.
     ReadDone {
         /// The request's address.
         owner: usize,
@@ -98,14 +104,18 @@ impl State {
 pub(crate) enum Start {
     /// The buffer `pre_req` prepared for it (a write's data is in it already).
     Prepared(Slot),
-    /// A buffer taken now: the data is copied as with a single buffer.
+    /// A buffer taken now.
+    ///
+    /// The data is copied as with a single buffer.
     Claimed(Slot),
     /// No buffer can be taken (cannot happen with the MMC core's ordering; the request fails).
     None,
 }
 
 impl Start {
-    /// The buffer taken, and whether `pre_req` prepared it; `None` if none could be.
+    /// The buffer taken, and whether `pre_req` prepared it.
+    ///
+    /// `None` if none could be.
     pub(crate) fn taken(self) -> Option<(Slot, bool)> {
         match self {
             Start::Prepared(slot) => Some((slot, true)),
@@ -118,8 +128,9 @@ impl Start {
 /// What `post_req` finds for a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Post {
-    /// Its read data, `len` bytes in buffer `slot` (now [`State::Cpu`]): copy it out, then
-    /// [`Slots::free`].
+    /// Its read data, `len` bytes in buffer `slot` (now [`State::Cpu`]).
+    ///
+    /// Copy it out, then [`Slots::free`].
     CopyOut {
         /// The buffer.
         slot: Slot,
@@ -163,7 +174,9 @@ impl Slots {
         self.slots.get(slot.0).copied().unwrap_or(State::Free)
     }
 
-    /// Sets buffer `slot` to `to` if it is `from` now; `false` if not (or no such buffer).
+    /// Sets buffer `slot` to `to` if it is `from` now.
+    ///
+    /// `false` if not (or no such buffer).
     fn change(&mut self, slot: Slot, from: State, to: State) -> bool {
         match self.slots.get_mut(slot.0) {
             Some(s) if *s == from => {
@@ -200,7 +213,9 @@ impl Slots {
         Some((Slot(i), self.next_token()))
     }
 
-    /// `pre_req` is done with buffer `slot`: it is ready for `owner`'s start.
+    /// `pre_req` is done with buffer `slot`.
+    ///
+    /// It is ready for `owner`'s start.
     pub(crate) fn prepared(&mut self, slot: Slot, owner: usize, token: i32) {
         self.change(slot, State::Cpu, State::Prepared { owner, token });
     }
@@ -236,10 +251,11 @@ impl Slots {
         }
     }
 
-    /// The request in flight on buffer `slot` completed. `read_ok`: the bytes of a read that
-    /// completed without any error, else `None`. A read prepared in `pre_req` keeps its buffer
-    /// for `post_req` (returns `true`); otherwise the buffer is freed (the caller copied what
-    /// it had to before).
+    /// The request in flight on buffer `slot` completed.
+    ///
+    /// `read_ok`: the bytes of a read that completed without any error, else `None`. A read
+    /// prepared in `pre_req` keeps its buffer for `post_req` (returns `true`); otherwise the buffer
+    /// is freed (the caller copied what it had to before).
     pub(crate) fn finish(&mut self, slot: Slot, read_ok: Option<u32>) -> bool {
         let now = self.get(slot);
         let State::Device { owner, token } = now else {
@@ -256,7 +272,7 @@ impl Slots {
         }
     }
 
-    /// Whether the request in flight on `slot` keeps its buffer after a read without error.
+    /// Returns whether the request in flight on `slot` keeps its buffer after a read without error.
     pub(crate) fn defers_copy_out(&self, slot: Slot) -> bool {
         matches!(self.get(slot), State::Device { token, .. } if token > 0)
     }

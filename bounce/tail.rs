@@ -90,8 +90,10 @@ fn wait_landed(buf: &BounceBuffer, mark: TailMark, timeout: Delta) -> Result {
 }
 
 impl Bouncer {
-    /// Before buffer `slot` takes a request: late last words of an earlier read are waited for
-    /// first. If it never comes the request fails; the buffer is free for the next one.
+    /// Before buffer `slot` takes a request.
+    ///
+    /// Late last words of an earlier read are waited for first. If it never comes the request
+    /// fails; the buffer is free for the next one.
     pub(super) fn settle_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
         let late = self
             .tails
@@ -128,15 +130,18 @@ impl Bouncer {
         Ok(())
     }
 
-    /// Forgets the marks of buffer `slot`: its read failed or never ran, nothing of it is used.
+    /// Forgets the marks of buffer `slot`.
+    ///
+    /// Its read failed or never ran, nothing of it is used.
     pub(super) fn disarm_tail(&self, slot: Slot) {
         if let Some(t) = self.tails.lock().get_mut(slot.index()) {
             t.armed = None;
         }
     }
 
-    /// After the read on buffer `slot` completed without error, and the buffer was unmapped:
-    /// waits until its last words are in memory. `EIO` if it is not within [`TAIL_WAIT`]; the
+    /// After the read on buffer `slot` completed without error, and the buffer was unmapped.
+    ///
+    /// Waits until its last words are in memory. `EIO` if it is not within [`TAIL_WAIT`]; the
     /// buffer then waits for it before its next use ([`Self::settle_tail`]).
     pub(super) fn check_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
         let armed = self

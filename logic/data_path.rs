@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Which requests go straight to the controller and which through a bounce buffer, and which
-//! are mapped ahead in `pre_req`: the same rule in both drivers, each with its own alignment
-//! (the SDHC's `bounce/policy.rs`: 64 bytes; the SD card slot's `sdio/logic.rs`: a word).
+//! Which requests go straight to the controller and which through a bounce buffer, and which are
+//! mapped ahead in `pre_req`.
+//!
+//! The same rule in both drivers, each with its own alignment (the SDHC's `bounce/policy.rs`: 64
+//! bytes; the SD card slot's `sdio/logic.rs`: a word).
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
 /// How a request's data reaches the controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataPath {
-    /// The scatterlist mapped to a single DMA segment: the controller uses it directly.
+    /// The scatterlist mapped to a single DMA segment.
+    ///
+    /// The controller uses it directly.
     Direct,
     /// More than one segment, a single one too long, or one whose address or length is not a
-    /// multiple of the rule's granule: the data goes through the bounce buffer.
+    /// multiple of the rule's granule.
+    ///
+    /// The data goes through the bounce buffer.
     Bounce,
 }
 
@@ -59,18 +65,21 @@ pub(crate) struct PathRule {
 }
 
 impl PathRule {
-    /// Whether a single DMA segment of `len` bytes that starts at `offset` bytes into its page
-    /// (the low bits of its DMA address, with or without an IOMMU) may go to the controller in
-    /// place: both are multiples of the granule.
+    /// Returns whether a single DMA segment of `len` bytes that starts at `offset` bytes into its
+    /// page (the low bits of its DMA address, with or without an IOMMU) may go to the controller in
+    /// place.
+    ///
+    /// Both are multiples of the granule.
     pub(crate) fn aligned(&self, offset: u32, len: u32) -> bool {
         offset % self.granule == 0 && len % self.granule == 0
     }
 
-    /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to
-    /// `segments` DMA segments, the first `offset` bytes into its page. A single segment goes
-    /// direct when it is [aligned](Self::aligned), up to `max_direct` bytes; other ones are
-    /// bounced when they fit, and an unaligned one that does not fit is refused rather than
-    /// sent. With `force_bounce` a single segment is bounced too when it fits.
+    /// Chooses the data path for a transfer of `len` bytes whose scatterlist mapped to `segments`
+    /// DMA segments, the first `offset` bytes into its page.
+    ///
+    /// A single segment goes direct when it is [aligned](Self::aligned), up to `max_direct` bytes;
+    /// other ones are bounced when they fit, and an unaligned one that does not fit is refused
+    /// rather than sent. With `force_bounce` a single segment is bounced too when it fits.
     pub(crate) fn choose(
         &self,
         segments: u32,
@@ -98,11 +107,12 @@ impl PathRule {
         }
     }
 
-    /// Whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist
-    /// entries, the first `offset` bytes into its page: only a write, only a single entry,
-    /// which maps to a single DMA segment with or without an IOMMU, and only when
-    /// [`Self::choose`] sends that segment direct, so that `request` decides the same from the
-    /// same figures. A list of more entries is left to `request`.
+    /// Returns whether `pre_req` maps the data of a request of `len` bytes in `sg_len` scatterlist
+    /// entries, the first `offset` bytes into its page.
+    ///
+    /// Only a write, only a single entry, which maps to a single DMA segment with or without an
+    /// IOMMU, and only when [`Self::choose`] sends that segment direct, so that `request` decides
+    /// the same from the same figures. A list of more entries is left to `request`.
     ///
     /// Reads are left to `request` too: a read mapped in `pre_req` stays mapped until
     /// `post_req`, which the core calls after it started the next request, so two reads into

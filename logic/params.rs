@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The module parameter rules both drivers share (the SDHC's `logic.rs` and the SD card slot's
-//! `sdio/logic.rs`): `max_segs`, and `bounce_size` as -1 (the driver's default size), 0 (no
-//! bounce buffer) or a power of two in a range, with the messages that name the parameter, its
-//! value and the values it may take.
+//! `sdio/logic.rs`).
+//!
+//! `max_segs`, and `bounce_size` as -1 (the driver's default size), 0 (no bounce buffer) or a power
+//! of two in a range, with the messages that name the parameter, its value and the values it may
+//! take.
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
@@ -19,7 +21,7 @@ pub(crate) const MAX_SEGS_DEFAULT: u32 = 64;
 /// largest request).
 pub(crate) const BOUNCE_SIZE_DEFAULT: i32 = -1;
 
-/// Whether `v` bytes is a power of two from [`BOUNCE_MIN`] to `max`.
+/// Returns whether `v` bytes is a power of two from [`BOUNCE_MIN`] to `max`.
 pub(crate) fn pow2_size_ok(v: u32, max: u32) -> bool {
     v.is_power_of_two() && (BOUNCE_MIN..=max).contains(&v)
 }
@@ -31,9 +33,11 @@ pub(crate) fn max_segs(v: u32) -> Option<u16> {
         .filter(|n| (1..=MAX_SEGS_LIMIT).contains(&u32::from(*n)))
 }
 
-/// The message of a `bounce_size` out of range: `value`, what -1 means (`default`) and the
-/// largest power of two it may be (`max`). The value is an `i32` or a `u32` as the driver took
-/// it (a 64-bit one would be printed with a 64-bit division, which 32-bit ARM lacks).
+/// The message of a `bounce_size` out of range.
+///
+/// `value`, what -1 means (`default`) and the largest power of two it may be (`max`). The value is
+/// an `i32` or a `u32` as the driver took it (a 64-bit one would be printed with a 64-bit division,
+/// which 32-bit ARM lacks).
 pub(crate) struct BounceSizeMsg<V> {
     /// The parameter's value.
     pub(crate) value: V,

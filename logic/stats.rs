@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The request counters both drivers keep in their debugfs `stats` file: requests direct and
-//! bounced, bytes, errors by kind, sizes, and the text of those lines.
+//! The request counters both drivers keep in their debugfs `stats` file.
+//!
+//! Requests direct and bounced, bytes, errors by kind, sizes, and the text of those lines.
 //!
 //! Shared by the SDHC driver (`logic.rs`, whose `Stats` adds its own counters) and the SD card
 //! slot's (`sdio/logic.rs`). Plain `core` Rust only: no allocation, no kernel types.
 
 use core::fmt;
 
-/// What went wrong with a command, as the statistics count it. Each driver counts the kinds
-/// its controller can report; the SD card slot's shows only those
+/// What went wrong with a command, as the statistics count it.
+///
+/// Each driver counts the kinds its controller can report; the SD card slot's shows only those
 /// ([`Requests::fmt_errors`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ErrorKind {
@@ -24,16 +26,20 @@ pub(crate) enum ErrorKind {
     /// The controller's FIFO overran or ran dry (`RXFIFO_FULL`/`TXFIFO_EMPTY`, `EIO`).
     Fifo,
     /// The controller stayed busy (`STAT.CMD_BUSY` or `ESTA[13:11]`) 100 ms after the command
-    /// completed (`ETIMEDOUT`); it was reset.
+    /// completed (`ETIMEDOUT`).
+    ///
+    /// It was reset.
     NotReady,
     /// The last words of a read did not leave the RX FIFO after its flush (`EIO` on the data).
     Flush,
-    /// The request's data could not be set up or handed over: a mapping, a bounce copy, a
-    /// read whose last words were not seen in memory in time (the `bounce` file's
-    /// `tail_late`), a failed `set_ios`.
+    /// The request's data could not be set up or handed over.
+    ///
+    /// A mapping, a bounce copy, a read whose last words were not seen in memory in time (the
+    /// `bounce` file's `tail_late`), a failed `set_ios`.
     Setup,
-    /// No interrupt before the software deadline (`ETIMEDOUT` on the command): a lost
-    /// interrupt or a frozen controller, which was reset.
+    /// No interrupt before the software deadline (`ETIMEDOUT` on the command).
+    ///
+    /// A lost interrupt or a frozen controller, which was reset.
     Deadline,
 }
 
@@ -71,13 +77,19 @@ impl ErrorKind {
     }
 }
 
-/// Smallest bucket of the request size histogram: requests up to 512 bytes.
+/// Smallest bucket of the request size histogram.
+///
+/// Requests up to 512 bytes.
 pub(crate) const HIST_MIN: u32 = 512;
-/// Buckets of the histogram: 512 bytes, 1 KiB, ... up to 4 MiB (the largest bounce buffer).
+/// Buckets of the histogram.
+///
+/// 512 bytes, 1 KiB, ... up to 4 MiB (the largest bounce buffer).
 pub(crate) const HIST_BUCKETS: usize = 14;
 
-/// The histogram bucket of a request of `len` bytes: bucket `i` holds the requests of more
-/// than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i` bytes; bigger ones go to the last.
+/// The histogram bucket of a request of `len` bytes.
+///
+/// Bucket `i` holds the requests of more than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i`
+/// bytes; bigger ones go to the last.
 pub(crate) fn hist_bucket(len: u32) -> usize {
     match len.max(HIST_MIN).checked_next_power_of_two() {
         Some(rounded) => {
@@ -140,8 +152,9 @@ pub(crate) struct Requests {
     pub(crate) bytes_read: u64,
     /// Bytes written (`bytes_xfered` of successful writes).
     pub(crate) bytes_written: u64,
-    /// Errors by kind, in the order of [`ErrorKind::ALL`]; a request counts once per error
-    /// it carries (command and data).
+    /// Errors by kind, in the order of [`ErrorKind::ALL`].
+    ///
+    /// A request counts once per error it carries (command and data).
     pub(crate) errors: [u64; ErrorKind::ALL.len()],
     /// Bounced reads whose data was not copied back because an error was set.
     pub(crate) copy_back_skipped: u64,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the driver's pure decisions: KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo
-//! test`s on the host. The tests of text (error messages, the statistics file, decimal
-//! formatting) need `std`'s strings and stay host tests.
+//! Tests of the driver's pure decisions.
+//!
+//! KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo test`s on the host. The tests of text (error
+//! messages, the statistics file, decimal formatting) need `std`'s strings and stay host tests.
 
 /// The suite.
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_logic))]
@@ -12,7 +13,9 @@ pub(crate) mod suite {
     const KIB: u32 = 1024;
     const MIB: u32 = 1024 * 1024;
 
-    /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
+    /// What a test returns.
+    ///
+    /// `Err` says what went wrong (a panic would oops the kernel).
     type TestResult = Result<(), &'static str>;
 
     /// `Ok`/`Some`, or the test fails.

@@ -5,8 +5,9 @@
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
-/// `bytes_xfered` of a finished transfer of `len` bytes: all of it, or 0 whenever the command
-/// or the data phase reported an error.
+/// `bytes_xfered` of a finished transfer of `len` bytes.
+///
+/// All of it, or 0 whenever the command or the data phase reported an error.
 pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
     if cmd_error || data_error {
         0
@@ -15,9 +16,11 @@ pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {
     }
 }
 
-/// How many bytes of a bounced transfer to copy from the bounce buffer back into the
-/// request's scatterlist: only for reads, only without a command or data error, and only
-/// `bytes_xfered` bytes. A failed read never overwrites the caller's memory.
+/// Returns how many bytes of a bounced transfer to copy from the bounce buffer back into the
+/// request's scatterlist.
+///
+/// Only for reads, only without a command or data error, and only `bytes_xfered` bytes. A failed
+/// read never overwrites the caller's memory.
 pub(crate) fn copy_back_len(read: bool, cmd_error: bool, data_error: bool, xfered: u32) -> u32 {
     if read && !cmd_error && !data_error {
         xfered

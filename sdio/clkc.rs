@@ -74,8 +74,9 @@ fn register(
 
 impl Clkc {
     /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and enables
-    /// the card clock (`clk_prepare_enable()`). Dropping the returned object disables it and
-    /// unregisters the tree.
+    /// the card clock (`clk_prepare_enable()`).
+    ///
+    /// Dropping the returned object disables it and unregisters the tree.
     pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs>) -> Result<Self> {
         let reg = Reg::new(regs, CONF_OFFSET)?;
         let fixed_div2 = register(

@@ -111,12 +111,16 @@ impl Drop for EnabledClock {
 pub(crate) struct Sdio {
     pub(crate) dev: ARef<Device>,
     pub(crate) regs: Arc<Regs>,
-    /// The card clock; dropped before the module clock.
+    /// The card clock.
+    ///
+    /// Dropped before the module clock.
     pub(crate) clkc: Clkc,
     pub(crate) _core_clk: EnabledClock,
     /// The slot the controller's mux sends commands to (the slot node's `reg`).
     pub(crate) slot: u32,
-    /// The bounce buffer: coherent memory of `bounce_size` bytes (none with 0).
+    /// The bounce buffer.
+    ///
+    /// Coherent memory of `bounce_size` bytes (none with 0).
     pub(crate) bounce: Option<Coherent<[u8]>>,
     /// Which requests go to the controller in place, which through the bounce buffer.
     pub(crate) path_rule: PathRule,
@@ -130,15 +134,18 @@ pub(crate) struct Sdio {
     pub(crate) irqs: Atomic<u32>,
     /// The number of commands started, counted before each `SEND` write.
     pub(crate) started: Atomic<u32>,
-    /// [`Self::started`] when the interrupt handler read `IRQS`: the thread takes the status
-    /// for the current command only if it is that command's. A command the timer ended may have
-    /// interrupted before its soft reset, and its thread run only after the next command
-    /// started.
+    /// [`Self::started`] when the interrupt handler read `IRQS`.
+    ///
+    /// The thread takes the status for the current command only if it is that command's. A command
+    /// the timer ended may have interrupted before its soft reset, and its thread run only after
+    /// the next command started.
     pub(crate) irq_seq: Atomic<u32>,
 }
 
 impl Sdio {
-    /// Quiesces the controller: a soft reset, as the C driver does after an error.
+    /// Quiesces the controller.
+    ///
+    /// A soft reset, as the C driver does after an error.
     pub(crate) fn quiesce(&self) {
         hw::soft_reset(&self.regs);
     }
@@ -150,7 +157,9 @@ impl Sdio {
     }
 }
 
-/// The driver's timer: it ends a command the controller never reported.
+/// The driver's timer.
+///
+/// It ends a command the controller never reported.
 pub(crate) struct Watchdog {
     pub(crate) sdio: Arc<Sdio>,
 }
@@ -167,8 +176,9 @@ pub(crate) struct SdioHost {
     pub(crate) sdio: Arc<Sdio>,
     /// The timer, stopped first when the host drops its data.
     pub(crate) watchdog: Timer<Watchdog>,
-    /// Why the last `set_ios` failed; requests fail with it until one succeeds (`host->error`
-    /// in the C driver).
+    /// Why the last `set_ios` failed.
+    ///
+    /// Requests fail with it until one succeeds (`host->error` in the C driver).
     #[pin]
     pub(crate) set_ios_error: Mutex<Option<Error>>,
 }
@@ -214,8 +224,9 @@ impl HostOps for SdioHost {
         crate::ios::set_ios(&host.data(), ios);
     }
 
-    /// Maps a write that will go in place while the previous request runs; the layer's
-    /// `post_req` undoes the mapping.
+    /// Maps a write that will go in place while the previous request runs.
+    ///
+    /// The layer's `post_req` undoes the mapping.
     fn pre_req(host: &Host<Self>, mrq: &PreReqRequest) {
         crate::request::pre_request(&host.data().sdio, mrq);
     }

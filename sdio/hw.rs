@@ -26,15 +26,20 @@ use crate::regs::{
 /// `MESON_MX_SDIO_RESPONSE_CRC16_BITS`).
 const CRC16_BITS: u32 = 16 - 1;
 
-/// Most blocks in one command: `SEND.REPEAT_PACKAGE_TIMES` holds the count minus one.
+/// Most blocks in one command.
+///
+/// `SEND.REPEAT_PACKAGE_TIMES` holds the count minus one.
 pub(crate) const MAX_BLK_COUNT: u32 = 0xff;
 
-/// Largest block in bytes: `EXT.DATA_RW_NUMBER` holds a block's bits with the CRC16 bits of
-/// four lines.
+/// Largest block in bytes.
+///
+/// `EXT.DATA_RW_NUMBER` holds a block's bits with the CRC16 bits of four lines.
 pub(crate) const MAX_BLK_SIZE: u32 = (0x3fff - 4 * CRC16_BITS) / 8;
 
-/// Writes the configuration the C driver writes in probe: 39 command argument bits,
-/// endianness 3, Nwr 2, write CRC status 2, one data line; the card clock divider 0.
+/// Writes the configuration the C driver writes in probe.
+///
+/// 39 command argument bits, endianness 3, Nwr 2, write CRC status 2, one data line; the card clock
+/// divider 0.
 pub(crate) fn init_conf(regs: &Regs) {
     regs.write_reg(
         regs::CONF::zeroed()
@@ -45,8 +50,10 @@ pub(crate) fn init_conf(regs: &Regs) {
     );
 }
 
-/// Soft-resets the controller (`IRQC.SOFT_RESET`): the command on the bus and its DMA are
-/// abandoned, the status and interrupt bits cleared, the interrupt enables too. `CONF` is kept.
+/// Soft-resets the controller (`IRQC.SOFT_RESET`).
+///
+/// The command on the bus and its DMA are abandoned, the status and interrupt bits cleared, the
+/// interrupt enables too. `CONF` is kept.
 pub(crate) fn soft_reset(regs: &Regs) {
     regs.write_reg(regs::IRQC::zeroed().with_soft_reset(true));
     udelay(Delta::from_micros(2));
@@ -57,7 +64,7 @@ pub(crate) fn set_bus_width(regs: &Regs, four: bool) {
     regs.update(regs::CONF, |r| r.with_bus_width(four));
 }
 
-/// Whether four data lines are selected.
+/// Returns whether four data lines are selected.
 pub(crate) fn four_bit(regs: &Regs) -> bool {
     regs.read(regs::CONF).bus_width()
 }
@@ -103,14 +110,16 @@ impl CmdRegs {
         Self { send, ext }
     }
 
-    /// Whether the response has no CRC7 to check (`SEND.RESP_WITHOUT_CRC7`).
+    /// Returns whether the response has no CRC7 to check (`SEND.RESP_WITHOUT_CRC7`).
     pub(crate) fn without_crc7(&self) -> bool {
         self.send.resp_without_crc7()
     }
 }
 
-/// Starts `cmd` with argument `arg` on the slot `slot`: the port is selected, the command
-/// interrupt enabled and its pending status cleared, then `ARGU`, `EXT` and last `SEND` written.
+/// Starts `cmd` with argument `arg` on the slot `slot`.
+///
+/// The port is selected, the command interrupt enabled and its pending status cleared, then `ARGU`,
+/// `EXT` and last `SEND` written.
 pub(crate) fn start_cmd(regs: &Regs, slot: u32, arg: u32, r: &CmdRegs) {
     regs.update(regs::MULT, |m| {
         m.with_port_sel(Bounded::from_expr(slot & 0x3))
@@ -123,8 +132,10 @@ pub(crate) fn start_cmd(regs: &Regs, slot: u32, arg: u32, r: &CmdRegs) {
     regs.write_reg(r.send);
 }
 
-/// Reads the response of `cmd` into it: one word, or four for a 136-bit response, whose bits
-/// 127:8 the controller keeps right-aligned (the C driver's `meson_mx_mmc_read_response()`).
+/// Reads the response of `cmd` into it.
+///
+/// One word, or four for a 136-bit response, whose bits 127:8 the controller keeps right-aligned
+/// (the C driver's `meson_mx_mmc_read_response()`).
 pub(crate) fn read_response(regs: &Regs, cmd: &Command) {
     regs.update(regs::MULT, |m| {
         m.with_wr_rd_out_index(true)
@@ -149,7 +160,7 @@ pub(crate) fn read_response(regs: &Regs, cmd: &Command) {
 pub(crate) struct Status(pub(crate) u32);
 
 impl Status {
-    /// Whether a command with data saw its data's CRC16 good, or one without data its
+    /// Returns whether a command with data saw its data's CRC16 good, or one without data its
     /// response's CRC7 good (or had none to check, `without_crc7`).
     pub(crate) fn crc_ok(self, with_data: bool, without_crc7: bool) -> bool {
         let s = regs::IRQS::from_raw(self.0);

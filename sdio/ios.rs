@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Bus settings (`set_ios`): the data bus width, the card clock and the card's supply.
+//! Bus settings (`set_ios`).
+//!
+//! The data bus width, the card clock and the card's supply.
 
 use kernel::prelude::*;
 
@@ -15,8 +17,9 @@ use crate::{
     hw, //
 };
 
-/// Applies `ios`, as `meson_mx_mmc_set_ios()` does; a failure is kept for the requests that
-/// follow, until a call succeeds.
+/// Applies `ios`, as `meson_mx_mmc_set_ios()` does.
+///
+/// A failure is kept for the requests that follow, until a call succeeds.
 pub(crate) fn set_ios(host: &SdioHost, ios: &Ios) {
     *host.set_ios_error.lock() = apply(host, ios).err();
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The end of a command: the interrupt (its handler latches and acknowledges the status, its
-//! thread reads the response and starts the next command or completes the request), the
-//! timer that ends a command the controller never reported, and the completion of a request.
+//! The end of a command.
+//!
+//! The interrupt (its handler latches and acknowledges the status, its thread reads the response
+//! and starts the next command or completes the request), the timer that ends a command the
+//! controller never reported, and the completion of a request.
 
 use kernel::{
     io::Io,
@@ -85,7 +87,7 @@ impl ThreadedHandler for IrqHandler {
     }
 }
 
-/// Whether any command of `mrq` reported an error.
+/// Returns whether any command of `mrq` reported an error.
 fn cmd_failed(mrq: &Request) -> bool {
     [Stage::Sbc, Stage::Cmd, Stage::Stop]
         .into_iter()
@@ -93,10 +95,11 @@ fn cmd_failed(mrq: &Request) -> bool {
         .any(|c| c.error().is_some())
 }
 
-/// Completes the request in `cur`: after an error the controller is soft-reset first. The data
-/// counts as transferred, and a read through the bounce buffer is copied into the request,
-/// only when nothing reported an error ([`bytes_xfered`], [`copy_back_len`]). The request is
-/// counted in the statistics.
+/// Completes the request in `cur`.
+///
+/// After an error the controller is soft-reset first. The data counts as transferred, and a read
+/// through the bounce buffer is copied into the request, only when nothing reported an error
+/// ([`bytes_xfered`], [`copy_back_len`]). The request is counted in the statistics.
 fn finish(sdio: &Sdio, cur: Cur) {
     let (mut mrq, path) = (cur.mrq, cur.path);
     let (mut cmd_error, mut data_error) = (cur.cmd_error, cur.data_error);
@@ -151,7 +154,9 @@ fn finish(sdio: &Sdio, cur: Cur) {
     mrq.done();
 }
 
-/// The interrupt's thread: the current command ended.
+/// The interrupt's thread.
+///
+/// The current command ended.
 ///
 /// Reads its response and judges it by the CRC status the handler latched (a command with data
 /// by its data's CRC16, one without by its response's CRC7), then starts the next command of
@@ -227,8 +232,10 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     }
 }
 
-/// The timer fired: the current command times out if its deadline passed; otherwise the timer
-/// is armed again for the rest.
+/// The timer fired.
+///
+/// The current command times out if its deadline passed; otherwise the timer is armed again for the
+/// rest.
 pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
     let mut guard = sdio.cur.lock();

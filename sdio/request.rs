@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Starting a request: its data's path (in place or through the bounce buffer), then its first
-//! command (SET_BLOCK_COUNT if the core asks for one), and the command that follows another;
-//! and `pre_req`, which maps a write that will go in place while the previous request runs.
+//! Starting a request.
+//!
+//! Its data's path (in place or through the bounce buffer), then its first command (SET_BLOCK_COUNT
+//! if the core asks for one), and the command that follows another; and `pre_req`, which maps a
+//! write that will go in place while the previous request runs.
 
 use kernel::{
     io::Io,
@@ -50,8 +52,9 @@ pub(crate) fn command(mrq: &Request, stage: Stage) -> Option<&Command> {
     }
 }
 
-/// How long the command of `stage` may take ([`command_timeout_ms`]): with data, at the card
-/// clock `hz` on four lines or one (`four`).
+/// Returns how long the command of `stage` may take ([`command_timeout_ms`]).
+///
+/// With data, at the card clock `hz` on four lines or one (`four`).
 fn timeout(mrq: &Request, stage: Stage, cmd: &Command, hz: u32, four: bool) -> Delta {
     let data_len = match stage {
         Stage::Cmd => mrq.data().map(|d| d.len()),
@@ -87,10 +90,12 @@ pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
     hw::start_cmd(&sdio.regs, sdio.slot, cmd.arg(), &r);
 }
 
-/// Sets the data's DMA address as the path rule says: the request's one segment of whole,
-/// aligned words mapped (by `pre_req` for a write, else here), or the bounce buffer with a
-/// write's data copied in. Returns the path, or the error that fails the request: a request
-/// neither can take (without a bounce buffer, a segment the C driver refuses too).
+/// Sets the data's DMA address as the path rule says.
+///
+/// The request's one segment of whole, aligned words mapped (by `pre_req` for a write, else here),
+/// or the bounce buffer with a write's data copied in. Returns the path, or the error that fails
+/// the request: a request neither can take (without a bounce buffer, a segment the C driver refuses
+/// too).
 fn set_up_data(sdio: &Sdio, mrq: &mut DmaRequest) -> Result<Path> {
     let Some((sg_len, offset, len)) = mrq
         .data()
@@ -141,8 +146,9 @@ pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
     }
 }
 
-/// The `request` callback: fails the request with the last `set_ios` error, sets up its data
-/// and starts its first command.
+/// The `request` callback.
+///
+/// Fails the request with the last `set_ios` error, sets up its data and starts its first command.
 pub(crate) fn request(host: &SdioHost, mrq: Request) {
     let sdio = &host.sdio;
     if let Some(e) = *host.set_ios_error.lock() {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The slot sub-node: the controller's child node `compatible = "mmc-slot"` whose `reg` is the
-//! port of the controller's mux it is wired to. The MMC host belongs to a device created for it,
-//! as in `meson-mx-sdio.c`: its node holds the card's properties (bus width, card detect,
-//! supplies) that `mmc_of_parse()` and the regulators read.
+//! The slot sub-node.
+//!
+//! The controller's child node `compatible = "mmc-slot"` whose `reg` is the port of the
+//! controller's mux it is wired to. The MMC host belongs to a device created for it, as in
+//! `meson-mx-sdio.c`: its node holds the card's properties (bus width, card detect, supplies) that
+//! `mmc_of_parse()` and the regulators read.
 
 use kernel::{
     device::{
@@ -27,8 +29,10 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Finds the first available `mmc-slot` child node of `dev`; the MMC core serves one slot
-    /// per host, so others are ignored with a warning, as the C driver does.
+    /// Finds the first available `mmc-slot` child node of `dev`.
+    ///
+    /// The MMC core serves one slot per host, so others are ignored with a warning, as the C driver
+    /// does.
     pub(crate) fn find(dev: &Device<Bound>) -> Result<Self> {
         let node = dev.fwnode().ok_or(ENODEV)?;
         let mut slots = node

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A debugfs file of counters: it shows them as their `Display` text, and writing anything to
-//! it resets them. The SDHC driver's `stats` file (`stats.rs`) and the SD card slot driver's
-//! (`sdio/`, which includes this file) are each one.
+//! A debugfs file of counters.
+//!
+//! It shows them as their `Display` text, and writing anything to it resets them. The SDHC driver's
+//! `stats` file (`stats.rs`) and the SD card slot driver's (`sdio/`, which includes this file) are
+//! each one.
 
 use core::fmt;
 use kernel::{
@@ -19,7 +21,9 @@ use kernel::{
     uaccess::UserSliceReader, //
 };
 
-/// Counters `S`, shown by their text; writing resets them to `S::default()`.
+/// Counters `S`, shown by their text.
+///
+/// Writing resets them to `S::default()`.
 #[pin_data]
 pub(crate) struct StatsFile<S> {
     #[pin]

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the bounce buffer's path decisions: KUnit tests in the kernel (`CONFIG_KUNIT`),
-//! `cargo test`s on the host.
+//! Tests of the bounce buffer's path decisions.
+//!
+//! KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo test`s on the host.
 
 /// The suite.
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_bounce_policy))]
@@ -13,7 +14,9 @@ mod suite {
     /// The longest transfer sent direct in these tests.
     const DIRECT: u32 = 512 * KIB;
 
-    /// What a test returns: `Err` says what went wrong (a panic would oops the kernel).
+    /// What a test returns.
+    ///
+    /// `Err` says what went wrong (a panic would oops the kernel).
     type TestResult = Result<(), &'static str>;
 
     #[test]

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the double-buffer state machine under the MMC core's orderings: KUnit tests in
-//! the kernel (`CONFIG_KUNIT`), `cargo test`s on the host.
+//! Tests of the double-buffer state machine under the MMC core's orderings.
+//!
+//! KUnit tests in the kernel (`CONFIG_KUNIT`), `cargo test`s on the host.
 
 /// The suite.
 #[cfg_attr(not(test), kernel::macros::kunit_tests(meson_mx_sdhc_rs_bounce_slots))]
 mod suite {
     use super::super::*;
 
-    /// What a test returns: `Err` names the step that found nothing.
+    /// What a test returns.
+    ///
+    /// `Err` names the step that found nothing.
     type TestResult = Result<(), &'static str>;
 
     const A: usize = 0x1000;
     const B: usize = 0x2000;
     const C: usize = 0x3000;
 
-    /// pre_req then request for `owner`: its buffer and token.
+    /// pre_req then request for `owner`.
+    ///
+    /// Its buffer and token.
     fn prepare_and_start(s: &mut Slots, owner: usize) -> Result<(Slot, i32), &'static str> {
         let (i, t) = s.prepare(owner).ok_or("no free buffer")?;
         s.prepared(i, owner, t);
@@ -25,8 +30,9 @@ mod suite {
         Ok((i, t))
     }
 
-    /// pre_req(N+1) while N is in flight, start(N+1), post_req(N): the read data of N waits
-    /// in its buffer until post_req, and the other buffer carries N+1.
+    /// pre_req(N+1) while N is in flight, start(N+1), post_req(N).
+    ///
+    /// The read data of N waits in its buffer until post_req, and the other buffer carries N+1.
     #[test]
     fn pipelined_reads_alternate_buffers() -> TestResult {
         let mut s = Slots::new(2);
@@ -49,7 +55,9 @@ mod suite {
         Ok(())
     }
 
-    /// A failed read frees its buffer at completion; post_req has nothing to copy.
+    /// A failed read frees its buffer at completion.
+    ///
+    /// post_req has nothing to copy.
     #[test]
     fn failed_read_is_not_copied() -> TestResult {
         let mut s = Slots::new(2);
@@ -60,8 +68,9 @@ mod suite {
         Ok(())
     }
 
-    /// Error recovery prepares the same request again (cookie zeroed) and reissues it: its
-    /// old read data is dropped, never copied over the new.
+    /// Error recovery prepares the same request again (cookie zeroed) and reissues it.
+    ///
+    /// Its old read data is dropped, never copied over the new.
     #[test]
     fn reprepared_request_drops_stale_read() -> TestResult {
         let mut s = Slots::new(2);
@@ -94,8 +103,10 @@ mod suite {
         Ok(())
     }
 
-    /// A request without a buffer at start takes one prepared for another request, never read
-    /// data waiting for post_req; the robbed request copies again at its start.
+    /// A request without a buffer at start takes one prepared for another request, never read data
+    /// waiting for post_req.
+    ///
+    /// The robbed request copies again at its start.
     #[test]
     fn start_takes_prepared_never_pending_read() -> TestResult {
         let mut s = Slots::new(2);
@@ -113,7 +124,9 @@ mod suite {
         Ok(())
     }
 
-    /// One buffer (double buffering off): never prepared, the single buffer serves each start.
+    /// One buffer (double buffering off).
+    ///
+    /// Never prepared, the single buffer serves each start.
     #[test]
     fn single_buffer_never_defers() -> TestResult {
         let mut s = Slots::new(1);

@@ -64,7 +64,9 @@ pub(crate) trait Driver: platform::Driver {
     type Pm: PmOps;
 }
 
-/// The registration of a [`Driver`]: a platform driver with power management callbacks.
+/// The registration of a [`Driver`].
+///
+/// A platform driver with power management callbacks.
 pub(crate) struct Adapter<T: Driver>(PhantomData<T>);
 
 // SAFETY: The same layout as `platform::Adapter<T>`, whose registration this one is:
@@ -112,9 +114,10 @@ impl<T: Driver> Adapter<T> {
         ..pin_init::zeroed()
     };
 
-    /// The `runtime_suspend` callback: refused (`EBUSY`, the device stays active) while the
-    /// device has no runtime PM state, which only happens at unbind, before [`Runtime`]'s devres
-    /// disables runtime PM.
+    /// The `runtime_suspend` callback.
+    ///
+    /// Refused (`EBUSY`, the device stays active) while the device has no runtime PM state, which
+    /// only happens at unbind, before [`Runtime`]'s devres disables runtime PM.
     ///
     /// # Safety
     ///
@@ -127,8 +130,10 @@ impl<T: Driver> Adapter<T> {
         }
     }
 
-    /// The `runtime_resume` callback: `EAGAIN` while the device has no runtime PM state (at
-    /// unbind, where [`Runtime`]'s devres then resumes the device itself).
+    /// The `runtime_resume` callback.
+    ///
+    /// `EAGAIN` while the device has no runtime PM state (at unbind, where [`Runtime`]'s devres
+    /// then resumes the device itself).
     ///
     /// # Safety
     ///
@@ -233,9 +238,11 @@ impl<P: PmOps> Runtime<P> {
     }
 }
 
-/// A runtime PM reference to a device: it is resumed and kept active while this lives
-/// (`pm_runtime_resume_and_get()`, then `__pm_runtime_put_autosuspend()`: the time of the last
-/// use is not updated, what holds the device meanwhile, the MMC core's claim of a host, does).
+/// A runtime PM reference to a device.
+///
+/// It is resumed and kept active while this lives (`pm_runtime_resume_and_get()`, then
+/// `__pm_runtime_put_autosuspend()`: the time of the last use is not updated, what holds the device
+/// meanwhile, the MMC core's claim of a host, does).
 pub(crate) struct Active {
     dev: ARef<Device>,
 }

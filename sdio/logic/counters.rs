@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The statistics (the debugfs file `stats`): the request counters both drivers keep, and the
-//! controller's soft resets.
+//! The statistics (the debugfs file `stats`).
+//!
+//! The request counters both drivers keep, and the controller's soft resets.
 
 use core::fmt;
 
@@ -11,9 +12,10 @@ use super::stats::{
     Requests, //
 };
 
-/// The kinds of error this controller reports, in the order the file shows them: a response
-/// or data CRC error (the controller's only error bits), a request that could not be set up,
-/// and a command the timer ended (no response, a lost interrupt, a card that stalls).
+/// The kinds of error this controller reports, in the order the file shows them.
+///
+/// A response or data CRC error (the controller's only error bits), a request that could not be set
+/// up, and a command the timer ended (no response, a lost interrupt, a card that stalls).
 pub(crate) const SLOT_ERRORS: [ErrorKind; 4] = [
     ErrorKind::CmdCrc,
     ErrorKind::DataCrc,
@@ -45,8 +47,9 @@ impl SlotStats {
     }
 }
 
-/// The text of the file: one `name: value` per line, the errors of [`SLOT_ERRORS`] and the
-/// request sizes last.
+/// The text of the file.
+///
+/// One `name: value` per line, the errors of [`SLOT_ERRORS`] and the request sizes last.
 impl fmt::Display for SlotStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.req, f)?;

@@ -23,11 +23,15 @@ use super::params::{
     BOUNCE_SIZE_DEFAULT, //
 };
 
-/// The largest request in bytes, and the largest bounce buffer: the C driver's `max_req_size`.
+/// The largest request in bytes, and the largest bounce buffer.
+///
+/// The C driver's `max_req_size`.
 pub(crate) const MAX_REQ_SIZE: u32 = 128 * 1024;
 
-/// The alignment of a segment the controller takes in place, in bytes: a word, as the C driver
-/// refuses any other (`meson_mx_mmc_map_dma()`: offset and length multiples of 4).
+/// The alignment of a segment the controller takes in place, in bytes.
+///
+/// A word, as the C driver refuses any other (`meson_mx_mmc_map_dma()`: offset and length multiples
+/// of 4).
 pub(crate) const WORD: u32 = 4;
 
 /// A module parameter out of range.
@@ -67,14 +71,18 @@ pub(crate) struct QueueLimits {
 /// Validated module parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Params {
-    /// Size of the bounce buffer in bytes; 0 for none.
+    /// Size of the bounce buffer in bytes.
+    ///
+    /// 0 for none.
     pub(crate) bounce_size: u32,
     /// Most segments per request with the bounce buffer.
     pub(crate) max_segs: u16,
 }
 
 impl Params {
-    /// Checks the parameters as given; `bounce_size` is checked first.
+    /// Checks the parameters as given.
+    ///
+    /// `bounce_size` is checked first.
     pub(crate) fn from_module(bounce_size: i32, max_segs: u32) -> Result<Self, ParamError> {
         let bounce = match bounce_size {
             BOUNCE_SIZE_DEFAULT => MAX_REQ_SIZE,
@@ -91,8 +99,10 @@ impl Params {
         })
     }
 
-    /// The queue limits: with a bounce buffer, `max_segs` segments and requests as large as the
-    /// buffer; without one the C driver's, one segment of up to [`MAX_REQ_SIZE`].
+    /// The queue limits.
+    ///
+    /// With a bounce buffer, `max_segs` segments and requests as large as the buffer; without one
+    /// the C driver's, one segment of up to [`MAX_REQ_SIZE`].
     pub(crate) fn limits(&self) -> QueueLimits {
         match self.bounce_size {
             0 => QueueLimits {
@@ -106,9 +116,10 @@ impl Params {
         }
     }
 
-    /// The rule of a request's data path: one segment of whole, aligned words goes to the
-    /// controller in place; any other request goes through the bounce buffer if it fits, and
-    /// fails if it does not.
+    /// The rule of a request's data path.
+    ///
+    /// One segment of whole, aligned words goes to the controller in place; any other request goes
+    /// through the bounce buffer if it fits, and fails if it does not.
     pub(crate) fn path_rule(&self) -> PathRule {
         PathRule {
             granule: WORD,

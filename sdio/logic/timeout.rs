@@ -6,9 +6,11 @@
 /// driver.
 pub(crate) const CMD_TIMEOUT_MS: u32 = 1000;
 
-/// How long a command may take, in milliseconds: its busy timeout (`busy_timeout_ms`, 0: none),
-/// or [`CMD_TIMEOUT_MS`]; with data (`data_len` bytes) the time the data takes on the bus at
-/// the card clock `hz` on one or four lines (`four`) on top. A stopped clock counts as 1 kHz.
+/// Returns how long a command may take, in milliseconds.
+///
+/// Its busy timeout (`busy_timeout_ms`, 0: none), or [`CMD_TIMEOUT_MS`]; with data (`data_len`
+/// bytes) the time the data takes on the bus at the card clock `hz` on one or four lines (`four`)
+/// on top. A stopped clock counts as 1 kHz.
 pub(crate) fn command_timeout_ms(
     busy_timeout_ms: u32,
     data_len: Option<u32>,

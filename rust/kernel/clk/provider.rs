@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Basic clock providers: mux, divider and gate clocks over an MMIO register, and fixed factors.
+//! Basic clock providers.
+//!
+//! Mux, divider and gate clocks over an MMIO register, and fixed factors.
 //!
 //! C header: [`include/linux/clk-provider.h`](srctree/include/linux/clk-provider.h)
 //!
@@ -138,7 +140,9 @@ pub(crate) enum Parent<'p> {
 
 /// The type of a basic clock and where its field lies in the register.
 pub(crate) enum Basic<'t> {
-    /// A mux (`struct clk_mux`): the parent index is `(reg >> shift) & mask`.
+    /// A mux (`struct clk_mux`).
+    ///
+    /// The parent index is `(reg >> shift) & mask`.
     Mux {
         /// Position of the field.
         shift: u8,
@@ -156,13 +160,16 @@ pub(crate) enum Basic<'t> {
         /// Divisors are not zero. Empty: every value `v` of the field divides by `v + 1`.
         table: &'t [(u32, u32)],
     },
-    /// A gate (`struct clk_gate`): setting bit `bit` enables the clock.
+    /// A gate (`struct clk_gate`).
+    ///
+    /// Setting bit `bit` enables the clock.
     Gate {
         /// The enable bit.
         bit: u8,
     },
-    /// A fixed factor (`struct clk_fixed_factor`): the parent's rate times `mult` divided by
-    /// `div`. It has no field in the register.
+    /// A fixed factor (`struct clk_fixed_factor`).
+    ///
+    /// The parent's rate times `mult` divided by `div`. It has no field in the register.
     FixedFactor {
         /// The multiplier, not zero.
         mult: u32,
@@ -181,7 +188,9 @@ pub(crate) struct Init<'a> {
     pub(crate) set_rate_parent: bool,
 }
 
-/// The C structure of a basic clock; all of them start with their `struct clk_hw`.
+/// The C structure of a basic clock.
+///
+/// All of them start with their `struct clk_hw`.
 #[repr(C)]
 union BasicClk {
     mux: ManuallyDrop<bindings::clk_mux>,
@@ -313,8 +322,10 @@ fn basic_clk(
     })
 }
 
-/// Fills `table` with the framework's divider table for `(value, divisor)` pairs `t`, ended by
-/// a zero entry, and returns it; null for no pairs (the divisor is the value plus one).
+/// Fills `table` with the framework's divider table for `(value, divisor)` pairs `t`, ended by a
+/// zero entry, and returns it.
+///
+/// Null for no pairs (the divisor is the value plus one).
 fn div_table(
     t: &[(u32, u32)],
     table: &mut KVec<bindings::clk_div_table>,

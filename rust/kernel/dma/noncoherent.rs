@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Non-coherent DMA pages: cached memory handed between the CPU and a device by streaming DMA.
+//! Non-coherent DMA pages.
+//!
+//! Cached memory handed between the CPU and a device by streaming DMA.
 //!
 //! C header: [`include/linux/dma-mapping.h`](srctree/include/linux/dma-mapping.h)
 //!
@@ -555,8 +557,9 @@ pub(crate) struct CpuWriteView<'a> {
 
 impl CpuWriteView<'_> {
     /// Returns the CPU address of the range, valid for reads and writes of [`Self::size`] bytes
-    /// while the view lives (the pages are the CPU's, no device has them). Not to be accessed
-    /// through Rust references.
+    /// while the view lives (the pages are the CPU's, no device has them).
+    ///
+    /// Not to be accessed through Rust references.
     pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
         // `offset` is inside the pages (type invariants).
         self.pages.cpu_addr.as_ptr().wrapping_add(self.offset)
@@ -587,9 +590,11 @@ pub(crate) struct CpuReadView<'a> {
 }
 
 impl CpuReadView<'_> {
-    /// Returns the CPU address of the pages, valid for reads of [`Self::size`] bytes while the
-    /// view lives (the pages are the CPU's, no device has them). Not to be accessed through
-    /// Rust references, and not written: a write would not be noted as dirty.
+    /// Returns the CPU address of the pages, valid for reads of [`Self::size`] bytes while the view
+    /// lives (the pages are the CPU's, no device has them).
+    ///
+    /// Not to be accessed through Rust references, and not written: a write would not be noted as
+    /// dirty.
     pub(crate) fn as_ptr(&self) -> *const u8 {
         self.pages.cpu_addr.as_ptr().cast_const()
     }

@@ -462,8 +462,9 @@ impl<T: HostOps> Host<T> {
         unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
     }
 
-    /// Tells the core a card may have been inserted or removed: it scans the slot `delay_ms`
-    /// milliseconds later (`mmc_detect_change()`).
+    /// Tells the core a card may have been inserted or removed.
+    ///
+    /// It scans the slot `delay_ms` milliseconds later (`mmc_detect_change()`).
     ///
     /// For a controller's own card-detect interrupt; a card-detect GPIO of the device tree
     /// (`cd-gpios`, [`UnregisteredHost::of_parse`]) has the core's interrupt and `get_cd`.
@@ -717,7 +718,9 @@ impl<T: HostOps> Adapter<T> {
     }
 }
 
-/// Converts an answer to the C convention of `get_cd`/`get_ro`: 1 yes, 0 no, negative unknown.
+/// Converts an answer to the C convention of `get_cd`/`get_ro`.
+///
+/// 1 yes, 0 no, negative unknown.
 fn tristate(v: Option<bool>) -> c_int {
     match v {
         Some(true) => 1,

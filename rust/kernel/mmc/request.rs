@@ -175,8 +175,9 @@ impl RequestView {
     }
 }
 
-/// A request the host does not own, in `pre_req` or `post_req`: what the two callbacks'
-/// requests ([`PreReqRequest`], [`PostReqRequest`]) share.
+/// A request the host does not own, in `pre_req` or `post_req`.
+///
+/// What the two callbacks' requests ([`PreReqRequest`], [`PostReqRequest`]) share.
 ///
 /// Drivers only see it by reference, for the duration of that callback.
 ///
@@ -318,7 +319,9 @@ impl Command {
     }
 
     /// Returns whether the command reads or writes several blocks, CMD18 or CMD25
-    /// (`mmc_op_multi()`): without CMD23 before it, it ends with a STOP_TRANSMISSION.
+    /// (`mmc_op_multi()`).
+    ///
+    /// Without CMD23 before it, it ends with a STOP_TRANSMISSION.
     pub(crate) fn is_multi_block(&self) -> bool {
         matches!(
             self.opcode(),

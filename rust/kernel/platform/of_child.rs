@@ -55,7 +55,9 @@ impl Drop for ChildDevice {
 }
 
 /// Creates the platform device of `node`, a child node of the device tree node of `parent`, and
-/// returns it; it is destroyed when `parent` is unbound.
+/// returns it.
+///
+/// It is destroyed when `parent` is unbound.
 ///
 /// The device is created under `parent` with `node` as its node (its name is the node's
 /// unit address and name, `<parent's node address>.<parent's node name>:<node's name>`), and no

@@ -138,7 +138,9 @@ pub(crate) struct Timer<T: TimerHandler> {
     timer: TimerRef<T>,
 }
 
-/// A timer as its handler sees it: its data, and arming.
+/// A timer as its handler sees it.
+///
+/// Its data, and arming.
 ///
 /// [`Timer`] dereferences to it; [`TimerHandler::expired`] gets it by reference alone, so a
 /// handler can neither stop the timer nor drop it.
@@ -276,7 +278,9 @@ impl<T: TimerHandler> Drop for Timer<T> {
     }
 }
 
-/// Converts `delay` to jiffies, rounded up; a negative delay is none.
+/// Converts `delay` to jiffies, rounded up.
+///
+/// A negative delay is none.
 fn jiffies(delay: Delta) -> Jiffies {
     let ms = delay.as_millis_ceil().max(0);
     msecs_to_jiffies(u32::try_from(ms).unwrap_or(u32::MAX))

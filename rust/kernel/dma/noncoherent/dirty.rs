@@ -19,7 +19,9 @@ pub(crate) struct Dirty {
 }
 
 impl Dirty {
-    /// Returns the state of a just allocated buffer of `size` bytes: every byte may be dirty.
+    /// Returns the state of a just allocated buffer of `size` bytes.
+    ///
+    /// Every byte may be dirty.
     pub(crate) const fn all(size: u32) -> Self {
         Self { lo: 0, hi: size }
     }
