@@ -170,10 +170,12 @@ pub(crate) struct Bouncer {
 }
 
 impl Bouncer {
-    /// The policy with the buffers `bufs` (none: every request must map to one segment; two: copies
-    /// in `pre_req` and `post_req`), for a controller whose DMA mapping has the merge boundary
-    /// `merge_boundary` (`kernel::mmc::dma_merge_boundary`) and which is given at most `max_direct`
-    /// bytes to one DMA address (longer single segments are bounced).
+    /// Creates the policy with the buffers `bufs` for a controller whose DMA mapping has the merge
+    /// boundary `merge_boundary` and which is given at most `max_direct` bytes to one DMA address.
+    ///
+    /// With no buffer every request must map to one segment; with two, data is copied in `pre_req`
+    /// and `post_req`. The merge boundary is `kernel::mmc::dma_merge_boundary`; longer single
+    /// segments than `max_direct` are bounced.
     ///
     /// With `skip_clean` (given with its reason, which the `bounce` file shows) a read into a
     /// cached buffer with no dirty cache line skips the invalidate before the transfer
@@ -205,7 +207,7 @@ impl Bouncer {
         })
     }
 
-    /// The clean or dirty state of the buffers and the counts of reads' first invalidates.
+    /// Returns the clean or dirty state of the buffers and the counts of reads' first invalidates.
     pub(crate) fn cache_state(&self) -> CacheState {
         let mut st = CacheState {
             skip_clean: self.skip_clean,
@@ -259,7 +261,7 @@ impl Bouncer {
         Ok(addr)
     }
 
-    /// The DMA address of buffer `slot`, which `pre_req` handed to the controller.
+    /// Returns the DMA address of buffer `slot`, which `pre_req` handed to the controller.
     fn prepared_address(&self, buf: &BounceBuffer, slot: Slot) -> Result<u64> {
         #[allow(clippy::useless_conversion)]
         match &buf.mem {
@@ -302,12 +304,12 @@ impl Bouncer {
         self.bufs.get(slot.index())?.as_ref()
     }
 
-    /// Size of each bounce buffer in bytes, 0 for none.
+    /// Returns the size of each bounce buffer in bytes, 0 for none.
     pub(crate) fn size(&self) -> u32 {
         self.bufs[0].as_ref().map_or(0, BounceBuffer::size)
     }
 
-    /// The number of DMA segments of the request's data.
+    /// Returns the number of DMA segments of the request's data.
     ///
     /// Without an IOMMU a list of more than one entry is not mapped at all: its segment count is
     /// its length. Otherwise it is mapped to count its segments.
@@ -480,7 +482,7 @@ impl Bouncer {
         self.slots.lock().finish(slot, None);
     }
 
-    /// The controller is quiesced after the request on buffer `slot`.
+    /// Completes the request on buffer `slot` once the controller is quiesced.
     ///
     /// `len` bytes of read data (0: none, or an error was set) go into the request now, or wait in
     /// the buffer for `post_req` if the request was prepared for that. Fails (the caller fails the

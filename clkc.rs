@@ -88,7 +88,8 @@ pub(crate) struct Clkc {
     _src_sel: Hw<Regs>,
 }
 
-/// `"<device>#<suffix>"`, cut to 31 characters like the C driver's `char clk_name[32]`.
+/// Returns the clock name `"<device>#<suffix>"`, cut to 31 characters like the C driver's `char
+/// clk_name[32]`.
 fn clk_name(dev_name: &CStr, suffix: &CStr) -> Result<KVec<u8>> {
     let mut name = KVec::with_capacity(32, GFP_KERNEL)?;
     let bytes = Iterator::chain(dev_name.to_bytes().iter(), b"#");
@@ -193,7 +194,7 @@ impl Clkc {
         }
     }
 
-    /// The bus clock.
+    /// Returns the bus clock.
     fn sd_clk(&self) -> &Clk {
         &self.gates[SD_CLK]
     }
@@ -203,13 +204,13 @@ impl Clkc {
         self.sd_clk().set_rate(Hertz(c_ulong::try_from(hz)?))
     }
 
-    /// The bus clock rate in Hz (`clk_get_rate()`), saturated to 32 bits.
+    /// Returns the bus clock rate in Hz (`clk_get_rate()`), saturated to 32 bits.
     pub(crate) fn rate(&self) -> u32 {
         u32::try_from(self.sd_clk().rate().as_hz()).unwrap_or(u32::MAX)
     }
 
-    /// The rate in Hz the bus clock would get for `hz` (`clk_round_rate()`), saturated to 32
-    /// bits, or the clock framework's error.
+    /// Returns the rate in Hz the bus clock would get for `hz` (`clk_round_rate()`), saturated to
+    /// 32 bits, or the clock framework's error.
     pub(crate) fn round_rate(&self, hz: c_ulong) -> Result<u32> {
         let r = self.sd_clk().round_rate(Hertz(hz))?;
         Ok(u32::try_from(r.as_hz()).unwrap_or(u32::MAX))

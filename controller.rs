@@ -168,7 +168,7 @@ pub(crate) struct Sdhc {
 }
 
 impl Sdhc {
-    /// The registers with what programming them needs, the SDIO card interrupt's `ICTL`
+    /// Returns the registers with what programming them needs, the SDIO card interrupt's `ICTL`
     /// enables included.
     pub(crate) fn hw(&self) -> Hw<'_> {
         Hw {
@@ -179,9 +179,10 @@ impl Sdhc {
         }
     }
 
-    /// The probe of the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card interrupt
-    /// serviced since the last command left it one, counted in the statistics (`dat1_relatched`,
-    /// `dat1_not_relatched`).
+    /// Probes the silicon's DAT1 latch (`SdioIrqs::probe_latch`) if an SDIO card interrupt serviced
+    /// since the last command left it one.
+    ///
+    /// The result is counted in the statistics (`dat1_relatched`, `dat1_not_relatched`).
     ///
     /// `request` calls it with `cur` held and no command in flight, before the command is sent.
     pub(crate) fn probe_dat1_latch(&self) {
@@ -190,13 +191,13 @@ impl Sdhc {
         }
     }
 
-    /// `ack_sdio_irq`: enables the card interrupt again, the faulty way with the test knob
+    /// Enables the card interrupt again (`ack_sdio_irq`), the faulty way with the test knob
     /// `sdio_ack_fault` (`SdioIrqs::ack`).
     pub(crate) fn ack_sdio_irq(&self) {
         self.sdio.ack(&self.regs, self.debugfs.sdio_ack_fault());
     }
 
-    /// The request in flight, taken out of `cur` if its deadline has passed.
+    /// Returns the request in flight, taken out of `cur` if its deadline has passed.
     ///
     /// An expiry armed for an earlier request (completed since) or fired early finds a request not
     /// yet due.
@@ -240,7 +241,7 @@ pub(crate) struct BusState {
 }
 
 impl BusState {
-    /// The state at probe.
+    /// Returns the state at probe.
     ///
     /// The gate clocks off, the module clock on.
     pub(crate) fn new() -> Self {
@@ -296,7 +297,7 @@ impl SdhcHost {
         }? Error)
     }
 
-    /// `enable_sdio_irq`: keeps the controller powered while the card interrupt is enabled.
+    /// Keeps the controller powered while the card interrupt is enabled (`enable_sdio_irq`).
     pub(crate) fn keep_awake_for_sdio(&self, enable: bool) {
         let mut awake = self.sdio_awake.lock();
         if !enable {
@@ -380,7 +381,8 @@ impl PinnedDrop for SdhcHost {
 }
 
 impl SdhcHost {
-    /// The host is removed (or was never added) and the watchdog stopped.
+    /// Releases the SDIO signal once the host is removed (or was never added) and the watchdog
+    /// stopped.
     ///
     /// It is freed next: nothing may signal it any more. The signal waits for the core's SDIO work
     /// when dropped.
@@ -395,8 +397,8 @@ impl SdhcHost {
         self.watchdog.arm(delay);
     }
 
-    /// `ms` as the watchdog's delay, at most the period at which it looks for a missed SDIO card
-    /// interrupt while one is enabled.
+    /// Returns `ms` as the watchdog's delay, at most the period at which it looks for a missed SDIO
+    /// card interrupt while one is enabled.
     ///
     /// A request's deadline must not keep the watchdog away that long (it arms itself again for the
     /// rest of a deadline not yet due).
@@ -409,7 +411,7 @@ impl SdhcHost {
         }
     }
 
-    /// The watchdog fired.
+    /// Handles the watchdog's expiry.
     ///
     /// The deadline passed, or the watchdog fired early.
     fn deadline_expired(timer: &TimerRef<Watchdog>) {

@@ -57,7 +57,7 @@ pub(crate) struct Deadline {
 }
 
 impl Deadline {
-    /// The deadline of `mrq` on a bus at `bus_hz` as wide as `bus_lines`, from now.
+    /// Creates the deadline of `mrq` on a bus at `bus_hz` as wide as `bus_lines`, from now.
     pub(crate) fn new(mrq: &RequestView, bus_hz: u32, bus_lines: &BusLines) -> Self {
         let cmd = mrq.cmd();
         let data = mrq.data();
@@ -83,7 +83,7 @@ impl Deadline {
         self.ms
     }
 
-    /// When the watchdog is to fire for this deadline, in milliseconds from now.
+    /// Returns when the watchdog is to fire for this deadline, in milliseconds from now.
     ///
     /// Its length, or the test fault's `early_ms` (`watchdog_early_ms`) before.
     pub(crate) fn arm_after_ms(&self, early_ms: u32) -> u32 {
@@ -133,17 +133,17 @@ pub(crate) fn overdue(hw: &Hw<'_>, mrq: &RequestView) -> Overdue {
 pub(crate) struct BusLines(Atomic<u32>);
 
 impl BusLines {
-    /// One line, until `set_ios` sets the width.
+    /// Creates a bus width of one line, until `set_ios` sets the width.
     pub(crate) fn new() -> Self {
         Self(Atomic::new(1))
     }
 
-    /// `set_ios` set the bus width to `lines`.
+    /// Records the bus width `lines` that `set_ios` set.
     pub(crate) fn set(&self, lines: u32) {
         self.0.store(lines, Relaxed);
     }
 
-    /// The bus width in lines.
+    /// Returns the bus width in lines.
     fn get(&self) -> u32 {
         self.0.load(Relaxed)
     }

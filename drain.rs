@@ -69,10 +69,11 @@ impl Sdhc {
         idle
     }
 
-    /// The controller did not show idle after quiescing for the request whose pages were mapped
-    /// direct.
+    /// Waits, at most [`DIRECT_HOLD_MS`], for the controller to show idle before a direct request's
+    /// pages are handed back.
     ///
-    /// Waits for it, at most [`DIRECT_HOLD_MS`], before they are handed back.
+    /// Called when the controller did not show idle after quiescing for the request whose pages
+    /// were mapped direct.
     pub(crate) fn hold_direct(&self) {
         if !self.hw().wait_idle(Delta::from_millis(DIRECT_HOLD_MS)) {
             dev_err!(
@@ -83,9 +84,9 @@ impl Sdhc {
         }
     }
 
-    /// The controller did not show idle after quiescing for the request on bounce buffer `slot`.
+    /// Keeps bounce buffer `slot` from every later request until the controller shows idle.
     ///
-    /// The buffer is kept from every later request until the controller shows idle.
+    /// Called when the controller did not show idle after quiescing for the request on that buffer.
     pub(crate) fn hold_back(&self, slot: Slot) {
         // Holding back (completing a request) and releasing (starting the next) never run at
         // the same time: the MMC core starts a request only after the last one completed.
@@ -124,12 +125,12 @@ impl Sdhc {
         }
     }
 
-    /// The host is removed and the controller goes with its last reference, and with it the bounce
-    /// buffers.
+    /// Resets the controller once more when the host is removed, so that its DMA engine is done
+    /// with the bounce buffers still held back before they are freed.
     ///
-    /// Any still held back are freed then. Resets the controller once more and waits for it to show
-    /// idle, at most [`RELEASE_WAIT_MS`], so that its DMA engine is done with them first, and says
-    /// so if it is not.
+    /// The host is removed and the controller goes with its last reference, and with it the bounce
+    /// buffers: any still held back are freed then. This waits for the controller to show idle, at
+    /// most [`RELEASE_WAIT_MS`], and says so if it is not.
     pub(crate) fn quiesce_held(&self) {
         if self.held_slots.load(Relaxed) == 0 {
             return;
@@ -143,11 +144,11 @@ impl Sdhc {
         }
     }
 
-    /// The controller has shown activity through [`logic::HELD_MAX_TRIES`] requests since buffers
-    /// were held back.
+    /// Resets the controller once more before the held buffers are freed, and says so.
     ///
-    /// A `STAT` that never reads idle, not a DMA engine writing for a second. Resets it once more
-    /// before the buffers are freed, and says so.
+    /// Called when the controller has shown activity through [`logic::HELD_MAX_TRIES`] requests
+    /// since buffers were held back: a `STAT` that never reads idle, not a DMA engine writing for a
+    /// second.
     fn force_release(&self) {
         let idle = self.quiesce();
         self.debugfs.stats().record_held_forced();

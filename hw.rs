@@ -91,7 +91,7 @@ pub(crate) struct CmdInfo {
 }
 
 impl CmdInfo {
-    /// What the controller needs of `cmd`, with its data at `dma_addr`.
+    /// Creates what the controller needs of `cmd`, with its data at `dma_addr`.
     pub(crate) fn new(cmd: &mmc::Command, data: Option<&mmc::Data>, dma_addr: Option<u32>) -> Self {
         Self {
             opcode: cmd.opcode(),
@@ -229,7 +229,7 @@ impl CmdProgram {
 }
 
 impl Hw<'_> {
-    /// The `ICTL` enables of the interrupts `cmd` completes with (what [`Self::start_cmd`]
+    /// Returns the `ICTL` enables of the interrupts `cmd` completes with (what [`Self::start_cmd`]
     /// writes, the SDIO card's aside).
     pub(crate) fn cmd_enables(&self, cmd: &CmdInfo) -> u32 {
         CmdProgram::new(cmd, self.soc.hardware_flush_all_cmds)

@@ -24,7 +24,7 @@ use crate::{
 };
 
 impl SdhcHost {
-    /// The `set_ios` callback.
+    /// Applies the `set_ios` callback's settings.
     ///
     /// A failure fails the requests until a later call succeeds.
     pub(crate) fn set_ios(&self, ios: &Ios) {

@@ -74,10 +74,11 @@ impl Errors {
         self.cmd.is_some() || self.data.is_some()
     }
 
-    /// The controller stayed busy after the command completed.
+    /// Fails the request with `ETIMEDOUT` when the controller stayed busy after the command
+    /// completed.
     ///
-    /// The request fails with `ETIMEDOUT` (on its data if it has any, else on the command) unless
-    /// it failed already.
+    /// The error goes on its data if it has any, else on the command, unless the request failed
+    /// already.
     fn set_not_ready(&mut self, mrq: &Request) {
         match mrq.data() {
             Some(d) if d.error().is_none() => {
@@ -105,7 +106,8 @@ pub(crate) struct DataResult {
 }
 
 impl DataResult {
-    /// `xfered` bytes reported as transferred, `copy_back` to copy back, `busy` as above.
+    /// Creates the result with `xfered` bytes reported as transferred, `copy_back` to copy back,
+    /// `busy` as above.
     fn new(xfered: u32, copy_back: u32, busy: bool) -> Self {
         Self {
             xfered,
@@ -153,7 +155,7 @@ fn set_errors(mrq: &Request, ista: regs::ISTA) -> Errors {
 }
 
 impl Sdhc {
-    /// Hard IRQ handler.
+    /// Handles the hard IRQ.
     ///
     /// Claims a command's interrupt and hands `ISTA` to the thread.
     ///
@@ -173,7 +175,7 @@ impl Sdhc {
         self.irq_without_cmd(sources)
     }
 
-    /// The hard IRQ handler's answer to an interrupt that no command's source raised.
+    /// Returns the hard IRQ handler's answer to an interrupt that no command's source raised.
     ///
     /// The SDIO card's interrupt alone wakes the thread too (`irq_ista` 0: no command), which
     /// signals it to the MMC core (`sdio_irq.rs`): its state is behind a sleeping lock on
@@ -186,7 +188,7 @@ impl Sdhc {
         ThreadedIrqReturn::WakeThread
     }
 
-    /// `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0.
+    /// Returns `ISTA` if a command's interrupt latched while DAT1 held the line high, else 0.
     ///
     /// The SoC's interrupt is a rising edge: such a command raised none, and clearing DAT1 leaves
     /// the line high, so the thread that serviced DAT1 takes the command too.
@@ -200,7 +202,7 @@ impl Sdhc {
         ista
     }
 
-    /// The request the interrupt is for, taken out of `cur`.
+    /// Takes the request the interrupt is for out of `cur`.
     ///
     /// `None` when it is no longer in flight (something else completed it first).
     ///
@@ -228,7 +230,7 @@ impl Sdhc {
         None
     }
 
-    /// Threaded IRQ handler.
+    /// Handles the threaded IRQ.
     ///
     /// Finishes the request the interrupt is for.
     fn irq_thread(&self) -> IrqReturn {
@@ -257,7 +259,7 @@ impl Sdhc {
         ista
     }
 
-    /// The status of the command in flight once the controller is done with it.
+    /// Returns the status of the command in flight once the controller is done with it.
     ///
     /// `ista` as its interrupt showed it, with the error bits that latched since. The silicon may
     /// latch a command's error bits after its completion bit (a write's CRC status after

@@ -98,7 +98,7 @@ impl fmt::Display for ParamError {
     }
 }
 
-/// The message of a `bounce_size` of `value` out of range.
+/// Writes the message of a `bounce_size` of `value` out of range.
 fn bounce_size_msg(value: impl fmt::Display, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let msg = params::BounceSizeMsg {
         value,
@@ -230,7 +230,7 @@ pub(crate) enum BufferMapping {
 }
 
 impl BufferMapping {
-    /// The mapping of a host with these buffers and a further one that maps as `other`.
+    /// Returns the mapping of a host with these buffers and a further one that maps as `other`.
     ///
     /// Any buffer that does not map to itself decides.
     pub(crate) fn and(self, other: Self) -> Self {
@@ -256,7 +256,7 @@ pub(crate) enum SkipCleanReason {
 }
 
 impl SkipCleanReason {
-    /// The reason in words, as the `bounce` debugfs file and the probe's message give it.
+    /// Returns the reason in words, as the `bounce` debugfs file and the probe's message give it.
     pub(crate) fn as_str(&self) -> &'static str {
         match self {
             Self::Forced => "forced by parameter",
@@ -299,7 +299,7 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    /// The limits of a host that bounces through buffers of `buffer` bytes.
+    /// Returns the limits of a host that bounces through buffers of `buffer` bytes.
     ///
     /// A request of up to `max_segs` segments fills at most one buffer (so does one segment), in
     /// blocks of up to `max_blk_size` bytes, and at most `max_blk_count` blocks (the controller's
@@ -323,7 +323,7 @@ impl Limits {
     }
 }
 
-/// The C driver's queue limits, those of a host without a bounce buffer.
+/// Returns the C driver's queue limits, those of a host without a bounce buffer.
 ///
 /// One segment, 128 KiB.
 pub(crate) fn c_driver_limits() -> Limits {
@@ -336,8 +336,9 @@ pub(crate) fn c_driver_limits() -> Limits {
     }
 }
 
-/// The queue limits for `params`, given the size of the bounce buffer actually allocated (0 if
-/// there is none: the C driver's limits, no larger than `max_dma_size`).
+/// Returns the queue limits for `params`, given the size of the bounce buffer actually allocated.
+///
+/// With no buffer (0) they are the C driver's limits, no larger than `max_dma_size`.
 pub(crate) fn limits(params: &Params, bounce_buffer: u32) -> Limits {
     if bounce_buffer == 0 {
         let c = c_driver_limits();
@@ -408,13 +409,14 @@ pub(crate) struct DeadlineInput {
     pub(crate) busy_timeout_ms: u32,
 }
 
-/// `clks` bus clocks at `khz` kHz in milliseconds, rounded up, in 32-bit arithmetic (32-bit
-/// ARM has no 64-bit division in the kernel).
+/// Converts `clks` bus clocks at `khz` kHz to milliseconds, rounded up, in 32-bit arithmetic.
+///
+/// 32-bit ARM has no 64-bit division in the kernel.
 fn clks_to_ms(clks: u32, khz: u32) -> u32 {
     clks.div_ceil(khz.max(1))
 }
 
-/// The card's data timeout for one block in milliseconds, rounded up.
+/// Returns the card's data timeout for one block in milliseconds, rounded up.
 ///
 /// `timeout_ns` and `timeout_clks` of `struct mmc_data` (`mmc_set_data_timeout()`) at a bus clock
 /// of `bus_hz` (below 100 kHz counted as 100 kHz).
@@ -424,8 +426,9 @@ pub(crate) fn block_timeout_ms(timeout_ns: u32, timeout_clks: u32, bus_hz: u32) 
         .saturating_add(clks_to_ms(timeout_clks, (bus_hz / 1000).max(100)))
 }
 
-/// The R1b busy wait the core allows a command, and a quarter more (a card that takes all of it
-/// must not meet a limit the scheduling alone can pass).
+/// Returns the R1b busy wait the core allows a command, and a quarter more.
+///
+/// A card that takes all of it must not meet a limit the scheduling alone can pass.
 ///
 /// The controller's [`MAX_BUSY_TIMEOUT_MS`] if the core gave none.
 fn busy_wait_ms(busy_timeout_ms: u32) -> u32 {
@@ -469,7 +472,7 @@ fn card_wait_ms(r: &DeadlineInput) -> u32 {
     ms.min(MAX_CARD_WAIT_MS)
 }
 
-/// The software deadline of a request, in milliseconds.
+/// Returns the software deadline of a request, in milliseconds.
 ///
 /// The command and its data on the bus at the current clock and width, plus a quarter; the card's
 /// own waits ([`card_wait_ms`], at most [`MAX_CARD_WAIT_MS`]); plus [`DEADLINE_MARGIN_MS`]; never
@@ -507,7 +510,7 @@ pub(crate) fn relatch_window_us(bus_hz: u32) -> u32 {
     (RELATCH_CLKS * 1000).div_ceil(khz).clamp(20, 200)
 }
 
-/// What a probe of the DAT1 latch found.
+/// Returns what a probe of the DAT1 latch found.
 ///
 /// The DAT1 bits were cleared while the card held DAT1 low, and after [`relatch_window_us`], with
 /// no command in between (nothing let DAT1 go and fall again), they had `latched` again and the
@@ -588,7 +591,7 @@ impl PhaseScan {
         self.cur_len = 0;
     }
 
-    /// The window to settle in, once every phase has been tried.
+    /// Returns the window to settle in, once every phase has been tried.
     ///
     /// `None` if no phase worked.
     pub(crate) fn window(&self) -> Option<PhaseWindow> {
@@ -637,8 +640,8 @@ pub(crate) enum HeldRelease {
     Force,
 }
 
-/// What to do with held bounce buffers when the controller shows `idle` or not, after `tries`
-/// requests in a row found it busy.
+/// Decides what to do with held bounce buffers when the controller shows `idle` or not, after
+/// `tries` requests in a row found it busy.
 pub(crate) fn held_release(idle: bool, tries: u32) -> HeldRelease {
     match (idle, tries.saturating_add(1)) {
         (true, _) => HeldRelease::Free,
@@ -661,8 +664,8 @@ pub(crate) enum Expiry {
     Rearm(u32),
 }
 
-/// The decision of the deadline's work for a request due in `left_ns` nanoseconds (zero or
-/// less: due).
+/// Returns the decision of the deadline's work for a request due in `left_ns` nanoseconds (due when
+/// zero or less).
 pub(crate) fn expiry(left_ns: i64) -> Expiry {
     if left_ns <= 0 {
         return Expiry::TimeOut;
@@ -718,7 +721,7 @@ pub(crate) struct IrqSources {
 }
 
 impl IrqSources {
-    /// The sources `ICTL` enables and `ISTA` has latched.
+    /// Creates the sources `ICTL` enables and `ISTA` has latched.
     pub(crate) fn new(ictl: u32, ista: u32) -> Self {
         let pending = ictl & ista;
         Self {
@@ -731,8 +734,8 @@ impl IrqSources {
 /// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 
-/// The DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left `ista` (read
-/// back right after).
+/// Returns the DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
+/// `ista` (read back right after).
 ///
 /// Those still set while DAT1 is high (`dat1_low` false), so that nothing can have latched them
 /// again. A bit that does not clear, enabled, would raise the interrupt again at every ack, for
@@ -745,8 +748,10 @@ pub(crate) fn dat1_stuck_bits(enabled: u32, ista: u32, dat1_low: bool) -> u32 {
     enabled & ista & DAT1_IRQS
 }
 
-/// The `ICTL` interrupt enables for a command's interrupts `cmd` (only [`CMD_IRQS`] of it count)
-/// with the SDIO card interrupts `dat1` (only [`DAT1_IRQS`] of it count; 0: off).
+/// Returns the `ICTL` interrupt enables for a command's interrupts `cmd` with the SDIO card
+/// interrupts `dat1`.
+///
+/// Only [`CMD_IRQS`] of `cmd` and [`DAT1_IRQS`] of `dat1` count; `dat1` 0 is off.
 ///
 /// The other bits of `ICTL` (the DAT1 interrupt delay) are 0: two bus clocks of DAT1 low.
 pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
@@ -833,7 +838,7 @@ pub(crate) struct Stats {
 }
 
 impl Stats {
-    /// All zero.
+    /// Returns all zero.
     pub(crate) const fn new() -> Self {
         Self {
             req: Requests::new(),
@@ -854,7 +859,7 @@ impl Stats {
         }
     }
 
-    /// The count of errors of `kind`.
+    /// Returns the count of errors of `kind`.
     pub(crate) fn error_count(&self, kind: ErrorKind) -> u64 {
         self.req.error_count(kind)
     }
@@ -970,7 +975,7 @@ pub(crate) struct SdioIrqStats {
 }
 
 impl SdioIrqStats {
-    /// All zero.
+    /// Returns all zero.
     const fn new() -> Self {
         Self {
             irq_recovered: 0,

@@ -117,7 +117,7 @@ use kernel_ext::mmc;
 
 use logic::Params;
 
-/// The module parameters, checked in module init (so they are valid here).
+/// Returns the module parameters, checked in module init (so they are valid here).
 fn params() -> Params {
     Params::from_module(
         *module_parameters::bounce_size.value_ref(),

@@ -13,9 +13,10 @@ use crate::mmc::{
 use crate::controller::Sdhc;
 
 impl Sdhc {
-    /// `pre_req`: maps the data of a request that will go direct, or, with double buffering,
-    /// gives a request that will be bounced its buffer now (a write is copied in, a read's
-    /// range invalidated), while the previous request runs.
+    /// Prepares a request while the previous one runs (`pre_req`).
+    ///
+    /// Maps the data of a request that will go direct, or, with double buffering, gives a request
+    /// that will be bounced its buffer now (a write is copied in, a read's range invalidated).
     pub(crate) fn pre_request(&self, mrq: &PreReqRequest) {
         let force = self.debugfs.force_bounce();
         if self.bounce.pre_map(mrq, force) {
@@ -30,7 +31,7 @@ impl Sdhc {
         }
     }
 
-    /// `post_req` (after the MMC layer unmapped what `pre_req` mapped).
+    /// Finishes a request after the MMC layer unmapped what `pre_req` mapped (`post_req`).
     ///
     /// With double buffering, copies a read out of its buffer while the next request runs.
     pub(crate) fn post_request(&self, mrq: &IdleRequest) {

@@ -86,7 +86,7 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// The register window, requested and mapped.
+/// Requests and maps the register window.
 fn map_regs(pdev: &platform::Device<Bound>) -> Result<Arc<Regs>> {
     let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
@@ -109,7 +109,7 @@ fn map_regs(pdev: &platform::Device<Bound>) -> Result<Arc<Regs>> {
     Ok(Arc::new(regs, GFP_KERNEL)?)
 }
 
-/// The module clock, enabled.
+/// Enables the module clock and returns it.
 ///
 /// Checks that the clock tree's first input exists.
 fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
@@ -124,7 +124,7 @@ fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
     EnabledClk::new(pclk).map_err(|e| probe_err(dev, "Failed to enable 'pclk' clock", e))
 }
 
-/// The controller: registers mapped, module clock on, hardware initialised, clock tree
+/// Creates the controller: registers mapped, module clock on, hardware initialised, clock tree
 /// registered, bounce buffer allocated.
 fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, Limits)> {
     let dev: &Device<Bound> = pdev.as_ref();
@@ -179,7 +179,7 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
     Ok((sdhc, limits))
 }
 
-/// The MMC host of `sdhc`, configured from the limits, the clock tree and the device tree.
+/// Creates the MMC host of `sdhc`, configured from the limits, the clock tree and the device tree.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
     sdhc: &Arc<Sdhc>,
@@ -233,7 +233,7 @@ fn new_host<'a>(
     Ok(host)
 }
 
-/// SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
+/// Sets up SDIO card interrupts through DAT1, or the core's polling (`sdio_irq=0`).
 fn set_up_sdio_irq(host: &mut UnregisteredHost<'_, SdhcHost>, sdhc: &Sdhc) {
     let sdio_irq = crate::sdio_irq();
     host.set_sdio_irq(sdio_irq);

@@ -38,7 +38,7 @@ struct Prepared {
 }
 
 impl SdhcHost {
-    /// The `request` callback.
+    /// Handles the `request` callback.
     ///
     /// Sets up the data and starts the command, or fails the request with the last `set_ios` error
     /// or the setup error.
@@ -125,7 +125,7 @@ impl Sdhc {
         mrq.done();
     }
 
-    /// The `send_stall_ms` fault.
+    /// Injects the `send_stall_ms` fault.
     ///
     /// Sleeps before the command is sent, as a preempted thread would.
     fn stall_before_send(&self) {

@@ -122,7 +122,7 @@ pub(crate) struct SdioIrqs {
 }
 
 impl SdioIrqs {
-    /// Disabled, with no way to signal.
+    /// Creates the state disabled, with no way to signal.
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(Self {
             state <- new_spinlock_irq!(
@@ -183,8 +183,10 @@ impl SdioIrqs {
         regs.write_reg(regs::ICTL::from_raw(ictl_enables(cmd, dat1)));
     }
 
-    /// `enable_sdio_irq`/`ack_sdio_irq`: enables the interrupt, turning DAT1 sampling on
-    /// (`CTRL.SDIO_IRQ_MODE`) if it is off, or disables it and turns sampling off.
+    /// Enables the interrupt, turning DAT1 sampling on (`CTRL.SDIO_IRQ_MODE`) if it is off, or
+    /// disables it and turns sampling off.
+    ///
+    /// Called for `enable_sdio_irq` and `ack_sdio_irq`.
     ///
     /// Enabling leaves a DAT1 latched meanwhile as it is: it raises the interrupt as soon as it
     /// is enabled. Whether the silicon latches DAT1 again while the card holds it low (level)
@@ -218,7 +220,7 @@ impl SdioIrqs {
         }
     }
 
-    /// The ack as the test knob `sdio_ack_fault` has it.
+    /// Acks the interrupt as the test knob `sdio_ack_fault` has it.
     ///
     /// Clears a DAT1 latched since the service and enables the interrupt without looking at DAT1.
     /// Under the edge reading an interrupt the card raised in between is lost until the driver's
@@ -436,8 +438,10 @@ impl SdioIrqs {
         self.end_probe(regs, p)
     }
 
-    /// `ack_sdio_irq`: enables the card interrupt again ([`Self::enable`]), or, `faulty` (the
-    /// test knob `sdio_ack_fault`), acks it the faulty way ([`Self::ack_faulty`]).
+    /// Enables the card interrupt again for `ack_sdio_irq` ([`Self::enable`]), or, `faulty`, acks
+    /// it the faulty way ([`Self::ack_faulty`]).
+    ///
+    /// `faulty` is the test knob `sdio_ack_fault`.
     pub(crate) fn ack(&self, regs: &Regs, faulty: bool) {
         if faulty {
             self.ack_faulty(regs);

@@ -86,8 +86,8 @@ pub(crate) struct HostDebugfs {
 }
 
 impl HostDebugfs {
-    /// Zeroed counters, the knobs at their defaults, and the host's queue limits with the bounce
-    /// buffers and the DMA mapping they were computed for (`limits`).
+    /// Creates zeroed counters, the knobs at their defaults, and the host's queue limits with the
+    /// bounce buffers and the DMA mapping they were computed for (`limits`).
     pub(crate) fn new(limits: LimitsInfo) -> impl PinInit<Self> {
         pin_init!(Self {
             stats <- StatsFile::new(Stats::new()),
@@ -96,8 +96,8 @@ impl HostDebugfs {
         })
     }
 
-    /// Registers `host`, then creates its debugfs files, whose data `debugfs` and `bounce` find
-    /// in the driver data.
+    /// Registers `host`, then creates its debugfs files, whose data `debugfs` and `bounce` find in
+    /// the driver data.
     pub(crate) fn register<T: HostOps + 'static, B: Writer + Send + Sync + 'static>(
         host: UnregisteredHost<'_, T>,
         debugfs: impl for<'x> Fn(&'x T) -> &'x Self,
@@ -113,7 +113,7 @@ impl HostDebugfs {
         Ok(())
     }
 
-    /// The counters, locked.
+    /// Locks the counters.
     pub(crate) fn stats(&self) -> MutexGuard<'_, Stats> {
         self.stats.lock()
     }
@@ -157,40 +157,40 @@ pub(crate) struct TestKnobs;
 
 #[cfg(not(CONFIG_MMC_MESON_MX_SDHC_RUST_TEST_KNOBS))]
 impl TestKnobs {
-    /// The defaults.
+    /// Returns the defaults.
     pub(crate) fn new() -> Self {
         Self
     }
 
-    /// No file.
+    /// Adds no file.
     pub(crate) fn add_files<M: ModuleMetadata>(&self, _dir: &ScopedDir<'_, '_, M>) {}
 
-    /// Requests that map to one segment go direct.
+    /// Returns `false`, so requests that map to one segment go direct.
     pub(crate) fn force_bounce(&self) -> bool {
         false
     }
 
-    /// A read's flush is waited for.
+    /// Returns `true`, so a read's flush is waited for.
     pub(crate) fn read_flush_wait(&self) -> bool {
         true
     }
 
-    /// Commands are sent at once.
+    /// Returns 0, so commands are sent at once.
     pub(crate) fn take_send_stall_ms(&self) -> u32 {
         0
     }
 
-    /// The watchdog is armed for when the request is due.
+    /// Returns 0, so the watchdog is armed for when the request is due.
     pub(crate) fn watchdog_early_ms(&self) -> u32 {
         0
     }
 
-    /// The ack keeps a latched DAT1 and looks at DAT1.
+    /// Returns `false`, so the ack keeps a latched DAT1 and looks at DAT1.
     pub(crate) fn sdio_ack_fault(&self) -> bool {
         false
     }
 
-    /// Copies into a bounce buffer are whole.
+    /// Returns `false`, so copies into a bounce buffer are whole.
     pub(crate) fn take_copy_in_fault(&self) -> bool {
         false
     }

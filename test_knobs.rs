@@ -48,7 +48,7 @@ pub(crate) struct TestKnobs {
 }
 
 impl TestKnobs {
-    /// The knobs at their defaults.
+    /// Returns the knobs at their defaults.
     pub(crate) fn new() -> Self {
         Self {
             force_bounce: Atomic::new(0),
@@ -122,7 +122,7 @@ struct SdioKnob {
 }
 
 impl SdioKnob {
-    /// 0: no fault.
+    /// Returns no fault (0).
     fn new() -> Self {
         Self {
             ack_fault: Atomic::new(0),

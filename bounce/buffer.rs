@@ -70,7 +70,7 @@ pub(super) enum CpuWrite<'a> {
 }
 
 impl CpuWrite<'_> {
-    /// The memory for the CPU copies.
+    /// Returns the memory for the CPU copies.
     pub(super) fn buffer(&self) -> &dyn CpuBufferMut {
         match self {
             CpuWrite::Coherent(c) => *c,
@@ -90,7 +90,7 @@ pub(super) enum CpuRead<'a> {
 }
 
 impl CpuRead<'_> {
-    /// The memory for the CPU copies.
+    /// Returns the memory for the CPU copies.
     pub(super) fn buffer(&self) -> &dyn CpuBuffer {
         match self {
             CpuRead::Coherent(c) => *c,
@@ -147,7 +147,7 @@ impl BounceBuffer {
         })
     }
 
-    /// What the DMA address of the buffer reaches.
+    /// Returns what the DMA address of the buffer reaches.
     ///
     /// Its own memory (a cached buffer the DMA API does not bounce), or not; coherent memory is no
     /// cached buffer.
@@ -155,7 +155,7 @@ impl BounceBuffer {
         self.mapping
     }
 
-    /// Size in bytes.
+    /// Returns the size in bytes.
     pub(crate) fn size(&self) -> u32 {
         let size = match &self.mem {
             Memory::Coherent(c) => c.size(),
@@ -169,7 +169,7 @@ impl BounceBuffer {
         matches!(self.mem, Memory::Cached(_))
     }
 
-    /// The cached memory, if it is.
+    /// Returns the cached memory, if it is.
     pub(super) fn pages(&self) -> Option<&NoncoherentPages> {
         match &self.mem {
             Memory::Cached(n) => Some(n),
@@ -177,7 +177,7 @@ impl BounceBuffer {
         }
     }
 
-    /// The memory as the CPU copies see it, to read from.
+    /// Returns the memory as the CPU copies see it, to read from.
     ///
     /// `EBUSY` while cached memory is mapped. Cached memory cannot be mapped while the view lives.
     pub(super) fn cpu_read(&self) -> Result<CpuRead<'_>> {
@@ -187,7 +187,7 @@ impl BounceBuffer {
         })
     }
 
-    /// The memory as the CPU copies see it, to write `len` bytes at its start.
+    /// Returns the memory as the CPU copies see it, to write `len` bytes at its start.
     ///
     /// Cached memory notes them as maybe dirty first (also if the copy stops halfway), and cannot
     /// be mapped while the view lives (`EBUSY` while it is).
@@ -341,8 +341,8 @@ impl Buffers {
         }
     }
 
-    /// Size of each bounce buffer in bytes, 0 for none (the buffer for unaligned segments
-    /// only is not one).
+    /// Returns the size of each bounce buffer in bytes, 0 for none (the buffer for unaligned
+    /// segments only is not one).
     pub(crate) fn size(&self) -> u32 {
         if self.unaligned_only {
             return 0;
@@ -355,7 +355,7 @@ impl Buffers {
         self.bufs[0].as_ref().is_some_and(BounceBuffer::cached)
     }
 
-    /// The number of buffers allocated.
+    /// Returns the number of buffers allocated.
     pub(crate) fn count(&self) -> usize {
         if self.unaligned_only {
             return 0;
@@ -376,12 +376,12 @@ impl Buffers {
         logic::skip_clean(crate::skip_clean_invalidate(), mapping)
     }
 
-    /// The host's queue limits with these buffers.
+    /// Returns the host's queue limits with these buffers.
     pub(crate) fn limits(&self) -> Limits {
         logic::limits(&self.params, self.size())
     }
 
-    /// The bounce policy over these buffers, for a controller whose DMA mapping has the merge
+    /// Turns these buffers into the bounce policy for a controller whose DMA mapping has the merge
     /// boundary `merge_boundary`.
     ///
     /// Transfers longer than `max_dma_size` are bounced too.
@@ -397,7 +397,7 @@ impl Buffers {
     }
 }
 
-/// The bounce buffer of `bounce_size` bytes, if there is to be one and it can be allocated.
+/// Allocates the bounce buffer of `bounce_size` bytes, if there is to be one and it can be.
 fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
     if params.bounce_size == 0 {
         return None;
@@ -414,8 +414,8 @@ fn first_buffer(dev: &Device<Bound>, params: &Params) -> Option<BounceBuffer> {
         .ok()
 }
 
-/// The buffer for unaligned segments of a host without a bounce buffer ([`UNALIGNED_BUFFER`]),
-/// DMA-coherent.
+/// Allocates the DMA-coherent buffer for unaligned segments of a host without a bounce buffer
+/// ([`UNALIGNED_BUFFER`]).
 ///
 /// Without it such a segment is refused.
 fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
@@ -431,7 +431,7 @@ fn unaligned_buffer(dev: &Device<Bound>) -> Option<BounceBuffer> {
         .ok()
 }
 
-/// The second bounce buffer of `double_buffer`, like the first.
+/// Allocates the second bounce buffer of `double_buffer`, like the first.
 ///
 /// Without it the host bounces through one buffer.
 fn second_buffer(dev: &Device<Bound>, first: &BounceBuffer) -> Option<BounceBuffer> {

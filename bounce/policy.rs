@@ -32,7 +32,7 @@ pub(crate) use crate::logic::data_path::{
 /// unaligned buffers of SDIO function drivers and `mmc_test`.
 pub(crate) const DMA_GRANULE: u32 = 64;
 
-/// The rule of the bounce buffer's data path with [`DMA_GRANULE`].
+/// Returns the rule of the bounce buffer's data path with [`DMA_GRANULE`].
 fn rule(bounce: u32, max_direct: u32, force_bounce: bool) -> PathRule {
     PathRule {
         granule: DMA_GRANULE,
@@ -50,8 +50,8 @@ pub(crate) fn granule_aligned(offset: u32, len: u32) -> bool {
     rule(0, 0, false).aligned(offset, len)
 }
 
-/// The bytes at the start of a bounce buffer of `size` bytes that a transfer of `len` bytes hands
-/// to the controller.
+/// Returns the bytes at the start of a bounce buffer of `size` bytes that a transfer of `len` bytes
+/// hands to the controller.
 ///
 /// `len` rounded up to whole [`DMA_GRANULE`]s (a read may write them whole), at most the buffer.
 /// The buffer starts page-aligned, so the units stay inside it; only `len` bytes are ever copied
@@ -97,7 +97,7 @@ pub(crate) struct TailMarks {
 }
 
 impl TailMarks {
-    /// The marks of a read of `len` bytes.
+    /// Returns the marks of a read of `len` bytes.
     pub(crate) fn of(len: u32) -> Self {
         let end = len / 4 * 4;
         let last = (end / 4).min(TAIL_MARK_WORDS);
@@ -114,7 +114,8 @@ impl TailMarks {
         self.count
     }
 
-    /// The offset of mark `index` (0: the read's last word), for `index` below [`Self::count`].
+    /// Returns the offset of mark `index` (0 is the read's last word), for `index` below
+    /// [`Self::count`].
     pub(crate) fn offset(self, index: u32) -> u32 {
         if index < TAIL_MARK_WORDS {
             self.end - 4 - 4 * index
@@ -123,14 +124,14 @@ impl TailMarks {
         }
     }
 
-    /// The marks in order.
+    /// Returns the marks in order.
     ///
     /// Their index and offset.
     pub(crate) fn iter(self) -> impl Iterator<Item = (u32, u32)> {
         (0..self.count).map(move |i| (i, self.offset(i)))
     }
 
-    /// The bytes the marks lie in.
+    /// Returns the bytes the marks lie in.
     ///
     /// The offset of the lowest and the length to the read's last whole word's end. `(end, 0)`
     /// without marks.
@@ -145,7 +146,7 @@ impl TailMarks {
     }
 }
 
-/// The mark of word `index` of the end of read number `seq` ([`TailMarks`]).
+/// Returns the mark of word `index` of the end of read number `seq` ([`TailMarks`]).
 ///
 /// A scrambled value, never all zeroes or all ones (what erased or zeroed memory holds), and
 /// different for the next read, so that a read whose data happened to match a mark passes when the
@@ -195,8 +196,8 @@ pub(crate) fn data_path(
     rule(bounce, max_direct, force_bounce).choose(segments, offset, len)
 }
 
-/// The number of DMA segments a scatterlist of `sg_len` entries maps to, when it is known without
-/// mapping it.
+/// Returns the number of DMA segments a scatterlist of `sg_len` entries maps to, when it is known
+/// without mapping it.
 ///
 /// `merge_boundary` is `dma_get_merge_boundary()` of the device, 0 when its DMA mapping cannot
 /// merge entries (no IOMMU). Then every entry becomes one segment, and a list of more than one

@@ -32,10 +32,10 @@ impl Bouncer {
         self.bufs[1].is_some()
     }
 
-    /// `pre_req` for a write that will go direct.
+    /// Maps the data of a write that will go direct now, for `pre_req`, while the controller moves
+    /// the previous request.
     ///
-    /// Maps its data for the controller now, while the controller moves the previous request
-    /// (`PreReqRequest::pre_map`). Returns whether it did.
+    /// Returns whether it did (`PreReqRequest::pre_map`).
     pub(crate) fn pre_map(&self, mrq: &PreReqRequest, force: bool) -> bool {
         let Some(data) = mrq.data() else {
             return false;
@@ -53,10 +53,12 @@ impl Bouncer {
         ) && mrq.pre_map()
     }
 
-    /// `pre_req`: with two buffers, takes a free one for a request that will be bounced and
-    /// hands it over now, while the controller moves the other: a write's data is copied in
-    /// and cleaned, a read's range invalidated. Returns whether the request was prepared.
-    /// `copy_in_fault` as for [`Self::set_up`]. Process context (`pre_req`): it may sleep.
+    /// Takes a free buffer, with two buffers, for a request that will be bounced and hands it over
+    /// now, while the controller moves the other (`pre_req`).
+    ///
+    /// A write's data is copied in and cleaned, a read's range invalidated. Returns whether the
+    /// request was prepared. `copy_in_fault` as for [`Self::set_up`]. Process context (`pre_req`):
+    /// it may sleep.
     pub(crate) fn prepare(
         &self,
         dev: &Device,
@@ -119,10 +121,11 @@ impl Bouncer {
         true
     }
 
-    /// `post_req`: copies a prepared read's data out of its buffer and frees it; frees what
-    /// the request held otherwise. Returns whether data was copied; a short copy fails the
-    /// request (`EIO`, nothing transferred: the core retries it). Process context
-    /// (`post_req`): it may sleep.
+    /// Copies a prepared read's data out of its buffer and frees it, or frees what the request held
+    /// otherwise (`post_req`).
+    ///
+    /// Returns whether data was copied; a short copy fails the request (`EIO`, nothing transferred:
+    /// the core retries it). Process context (`post_req`): it may sleep.
     pub(crate) fn clean_up(&self, dev: &Device, mrq: &IdleRequest) -> bool {
         let Some(data) = mrq.data().filter(|_| self.double()) else {
             return false;

@@ -33,12 +33,12 @@ use super::MAX_BUFFERS;
 pub(crate) struct Slot(usize);
 
 impl Slot {
-    /// The buffer's index, from 0.
+    /// Returns the buffer's index, from 0.
     pub(crate) fn index(self) -> usize {
         self.0
     }
 
-    /// The buffer's bit in a set of buffers (`1 << index`).
+    /// Returns the buffer's bit in a set of buffers (`1 << index`).
     pub(crate) fn bit(self) -> u32 {
         u32::try_from(self.0)
             .ok()
@@ -46,7 +46,7 @@ impl Slot {
             .unwrap_or(0)
     }
 
-    /// The buffers whose bits are set in `mask`.
+    /// Returns the buffers whose bits are set in `mask`.
     pub(crate) fn in_mask(mask: u32) -> impl Iterator<Item = Slot> {
         (0..MAX_BUFFERS)
             .map(Slot)
@@ -113,7 +113,7 @@ pub(crate) enum Start {
 }
 
 impl Start {
-    /// The buffer taken, and whether `pre_req` prepared it.
+    /// Returns the buffer taken, and whether `pre_req` prepared it.
     ///
     /// `None` if none could be.
     pub(crate) fn taken(self) -> Option<(Slot, bool)> {
@@ -151,7 +151,7 @@ pub(crate) struct Slots {
 }
 
 impl Slots {
-    /// `count` free buffers (at most [`MAX_BUFFERS`]).
+    /// Creates `count` free buffers (at most [`MAX_BUFFERS`]).
     pub(crate) const fn new(count: usize) -> Self {
         Self {
             slots: [State::Free; MAX_BUFFERS],
@@ -164,12 +164,12 @@ impl Slots {
         }
     }
 
-    /// The buffers that exist.
+    /// Returns the buffers that exist.
     fn live(&mut self) -> &mut [State] {
         &mut self.slots[..self.count]
     }
 
-    /// The state of buffer `slot` (`Free` for one that does not exist).
+    /// Returns the state of buffer `slot` (`Free` for one that does not exist).
     pub(crate) fn get(&self, slot: Slot) -> State {
         self.slots.get(slot.0).copied().unwrap_or(State::Free)
     }
@@ -204,8 +204,10 @@ impl Slots {
         }
     }
 
-    /// `pre_req`: takes a free buffer for `owner` and returns it (now [`State::Cpu`]) with the
-    /// token for the request's cookie; `None` if all are in use.
+    /// Takes a free buffer for `owner` (`pre_req`) and returns it, now [`State::Cpu`], with the
+    /// token for the request's cookie.
+    ///
+    /// `None` if all are in use.
     pub(crate) fn prepare(&mut self, owner: usize) -> Option<(Slot, i32)> {
         self.drop_stale(owner);
         let i = self.live().iter().position(|s| *s == State::Free)?;
@@ -213,14 +215,14 @@ impl Slots {
         Some((Slot(i), self.next_token()))
     }
 
-    /// `pre_req` is done with buffer `slot`.
+    /// Marks buffer `slot` as prepared by `pre_req`.
     ///
     /// It is ready for `owner`'s start.
     pub(crate) fn prepared(&mut self, slot: Slot, owner: usize, token: i32) {
         self.change(slot, State::Cpu, State::Prepared { owner, token });
     }
 
-    /// `request`: the buffer for `owner`, whose cookie is `cookie`, now the controller's.
+    /// Gives the buffer for `owner`, whose cookie is `cookie`, to the controller (`request`).
     pub(crate) fn start(&mut self, owner: usize, cookie: i32) -> Start {
         let mine = State::Prepared {
             owner,
@@ -251,7 +253,7 @@ impl Slots {
         }
     }
 
-    /// The request in flight on buffer `slot` completed.
+    /// Records that the request in flight on buffer `slot` completed.
     ///
     /// `read_ok`: the bytes of a read that completed without any error, else `None`. A read
     /// prepared in `pre_req` keeps its buffer for `post_req` (returns `true`); otherwise the buffer
@@ -277,7 +279,7 @@ impl Slots {
         matches!(self.get(slot), State::Device { token, .. } if token > 0)
     }
 
-    /// `post_req` for `owner`, whose cookie is `cookie`.
+    /// Handles `post_req` for `owner`, whose cookie is `cookie`.
     pub(crate) fn post(&mut self, owner: usize, cookie: i32) -> Post {
         let mut post = Post::Nothing;
         for (i, s) in self.live().iter_mut().enumerate() {
@@ -301,7 +303,7 @@ impl Slots {
         post
     }
 
-    /// The CPU is done with buffer `slot` (or `pre_req` could not fill it).
+    /// Frees buffer `slot` once the CPU is done with it (or `pre_req` could not fill it).
     pub(crate) fn free(&mut self, slot: Slot) {
         self.change(slot, State::Cpu, State::Free);
     }

@@ -68,7 +68,7 @@ pub(super) struct TailCounts {
 }
 
 impl TailCounts {
-    /// All 0.
+    /// Returns all 0.
     pub(super) fn new() -> Self {
         Self {
             checked: Atomic::new(0),
@@ -90,10 +90,9 @@ fn wait_landed(buf: &BounceBuffer, mark: TailMark, timeout: Delta) -> Result {
 }
 
 impl Bouncer {
-    /// Before buffer `slot` takes a request.
+    /// Waits, before buffer `slot` takes a request, for late last words of an earlier read.
     ///
-    /// Late last words of an earlier read are waited for first. If it never comes the request
-    /// fails; the buffer is free for the next one.
+    /// If they never come the request fails; the buffer is free for the next one.
     pub(super) fn settle_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
         let late = self
             .tails
@@ -139,10 +138,11 @@ impl Bouncer {
         }
     }
 
-    /// After the read on buffer `slot` completed without error, and the buffer was unmapped.
+    /// Waits until the last words of the read on buffer `slot` are in memory, after it completed
+    /// without error and the buffer was unmapped.
     ///
-    /// Waits until its last words are in memory. `EIO` if it is not within [`TAIL_WAIT`]; the
-    /// buffer then waits for it before its next use ([`Self::settle_tail`]).
+    /// `EIO` if they are not within [`TAIL_WAIT`]; the buffer then waits for them before its next
+    /// use ([`Self::settle_tail`]).
     pub(super) fn check_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
         let armed = self
             .tails

@@ -26,7 +26,7 @@ pub(crate) fn pow2_size_ok(v: u32, max: u32) -> bool {
     v.is_power_of_two() && (BOUNCE_MIN..=max).contains(&v)
 }
 
-/// `max_segs` as the host takes it, if it is from 1 to [`MAX_SEGS_LIMIT`].
+/// Returns `max_segs` as the host takes it, if it is from 1 to [`MAX_SEGS_LIMIT`].
 pub(crate) fn max_segs(v: u32) -> Option<u16> {
     u16::try_from(v)
         .ok()

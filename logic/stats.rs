@@ -57,7 +57,7 @@ impl ErrorKind {
         Self::Deadline,
     ];
 
-    /// The name in the statistics file.
+    /// Returns the name in the statistics file.
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::CmdCrc => "cmd_crc",
@@ -86,7 +86,7 @@ pub(crate) const HIST_MIN: u32 = 512;
 /// 512 bytes, 1 KiB, ... up to 4 MiB (the largest bounce buffer).
 pub(crate) const HIST_BUCKETS: usize = 14;
 
-/// The histogram bucket of a request of `len` bytes.
+/// Returns the histogram bucket of a request of `len` bytes.
 ///
 /// Bucket `i` holds the requests of more than `HIST_MIN << (i - 1)` and at most `HIST_MIN << i`
 /// bytes; bigger ones go to the last.
@@ -100,7 +100,7 @@ pub(crate) fn hist_bucket(len: u32) -> usize {
     }
 }
 
-/// The upper bound, in bytes, of histogram bucket `i`.
+/// Returns the upper bound, in bytes, of histogram bucket `i`.
 pub(crate) const fn hist_bound(i: usize) -> u32 {
     HIST_MIN << i
 }
@@ -128,7 +128,7 @@ pub(crate) struct Outcome {
 }
 
 impl Outcome {
-    /// A bounced read whose copy-back was skipped because an error was set.
+    /// Returns whether this is a bounced read whose copy-back was skipped because an error was set.
     pub(crate) fn copy_back_skipped(&self) -> bool {
         self.bounced
             && !self.write
@@ -168,7 +168,7 @@ pub(crate) struct Requests {
 }
 
 impl Requests {
-    /// All zero.
+    /// Returns all zero.
     pub(crate) const fn new() -> Self {
         Self {
             commands: 0,
@@ -185,7 +185,7 @@ impl Requests {
         }
     }
 
-    /// The count of errors of `kind`.
+    /// Returns the count of errors of `kind`.
     pub(crate) fn error_count(&self, kind: ErrorKind) -> u64 {
         self.errors[kind.index()]
     }
@@ -240,7 +240,7 @@ impl Requests {
         self.count_error(Some(ErrorKind::Setup));
     }
 
-    /// The lines of the errors of `kinds`, `error_<name>: <count>`.
+    /// Writes the lines of the errors of `kinds`, `error_<name>: <count>`.
     pub(crate) fn fmt_errors(
         &self,
         f: &mut fmt::Formatter<'_>,
@@ -252,8 +252,9 @@ impl Requests {
         Ok(())
     }
 
-    /// The lines of the size histogram, `size_<bytes>: <count>` (requests of at most that many
-    /// bytes and more than half of it).
+    /// Writes the lines of the size histogram, `size_<bytes>: <count>`.
+    ///
+    /// Each counts the requests of at most that many bytes and more than half of it.
     pub(crate) fn fmt_sizes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, n) in self.sizes.iter().enumerate() {
             writeln!(f, "size_{}: {}", hist_bound(i), Dec(*n))?;

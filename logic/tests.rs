@@ -35,7 +35,7 @@ pub(crate) mod suite {
         }
     }
 
-    /// The C driver's limits.
+    /// Returns the C driver's limits.
     fn c_limits() -> Limits {
         Limits {
             max_segs: 1,
@@ -98,7 +98,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    /// The deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.
+    /// Returns the deadline of a request on an 8-bit bus at 50 MHz, changed by `f`.
     fn deadline(f: impl FnOnce(&mut DeadlineInput)) -> u32 {
         let mut r = DeadlineInput {
             bus_hz: 50_000_000,
@@ -381,7 +381,7 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    /// A request of `len` bytes that succeeded (also used by the host's tests of text).
+    /// Returns a request of `len` bytes that succeeded (also used by the host's tests of text).
     pub(crate) fn ok(len: u32, write: bool, bounced: bool) -> Outcome {
         Outcome {
             len,
@@ -820,8 +820,9 @@ pub(crate) mod suite {
         Ok(())
     }
 
-    /// The window a scan of `good` (one character per phase, `#` worked, `.` failed) settles
-    /// in, as (start, len, middle).
+    /// Returns the window a scan of `good` settles in, as (start, len, middle).
+    ///
+    /// `good` has one character per phase, `#` worked, `.` failed.
     fn scan(good: &str) -> Option<(u32, u32, u32)> {
         let mut s = PhaseScan::default();
         for c in good.bytes() {

@@ -5,7 +5,7 @@
 //!
 //! Plain `core` Rust only: no allocation, no kernel types.
 
-/// `bytes_xfered` of a finished transfer of `len` bytes.
+/// Returns `bytes_xfered` of a finished transfer of `len` bytes.
 ///
 /// All of it, or 0 whenever the command or the data phase reported an error.
 pub(crate) fn bytes_xfered(cmd_error: bool, data_error: bool, len: u32) -> u32 {

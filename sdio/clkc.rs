@@ -111,13 +111,13 @@ impl Clkc {
         self.div_clk.set_rate(Hertz(c_ulong::try_from(hz)?))
     }
 
-    /// The card clock rate in Hz (`clk_get_rate()`), saturated to 32 bits.
+    /// Returns the card clock rate in Hz (`clk_get_rate()`), saturated to 32 bits.
     pub(crate) fn rate(&self) -> u32 {
         u32::try_from(self.div_clk.rate().as_hz()).unwrap_or(u32::MAX)
     }
 
-    /// The rate in Hz the card clock would get for `hz` (`clk_round_rate()`), saturated to 32
-    /// bits.
+    /// Returns the rate in Hz the card clock would get for `hz` (`clk_round_rate()`), saturated to
+    /// 32 bits.
     pub(crate) fn round_rate(&self, hz: c_ulong) -> Result<u32> {
         let r = self.div_clk.round_rate(Hertz(hz))?;
         Ok(u32::try_from(r.as_hz()).unwrap_or(u32::MAX))

@@ -81,7 +81,7 @@ pub(crate) struct CmdRegs {
 }
 
 impl CmdRegs {
-    /// The registers for `cmd`, with `data` if it moves the request's data over one or four
+    /// Creates the registers for `cmd`, with `data` if it moves the request's data over one or four
     /// lines (`four`).
     pub(crate) fn new(cmd: &Command, data: Option<&Data>, four: bool) -> Self {
         let mut send = regs::SEND::zeroed()

@@ -154,9 +154,7 @@ fn finish(sdio: &Sdio, cur: Cur) {
     mrq.done();
 }
 
-/// The interrupt's thread.
-///
-/// The current command ended.
+/// Runs the interrupt's thread once the current command ended.
 ///
 /// Reads its response and judges it by the CRC status the handler latched (a command with data
 /// by its data's CRC16, one without by its response's CRC7), then starts the next command of
@@ -222,7 +220,7 @@ fn cmd_done(sdio: &Sdio) {
     }
 }
 
-/// The time left until `deadline`, zero once it passed.
+/// Returns the time left until `deadline`, zero once it passed.
 pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     let left = deadline - Instant::<Monotonic>::now();
     if left.is_negative() {
@@ -232,10 +230,10 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     }
 }
 
-/// The timer fired.
+/// Handles the timer's expiry.
 ///
-/// The current command times out if its deadline passed; otherwise the timer is armed again for the
-/// rest.
+/// The timer fired: the current command times out if its deadline passed; otherwise the timer is
+/// armed again for the rest.
 pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
     let mut guard = sdio.cur.lock();

@@ -99,7 +99,7 @@ use logic::module_params::{
     Params, //
 };
 
-/// The module parameters as given, checked.
+/// Returns the module parameters as given, checked.
 fn checked_params() -> Result<Params, ParamError> {
     Params::from_module(
         *module_parameters::bounce_size.value_ref(),
@@ -107,7 +107,7 @@ fn checked_params() -> Result<Params, ParamError> {
     )
 }
 
-/// The module parameters, checked in module init (so they are valid here).
+/// Returns the module parameters, checked in module init (so they are valid here).
 fn params() -> Params {
     checked_params().unwrap_or(Params {
         bounce_size: 0,

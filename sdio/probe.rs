@@ -67,7 +67,7 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// The controller: registers mapped, module clock on, configuration written and soft reset,
+/// Creates the controller: registers mapped, module clock on, configuration written and soft reset,
 /// card clock registered, bounce buffer allocated as the parameters `params` ask.
 fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
@@ -110,8 +110,8 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Resul
     )
 }
 
-/// The MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree, the
-/// parameters `params` (its queue limits) and the slot's node.
+/// Creates the MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree,
+/// the parameters `params` (its queue limits) and the slot's node.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
     slot_dev: &Device,

@@ -43,7 +43,7 @@ use crate::{
     regs, //
 };
 
-/// The command of `stage` of `mrq`, if the request has one.
+/// Returns the command of `stage` of `mrq`, if the request has one.
 pub(crate) fn command(mrq: &Request, stage: Stage) -> Option<&Command> {
     match stage {
         Stage::Sbc => mrq.sbc(),
@@ -131,8 +131,8 @@ fn set_up_data(sdio: &Sdio, mrq: &mut DmaRequest) -> Result<Path> {
     Ok(path)
 }
 
-/// `pre_req`: maps the data of a write that will go to the controller in place, while the
-/// previous request runs (as the SDHC driver does).
+/// Maps the data of a write that will go to the controller in place, while the previous request
+/// runs (`pre_req`, as the SDHC driver does).
 pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
     let Some(d) = mrq.data() else {
         return;
@@ -146,7 +146,7 @@ pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
     }
 }
 
-/// The `request` callback.
+/// Handles the `request` callback.
 ///
 /// Fails the request with the last `set_ios` error, sets up its data and starts its first command.
 pub(crate) fn request(host: &SdioHost, mrq: Request) {

@@ -31,14 +31,14 @@ pub(crate) struct StatsFile<S> {
 }
 
 impl<S> StatsFile<S> {
-    /// The file's data, starting at `stats`.
+    /// Creates the file's data, starting at `stats`.
     pub(crate) fn new(stats: S) -> impl PinInit<Self> {
         pin_init!(Self {
             stats <- new_mutex!(stats, "stats"),
         })
     }
 
-    /// The counters, locked.
+    /// Locks the counters.
     pub(crate) fn lock(&self) -> MutexGuard<'_, S> {
         self.stats.lock()
     }

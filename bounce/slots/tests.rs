@@ -18,7 +18,7 @@ mod suite {
     const B: usize = 0x2000;
     const C: usize = 0x3000;
 
-    /// pre_req then request for `owner`.
+    /// Runs pre_req then request for `owner`.
     ///
     /// Its buffer and token.
     fn prepare_and_start(s: &mut Slots, owner: usize) -> Result<(Slot, i32), &'static str> {
@@ -30,7 +30,7 @@ mod suite {
         Ok((i, t))
     }
 
-    /// pre_req(N+1) while N is in flight, start(N+1), post_req(N).
+    /// Tests pre_req(N+1) while N is in flight, start(N+1), post_req(N).
     ///
     /// The read data of N waits in its buffer until post_req, and the other buffer carries N+1.
     #[test]
@@ -55,7 +55,7 @@ mod suite {
         Ok(())
     }
 
-    /// A failed read frees its buffer at completion.
+    /// Checks that a failed read frees its buffer at completion.
     ///
     /// post_req has nothing to copy.
     #[test]
@@ -68,9 +68,10 @@ mod suite {
         Ok(())
     }
 
-    /// Error recovery prepares the same request again (cookie zeroed) and reissues it.
+    /// Checks that error recovery that prepares the same request again (cookie zeroed) and reissues
+    /// it drops its old read data.
     ///
-    /// Its old read data is dropped, never copied over the new.
+    /// Its old read data is never copied over the new.
     #[test]
     fn reprepared_request_drops_stale_read() -> TestResult {
         let mut s = Slots::new(2);
@@ -92,7 +93,8 @@ mod suite {
         Ok(())
     }
 
-    /// post_req after a request that never started (mmc_start_request failed) frees its buffer.
+    /// Checks that post_req after a request that never started (mmc_start_request failed) frees its
+    /// buffer.
     #[test]
     fn unstarted_prepared_request_is_freed() -> TestResult {
         let mut s = Slots::new(2);
@@ -103,8 +105,8 @@ mod suite {
         Ok(())
     }
 
-    /// A request without a buffer at start takes one prepared for another request, never read data
-    /// waiting for post_req.
+    /// Checks that a request without a buffer at start takes one prepared for another request,
+    /// never read data waiting for post_req.
     ///
     /// The robbed request copies again at its start.
     #[test]
@@ -124,7 +126,7 @@ mod suite {
         Ok(())
     }
 
-    /// One buffer (double buffering off).
+    /// Tests one buffer (double buffering off).
     ///
     /// Never prepared, the single buffer serves each start.
     #[test]
@@ -153,7 +155,7 @@ mod suite {
         Ok(())
     }
 
-    /// A completion or post_req for a buffer in another state changes nothing.
+    /// Checks that a completion or post_req for a buffer in another state changes nothing.
     #[test]
     fn out_of_order_calls_are_ignored() -> TestResult {
         let mut s = Slots::new(2);

@@ -114,7 +114,7 @@ impl<T: Driver> Adapter<T> {
         ..pin_init::zeroed()
     };
 
-    /// The `runtime_suspend` callback.
+    /// Handles the `runtime_suspend` callback.
     ///
     /// Refused (`EBUSY`, the device stays active) while the device has no runtime PM state, which
     /// only happens at unbind, before [`Runtime`]'s devres disables runtime PM.
@@ -130,7 +130,7 @@ impl<T: Driver> Adapter<T> {
         }
     }
 
-    /// The `runtime_resume` callback.
+    /// Handles the `runtime_resume` callback.
     ///
     /// `EAGAIN` while the device has no runtime PM state (at unbind, where [`Runtime`]'s devres
     /// then resumes the device itself).

@@ -33,7 +33,7 @@ pub(crate) struct SlotStats {
 }
 
 impl SlotStats {
-    /// All zero.
+    /// Returns all zero.
     pub(crate) const fn new() -> Self {
         Self {
             req: Requests::new(),

@@ -99,7 +99,7 @@ impl Params {
         })
     }
 
-    /// The queue limits.
+    /// Returns the queue limits.
     ///
     /// With a bounce buffer, `max_segs` segments and requests as large as the buffer; without one
     /// the C driver's, one segment of up to [`MAX_REQ_SIZE`].
@@ -116,7 +116,7 @@ impl Params {
         }
     }
 
-    /// The rule of a request's data path.
+    /// Returns the rule of a request's data path.
     ///
     /// One segment of whole, aligned words goes to the controller in place; any other request goes
     /// through the bounce buffer if it fits, and fails if it does not.

@@ -152,7 +152,7 @@ pub(crate) struct TimerRef<T: TimerHandler> {
 /// A lock class and the name lockdep shows for it.
 type LockClass = (&'static CStr, Pin<&'static LockClassKey>);
 
-/// The names and lock classes of every timer's work and of its timer (`DelayedWork::new`).
+/// Returns the names and lock classes of every timer's work and of its timer (`DelayedWork::new`).
 ///
 /// Given by a function that is not generic (and not inlined), so compiled once, into the crate
 /// that defines it: in the generic [`Timer::new`], compiled into every module that uses it, each
@@ -172,7 +172,8 @@ fn work_class() -> (LockClass, LockClass) {
     )
 }
 
-/// The name and lock class of every timer's queue lock, for the same reason as [`work_class`].
+/// Returns the name and lock class of every timer's queue lock, for the same reason as
+/// [`work_class`].
 #[inline(never)]
 fn queue_class() -> LockClass {
     (
