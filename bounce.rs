@@ -112,9 +112,9 @@ pub(crate) struct DataSetup {
 /// The cache state of one bounce buffer, for its debugfs file.
 #[derive(Clone, Copy)]
 pub(crate) enum BufferCache {
-    /// Coherent memory: no cache maintenance.
+    /// Coherent memory, with no cache maintenance.
     Coherent,
-    /// Cached memory: whether no byte can be in a dirty cache line, and how many reads
+    /// Cached memory, with whether no byte can be in a dirty cache line and how many reads
     /// invalidated it before the transfer or skipped that.
     Cached {
         /// Whether it is clean.
@@ -155,7 +155,7 @@ pub(crate) struct Bouncer {
     maps: Mutex<[Option<Mapping>; MAX_BUFFERS]>,
     /// Whether a read's mapping skips its invalidate when its buffer is clean.
     skip_clean: bool,
-    /// Why: `skip_clean_invalidate`, or the buffers' DMA mapping.
+    /// The reason, `skip_clean_invalidate` or the buffers' DMA mapping.
     skip_reason: SkipCleanReason,
     /// Whether every read is bounced and its last words are seen in memory before its data is
     /// used (`dram_write_check`, [`tail`]).

@@ -67,7 +67,7 @@ const DIV_TABLE: [(u32, u32); 12] = [
     (4095, 4096),
 ];
 
-/// The gates: name suffix (also the clock consumer id) and `CLKC` bit.
+/// The gates, each a name suffix (also the clock consumer id) and a `CLKC` bit.
 const GATES: [(&CStr, u8); NUM_GATES] = [
     (c"mod_clk_on", 15),
     (c"tx_clk_on", 14),

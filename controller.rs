@@ -110,7 +110,7 @@ pub(crate) struct InFlight {
     pub(crate) mrq: DmaRequest,
     /// The bounce buffer its data goes through, if any.
     pub(crate) slot: Option<Slot>,
-    /// Its number: an interrupt raised for an earlier request never completes it.
+    /// The request's number, so that an interrupt raised for an earlier request never completes it.
     pub(crate) seq: u32,
     /// Its software deadline.
     ///
@@ -338,9 +338,11 @@ impl Sdhc {
     }
 }
 
-/// Runtime PM: the host is idle (the MMC core claims it, and so resumes the controller, for
-/// every request and bus change). The registers keep their contents while the clocks are
-/// off (the SoCs have no power domain for the controller); only the clocks change.
+/// Runtime PM for when the host is idle.
+///
+/// The MMC core claims the host, and so resumes the controller, for every request and bus change.
+/// The registers keep their contents while the clocks are off (the SoCs have no power domain for
+/// the controller); only the clocks change.
 impl pm::PmOps for Sdhc {
     fn runtime_suspend(&self) -> Result {
         let mut bus = self.bus.lock();

@@ -112,7 +112,7 @@ pub(crate) enum Overdue {
     /// `ISTA` (this value) latched its status, the interrupt was lost on its way (an edge the
     /// interrupt controller missed).
     Completed(u32),
-    /// Nothing: the controller froze, or the card never answered.
+    /// Nothing, as the controller froze or the card never answered.
     Hung,
 }
 

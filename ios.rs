@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Bus settings: power, clock and bus width (`meson_mx_sdhc_set_ios()`).
+//! Bus settings, power, clock and bus width (`meson_mx_sdhc_set_ios()`).
 
 use kernel::{
     io::Io,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The interrupt: the hard handler claims it, the threaded handler finishes the request
-//! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`); and the completion of a request the
-//! watchdog found past its deadline (`deadline.rs`).
+//! The interrupt and the completion of a request the watchdog found past its deadline
+//! (`deadline.rs`).
+//!
+//! The hard handler claims the interrupt, the threaded handler finishes the request
+//! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`).
 
 use kernel::{
     io::Io,

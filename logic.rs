@@ -30,13 +30,15 @@ pub(crate) use transfer::*;
 
 /// Largest bounce buffer, in bytes.
 pub(crate) const BOUNCE_MAX: u32 = 4 * 1024 * 1024;
-/// Default `max_dma_size`: the largest transfer to one DMA address known to work on the
-/// silicon. The C driver never sends more than 128 KiB, the Odroid-C1's vendor device tree
-/// caps every SDHC port at `max_req_size = <0x20000>`, and the one measurement on an S805
-/// used 128 KiB; larger transfers are unproven on the silicon.
+/// Default `max_dma_size`, the largest transfer to one DMA address known to work on the silicon.
+///
+/// The C driver never sends more than 128 KiB, the Odroid-C1's vendor device tree caps every SDHC
+/// port at `max_req_size = <0x20000>`, and the one measurement on an S805 used 128 KiB; larger
+/// transfers are unproven on the silicon.
 pub(crate) const MAX_DMA_DEFAULT: u32 = 128 * 1024;
-/// Default `bounce_size`: -1, as large as `max_dma_size` (the largest buffer a transfer may
-/// fill), so that `max_dma_size` alone sets both limits.
+/// Default `bounce_size`, -1, as large as `max_dma_size` (the largest buffer a transfer may fill).
+///
+/// So `max_dma_size` alone sets both limits.
 pub(crate) const BOUNCE_FOLLOWS_MAX_DMA: i32 = params::BOUNCE_SIZE_DEFAULT;
 /// Largest block the controller transfers (`MESON_SDHC_MAX_BLK_SIZE`).
 pub(crate) const MAX_BLK_SIZE: u32 = 512;
@@ -175,7 +177,7 @@ impl Params {
     }
 }
 
-/// Default `skip_clean_invalidate`: -1, decided at probe by the bounce buffers' DMA mapping
+/// Default `skip_clean_invalidate`, -1, decided at probe by the bounce buffers' DMA mapping
 /// ([`skip_clean`]).
 pub(crate) const SKIP_CLEAN_AUTO: i32 = -1;
 
@@ -184,11 +186,11 @@ pub(crate) const SKIP_CLEAN_AUTO: i32 = -1;
 /// Whether a read into a clean cached bounce buffer skips the invalidate before its transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SkipClean {
-    /// -1: on when the DMA mapping of the cached bounce buffers is their own memory.
+    /// On (-1) when the DMA mapping of the cached bounce buffers is their own memory.
     Auto,
-    /// 0: never.
+    /// Never (0).
     Off,
-    /// 1: always.
+    /// Always (1).
     On,
 }
 
@@ -225,7 +227,7 @@ pub(crate) enum BufferMapping {
     /// A cached buffer's DMA address is other memory's (a bounce buffer of the DMA API, an
     /// IOMMU's address space).
     Differs,
-    /// Not known: the device has DMA ranges, which the check does not translate.
+    /// Not known, as the device has DMA ranges, which the check does not translate.
     Unknown,
 }
 
@@ -251,7 +253,7 @@ impl BufferMapping {
 pub(crate) enum SkipCleanReason {
     /// `skip_clean_invalidate` is 0 or 1.
     Forced,
-    /// -1: decided by the buffers' mapping.
+    /// Decided (-1) by the buffers' mapping.
     Auto(BufferMapping),
 }
 
@@ -391,7 +393,7 @@ const COMMAND_CLKS: u32 = 512;
 pub(crate) struct DeadlineInput {
     /// The bus clock in Hz (0 or tiny: counted as 100 kHz).
     pub(crate) bus_hz: u32,
-    /// Data lines: 1, 4 or 8.
+    /// Data lines (1, 4 or 8).
     pub(crate) bus_width: u32,
     /// Bytes of data (0: none).
     pub(crate) data_len: u32,
@@ -401,7 +403,7 @@ pub(crate) struct DeadlineInput {
     pub(crate) data_timeout_ns: u32,
     /// The card's data timeout per block in bus clocks (`data->timeout_clks`).
     pub(crate) data_timeout_clks: u32,
-    /// R1b: the card may hold DAT0 busy after the response.
+    /// Whether the card may hold DAT0 busy after the response (R1b).
     pub(crate) busy: bool,
     /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0.
     ///
@@ -685,17 +687,19 @@ pub(crate) fn arm_after_ms(deadline_ms: u32, early_ms: u32) -> u32 {
     deadline_ms.saturating_sub(early_ms).max(1)
 }
 
-/// `ICTL`/`ISTA`: every interrupt source, bits 14:0.
+/// Every interrupt source of `ICTL`/`ISTA`, bits 14:0.
 pub(crate) const ALL_IRQS: u32 = 0x7fff;
-/// `ICTL`/`ISTA`: the SDIO card interrupts, `DAT1_IRQ` (bit 10: DAT1 low while the bus is
-/// idle) and `ADDI_DAT1_IRQ` (bit 14: DAT1 low in the interrupt period between two blocks of a
-/// 4-bit transfer).
+/// The SDIO card interrupts of `ICTL`/`ISTA`, `DAT1_IRQ` and `ADDI_DAT1_IRQ`.
+///
+/// `DAT1_IRQ` (bit 10) is DAT1 low while the bus is idle, `ADDI_DAT1_IRQ` (bit 14) DAT1 low in the
+/// interrupt period between two blocks of a 4-bit transfer.
 pub(crate) const DAT1_IRQS: u32 = (1 << 10) | (1 << 14);
-/// `ICTL`/`ISTA`: the interrupts of a command and its data: all but the SDIO card's.
+/// The interrupts of `ICTL`/`ISTA` of a command and its data, all but the SDIO card's.
 pub(crate) const CMD_IRQS: u32 = ALL_IRQS & !DAT1_IRQS;
 
-/// `ICTL`/`ISTA`: the error bits of a command and its data: `RESP_TIMEOUT`, `RESP_ERR_CRC`,
-/// `DATA_TIMEOUT`, `DATA_ERR_CRC`, `RXFIFO_FULL`, `TXFIFO_EMPTY`.
+/// The error bits of `ICTL`/`ISTA` of a command and its data.
+///
+/// `RESP_TIMEOUT`, `RESP_ERR_CRC`, `DATA_TIMEOUT`, `DATA_ERR_CRC`, `RXFIFO_FULL`, `TXFIFO_EMPTY`.
 pub(crate) const ERROR_IRQS: u32 =
     (1 << 1) | (1 << 2) | (1 << 5) | (1 << 6) | (1 << 12) | (1 << 13);
 /// The error bits the second `ISTA` read after a completion counts (`irq.rs`, `final_status`).
@@ -731,7 +735,7 @@ impl IrqSources {
     }
 }
 
-/// `ISTA.ADDI_DAT1_IRQ`: DAT1 low between two blocks of a transfer.
+/// The `ISTA.ADDI_DAT1_IRQ` bit, DAT1 low between two blocks of a transfer.
 pub(crate) const ADDI_DAT1_IRQ: u32 = 1 << 14;
 
 /// Returns the DAT1 bits of `enabled` to stop using after a write of 1 to them in `ISTA` left
@@ -758,8 +762,7 @@ pub(crate) fn ictl_enables(cmd: u32, dat1: u32) -> u32 {
     (cmd & CMD_IRQS) | (dat1 & DAT1_IRQS)
 }
 
-/// `ISTA`: the bits that end a command without data: `RESP_OK`, `RESP_TIMEOUT`,
-/// `RESP_ERR_CRC`.
+/// The bits of `ISTA` that end a command without data (`RESP_OK`, `RESP_TIMEOUT`, `RESP_ERR_CRC`).
 pub(crate) const RESP_DONE_IRQS: u32 = (1 << 0) | (1 << 1) | (1 << 2);
 
 /// Returns whether a request with a stop command (a multi-block transfer) whose command failed as

@@ -191,7 +191,7 @@ fn check_params() -> Result {
     })
 }
 
-/// The module: checks its parameters, then registers the platform driver.
+/// The module, which checks its parameters, then registers the platform driver.
 #[pin_data]
 struct SdhcModule {
     #[pin]

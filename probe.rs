@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver: OF match table and probe. The host and the interrupt are registered for the
-//! device's binding (devres): both end when the device is unbound, which drops the last
-//! reference to the controller (`Sdhc`) after them.
+//! The driver's OF match table and probe.
+//!
+//! The host and the interrupt are registered for the device's binding (devres): both end when the
+//! device is unbound, which drops the last reference to the controller (`Sdhc`) after them.
 
 use kernel::{
     clk::Clk,
@@ -124,8 +125,8 @@ fn enable_pclk(dev: &Device<Bound>) -> Result<EnabledClk> {
     EnabledClk::new(pclk).map_err(|e| probe_err(dev, "Failed to enable 'pclk' clock", e))
 }
 
-/// Creates the controller: registers mapped, module clock on, hardware initialised, clock tree
-/// registered, bounce buffer allocated.
+/// Creates the controller with its registers mapped, module clock on, hardware initialised, clock
+/// tree registered and bounce buffer allocated.
 fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, Limits)> {
     let dev: &Device<Bound> = pdev.as_ref();
     let regs = map_regs(pdev)?;
@@ -242,9 +243,10 @@ fn set_up_sdio_irq(host: &mut UnregisteredHost<'_, SdhcHost>, sdhc: &Sdhc) {
     }
 }
 
-/// Probes `pdev`: the controller, then its interrupt, then the host. The interrupt is requested
-/// before the host exists, so the host is removed before the interrupt is freed at unbind
-/// (devres undoes in reverse order).
+/// Probes `pdev`, creating the controller, then its interrupt, then the host.
+///
+/// The interrupt is requested before the host exists, so the host is removed before the interrupt
+/// is freed at unbind (devres undoes in reverse order).
 fn probe_sdhc(pdev: &platform::Device<Bound>, info: Option<&SocData>) -> Result {
     let dev: &Device<Bound> = pdev.as_ref();
     let soc = *info.ok_or_else(|| probe_err(dev, "no match data", EINVAL))?;
@@ -272,7 +274,7 @@ impl pm::Driver for SdhcDriver {
 
 impl platform::Driver for SdhcDriver {
     type IdInfo = SocData;
-    /// Nothing: the host's and the interrupt's registrations hold the controller.
+    /// Nothing, as the host's and the interrupt's registrations hold the controller.
     type Data<'bound> = ();
     const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
 

@@ -173,7 +173,7 @@ impl SdioIrqs {
         regs.update(regs::CTRL, |r| r.with_sdio_irq_mode(on));
     }
 
-    /// Writes `ICTL`: the command interrupts of `cmd` and DAT1's as `st` has them.
+    /// Writes `ICTL` with the command interrupts of `cmd` and DAT1's as `st` has them.
     fn write_enables(st: &State, regs: &Regs, cmd: u32) {
         let dat1 = if st.enabled && st.signal.is_some() {
             st.dat1

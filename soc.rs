@@ -17,7 +17,7 @@ use crate::regs::{
     Regs, //
 };
 
-/// As `hw::WAIT_CMD_READY_SLEEP`: long enough for `fsleep()` to sleep, not spin.
+/// The same as `hw::WAIT_CMD_READY_SLEEP`, long enough for `fsleep()` to sleep, not spin.
 const WAIT_BEFORE_SEND_SLEEP: Delta = Delta::from_micros(20);
 const WAIT_BEFORE_SEND_TIMEOUT: Delta = Delta::from_micros(200);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's debugfs files, in the host's directory (`/sys/kernel/debug/mmcN/`, which the
-//! MMC core creates when the host is added and removes with it):
+//! The driver's debugfs files, in the host's directory (`/sys/kernel/debug/mmcN/`, which the MMC
+//! core creates when the host is added and removes with it).
+//!
+//! There are three:
 //!
 //! - `stats`: the counters of [`logic::Stats`](crate::logic::Stats), one `name: value` per
 //!   line; writing anything to the file resets them.

@@ -51,8 +51,8 @@ use super::{
 
 /// The memory of a bounce buffer.
 pub(super) enum Memory {
-    /// DMA-coherent (`dma_alloc_coherent()`): uncached on a SoC that is not DMA-coherent, no
-    /// cache maintenance.
+    /// DMA-coherent memory (`dma_alloc_coherent()`), uncached on a SoC that is not DMA-coherent,
+    /// with no cache maintenance.
     Coherent(Coherent<[u8]>),
     /// Cached, mapped with the streaming DMA API for every transfer (as sdhci's bounce
     /// buffer, which syncs instead).
@@ -309,7 +309,7 @@ impl BounceBuffer {
 pub(crate) struct Buffers {
     /// The module parameters.
     params: Params,
-    /// The buffers: none, one, or two with `double_buffer`.
+    /// The buffers, none, one, or two with `double_buffer`.
     bufs: [Option<BounceBuffer>; MAX_BUFFERS],
     /// Whether the only buffer is the one for unaligned segments ([`UNALIGNED_BUFFER`]).
     ///

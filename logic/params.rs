@@ -17,7 +17,7 @@ pub(crate) const BOUNCE_MIN: u32 = 4 * 1024;
 pub(crate) const MAX_SEGS_LIMIT: u32 = 256;
 /// Default `max_segs`.
 pub(crate) const MAX_SEGS_DEFAULT: u32 = 64;
-/// `bounce_size` -1: the driver's default size (the SDHC's `max_dma_size`, the SD card slot's
+/// The `bounce_size` -1, the driver's default size (the SDHC's `max_dma_size`, the SD card slot's
 /// largest request).
 pub(crate) const BOUNCE_SIZE_DEFAULT: i32 = -1;
 

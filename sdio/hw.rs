@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Register programming: the controller's setup and soft reset, a command's start and its
-//! response, as `meson-mx-sdio.c` does them.
+//! Register programming, as `meson-mx-sdio.c` does it.
+//!
+//! The controller's setup and soft reset, a command's start and its response.
 
 use kernel::{
     io::Io,

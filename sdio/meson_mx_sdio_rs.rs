@@ -115,8 +115,9 @@ fn params() -> Params {
     })
 }
 
-/// The module: its parameters checked (`EINVAL`, with a message naming the one out of range
-/// and its range), then the platform driver registered.
+/// The module, which checks its parameters, then registers the platform driver.
+///
+/// A parameter out of range fails with `EINVAL` and a message naming it and its range.
 #[pin_data]
 struct SdioModule {
     #[pin]

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver: OF match table and probe. The slot's device, the interrupt and the host are
-//! registered for the controller's binding (devres): at unbind the host goes first, then the
-//! interrupt, then the slot's device; the last of them drops the controller (`Sdio`).
+//! The driver's OF match table and probe.
+//!
+//! The slot's device, the interrupt and the host are registered for the controller's binding
+//! (devres): at unbind the host goes first, then the interrupt, then the slot's device; the last of
+//! them drops the controller (`Sdio`).
 
 use kernel::{
     clk::Clk,
@@ -67,8 +69,8 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// Creates the controller: registers mapped, module clock on, configuration written and soft reset,
-/// card clock registered, bounce buffer allocated as the parameters `params` ask.
+/// Creates the controller with its registers mapped, module clock on, configuration written and
+/// soft reset, card clock registered and bounce buffer allocated as the parameters `params` ask.
 fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
@@ -150,10 +152,11 @@ fn new_host<'a>(
     Ok(host)
 }
 
-/// Probes `pdev`: the slot's device, the controller, the host, the interrupt, then the host's
-/// registration and its debugfs file `stats`. The interrupt is requested before the host is
-/// added, so the host is removed before the interrupt is freed at unbind (devres undoes in
-/// reverse order).
+/// Probes `pdev`, creating the slot's device, the controller, the host, the interrupt, then the
+/// host's registration and its debugfs file `stats`.
+///
+/// The interrupt is requested before the host is added, so the host is removed before the interrupt
+/// is freed at unbind (devres undoes in reverse order).
 fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
     let dev: &Device<Bound> = pdev.as_ref();
     let params = crate::params();
@@ -179,7 +182,7 @@ fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
 
 impl platform::Driver for SdioDriver {
     type IdInfo = ();
-    /// Nothing: the registrations hold the controller.
+    /// Nothing, as the registrations hold the controller.
     type Data<'bound> = ();
     const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
 

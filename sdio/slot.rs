@@ -22,7 +22,7 @@ use crate::kernel_ext::platform::of_child;
 /// The mux's ports.
 const MAX_SLOTS: u32 = 3;
 
-/// The slot: its node and its port.
+/// The slot, its node and its port.
 pub(crate) struct Slot {
     pub(crate) node: ARef<FwNode>,
     pub(crate) id: u32,

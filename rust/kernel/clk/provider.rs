@@ -182,7 +182,7 @@ pub(crate) enum Basic<'t> {
 pub(crate) struct Init<'a> {
     /// The clock's name, unique among all clocks.
     pub(crate) name: &'a CStr,
-    /// The parents; for a mux in the order of the field's values.
+    /// The parents, for a mux in the order of the field's values.
     pub(crate) parents: &'a [Parent<'a>],
     /// Whether a rate change is passed on to the parent (`CLK_SET_RATE_PARENT`).
     pub(crate) set_rate_parent: bool,

@@ -373,7 +373,7 @@ impl Command {
         unsafe { (*self.raw()).error = e.to_errno() };
     }
 
-    /// Sets `resp[idx]`; indices other than 0 to 3 are ignored.
+    /// Sets `resp[idx]`, ignoring indices other than 0 to 3.
     pub(crate) fn set_resp(&self, idx: usize, v: u32) {
         // SAFETY: By the type invariant the command is valid.
         let resp = unsafe { addr_of_mut!((*self.raw()).resp) };
