@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! After an error.
-//!
-//! The controller's reset, and the memory its DMA engine may still write.
+//! The controller's reset after an error, and the memory its DMA engine may still write.
 //!
 //! A failed command can leave the DMA engine moving blocks (a response CRC error is reported
 //! while the data phase goes on), and nothing documents when a reset stops it or a bit that

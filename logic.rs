@@ -405,9 +405,7 @@ pub(crate) struct DeadlineInput {
     pub(crate) data_timeout_clks: u32,
     /// Whether the card may hold DAT0 busy after the response (R1b).
     pub(crate) busy: bool,
-    /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0.
-    ///
-    /// Not set.
+    /// The busy timeout the core gave the command (`cmd->busy_timeout`), 0 when not set.
     pub(crate) busy_timeout_ms: u32,
 }
 

@@ -65,7 +65,7 @@ mod test_knobs;
 mod tuning;
 
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the kernel
-/// tree (`rust/kernel/`), where they are `kernel::mmc`, ....
+/// tree (`rust/kernel/`), where they are `kernel::mmc` and the like.
 ///
 /// Here they are modules of the driver, so what the driver does not use of their API is dead
 /// code to the compiler: `kernel::irq::managed` covers more than one threaded interrupt by
