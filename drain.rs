@@ -43,10 +43,12 @@ const RELEASE_WAIT_MS: i64 = 100;
 
 impl Sdhc {
     /// Waits, at most [`WAIT_CMD_READY_TIMEOUT`](crate::hw::WAIT_CMD_READY_TIMEOUT), for the
-    /// controller to finish the failed command `opcode` (`STAT.CMD_BUSY` clear, `ESTA[13:11]` 0)
-    /// before its response is read and it is reset, as Amlogic's driver does on each of its error
-    /// paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`) and the C driver in its
-    /// interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`).
+    /// controller to finish the failed command `opcode` before its response is read and it is
+    /// reset.
+    ///
+    /// Finished is `STAT.CMD_BUSY` clear and `ESTA[13:11]` 0. Amlogic's driver waits so on each of
+    /// its error paths (`aml_sdhc_wait_ready()` before `aml_sdhc_host_reset()`), the C driver in
+    /// its interrupt thread (`meson_mx_sdhc_wait_cmd_ready()`).
     ///
     /// An error can latch while the DMA engine still finishes the transfer, and a reset then may
     /// leave it hung. A controller still busy after the bound is reset anyway (the warning says

@@ -430,10 +430,11 @@ impl Hw<'_> {
         Ok(())
     }
 
-    /// Sends the last words of a read from the RX FIFO to memory (Meson6/8/8b, which do not flush
-    /// by themselves) and, if `wait`, waits until `STAT` counts no word in the RX FIFO, as
-    /// FreeBSD's driver does before it uses the data (Amlogic's polls the DDR controller's channel
-    /// status instead).
+    /// Sends the last words of a read from the RX FIFO to memory and, if `wait`, waits until `STAT`
+    /// counts no word in the RX FIFO.
+    ///
+    /// Meson6/8/8b do not flush by themselves. FreeBSD's driver waits so before it uses the data;
+    /// Amlogic's polls the DDR controller's channel status instead.
     ///
     /// The FIFO reset that follows a data command would otherwise drop words still on their way:
     /// the read's last bytes would be what the buffer held before. `EIO` if they do not arrive in

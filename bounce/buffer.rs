@@ -317,10 +317,13 @@ pub(crate) struct Buffers {
     unaligned_only: bool,
 }
 
-/// The size of the buffer a host without a bounce buffer (`bounce_size=0`, or one that could not be
-/// allocated) keeps for the single segments it cannot send in place (short, or not aligned to
+/// The size of the buffer a host without a bounce buffer keeps for the single segments it cannot
+/// send in place.
+///
+/// A host without a bounce buffer is one with `bounce_size=0`, or one whose buffer could not be
+/// allocated. The segments it cannot send in place are short, or not aligned to
 /// [`policy::DMA_GRANULE`]: the SD card's 8-byte SCR, SDIO function drivers' odd buffers,
-/// `mmc_test`'s buffer, which Linux 7.3 puts 52 bytes into a page).
+/// `mmc_test`'s buffer, which Linux 7.3 puts 52 bytes into a page.
 ///
 /// Its largest request, so that it refuses none the C driver takes. Without it such a segment is
 /// refused with an error.
