@@ -24,7 +24,7 @@ pub(crate) trait RoundRate {
 }
 
 impl RoundRate for Clk {
-    /// Gets the rate the clock would run at if [`Clk::set_rate`] were called with `rate`.
+    /// Get the rate the clock would run at if [`Clk::set_rate`] were called with `rate`.
     ///
     /// Equivalent to the kernel's [`clk_round_rate`] API. The clock is not changed.
     ///
