@@ -45,7 +45,7 @@ cat > "$T/two.rs" << 'EOF'
 /// The size. It is in bytes.
 const A: u32 = 0;
 EOF
-expect_fail two.rs "two.rs:3: const: more than one sentence" "one sentence 1 (50 %)"
+expect_fail two.rs "two.rs:3: const: more than one sentence" "one sentence 1 (50.0 %)"
 
 cat > "$T/semicolon.rs" << 'EOF'
 /// The size in bytes; 0 for none.
@@ -79,7 +79,7 @@ pub(crate) fn b() -> u32 {
     0
 }
 EOF
-expect_fail noun.rs "noun.rs:6: fn: no verb first: The size in bytes." "fn 2, verb first 1 (50 %)"
+expect_fail noun.rs "noun.rs:6: fn: no verb first: The size in bytes." "fn 2, verb first 1 (50.0 %)"
 
 cat > "$T/good.rs" << 'EOF'
 //! The driver's state (`struct x`, one per device).
@@ -97,6 +97,6 @@ fn size() -> u32 {
 }
 EOF
 out=$(scripts/doc-summaries --check "$T/good.rs") || fail "good.rs: the check failed: $out"
-[ "$out" = "items 3, one sentence 3 (100 %), fn 1, verb first 1 (100 %)" ] ||
+[ "$out" = "items 3, one sentence 3 (100.0 %), fn 1, verb first 1 (100.0 %)" ] ||
     fail "good.rs: $out"
 echo "doc-summaries: ok"
