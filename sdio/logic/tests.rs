@@ -23,15 +23,15 @@ use super::params::{
     BOUNCE_SIZE_DEFAULT,
     MAX_SEGS_DEFAULT, //
 };
-use super::stats::{
-    ErrorKind,
-    Outcome, //
-};
 use super::ports::{
     next_port,
     BusSettings,
     Mux,
     PORTS, //
+};
+use super::stats::{
+    ErrorKind,
+    Outcome, //
 };
 use super::timeout::{
     command_timeout_ms,
@@ -303,6 +303,7 @@ fn stats_text() {
     s.req.record_pre_mapped();
     s.record_reset();
     s.record_reset();
+    s.record_waited();
     let t = s.to_string();
     for line in [
         "commands: 4\n",
@@ -314,6 +315,7 @@ fn stats_text() {
         "copy_back_skipped: 1\n",
         "pre_mapped: 1\n",
         "resets: 2\n",
+        "waited: 1\n",
         "error_data_crc: 1\n",
         "error_deadline: 1\n",
         "error_cmd_crc: 0\n",
@@ -330,7 +332,7 @@ fn stats_text() {
         "{t}"
     );
     let lines: Vec<&str> = t.lines().collect();
-    assert_eq!(lines.len(), 10 + SLOT_ERRORS.len() + 14);
+    assert_eq!(lines.len(), 11 + SLOT_ERRORS.len() + 14);
     for l in lines {
         let (k, v) = l.split_once(": ").unwrap();
         assert!(!k.is_empty() && v.parse::<u64>().is_ok(), "{l}");
