@@ -190,7 +190,8 @@ impl Sdio {
 /// Each host arms its own when it gives the controller a request, started or waiting; a timer
 /// ends whichever command is on the bus once its deadline passed, and follows the bus (armed
 /// again for the command then current) until it is idle, so that a request started when
-/// another slot's ended is watched too.
+/// another slot's ended is watched too (its first command's timeout noticed at the latest at
+/// the deadline the timer was armed for).
 pub(crate) struct Watchdog {
     pub(crate) sdio: Arc<Sdio>,
 }
