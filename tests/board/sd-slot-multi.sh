@@ -28,7 +28,13 @@ HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
 set -e
-slot_host() { basename "$(ls -d /sys/bus/platform/devices/*.mmc:slot@"$1"/mmc_host/mmc* 2>/dev/null | head -1)"; }
+slot_host() {  # slot_host N: the MMC host of slot@N, empty when there is none
+  local d
+  for d in /sys/bus/platform/devices/*.mmc:slot@"$1"/mmc_host/mmc*; do
+    [ -e "$d" ] && { basename "$d"; return 0; }
+  done
+  return 0
+}
 sdio_card() { ls -d /sys/bus/platform/devices/*.mmc:slot@0/mmc_host/mmc*/mmc*:0001 2>/dev/null | head -1; }
 wait_for() {  # wait_for WHAT CMD...: CMD succeeds within 20 s
   local what=$1 w=0; shift
