@@ -176,7 +176,7 @@ type Unstarted = (DmaRequest, Error);
 fn begin(sdio: &Sdio, bus: &mut Bus, port: usize, mrq: Request) -> Result<(), Unstarted> {
     bus.last = port;
     let mut mrq = DmaRequest::new(mrq);
-    if let Some(s) = bus.mux.to_write(port) {
+    if let Some(s) = bus.mux.unwritten(port) {
         if let Err(e) = write_settings(sdio, bus, s) {
             return Err((mrq, e));
         }

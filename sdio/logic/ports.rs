@@ -50,7 +50,7 @@ impl Mux {
 
     /// Returns the settings to write before a request of `port`: none when the controller has
     /// them already.
-    pub(crate) fn to_write(&self, port: usize) -> Option<BusSettings> {
+    pub(crate) fn unwritten(&self, port: usize) -> Option<BusSettings> {
         let s = *self.settings.get(port)?;
         (self.written != Some(s)).then_some(s)
     }

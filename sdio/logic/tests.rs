@@ -374,23 +374,23 @@ fn mux_settings() {
     let mut m = Mux::new();
     assert_eq!(m, Mux::default());
     // Nothing written yet: even the default settings are written.
-    assert_eq!(m.to_write(1), Some(BusSettings::default()));
+    assert_eq!(m.unwritten(1), Some(BusSettings::default()));
     m.set(1, sd);
     m.set(0, sdio);
-    assert_eq!(m.to_write(1), Some(sd));
+    assert_eq!(m.unwritten(1), Some(sd));
     m.written(Some(sd));
-    assert_eq!(m.to_write(1), None);
-    assert_eq!(m.to_write(0), Some(sdio));
+    assert_eq!(m.unwritten(1), None);
+    assert_eq!(m.unwritten(0), Some(sdio));
     m.written(Some(sdio));
-    assert_eq!(m.to_write(0), None);
-    assert_eq!(m.to_write(1), Some(sd));
+    assert_eq!(m.unwritten(0), None);
+    assert_eq!(m.unwritten(1), Some(sd));
     // Two slots with the same settings share them.
     m.set(1, sdio);
-    assert_eq!(m.to_write(1), None);
+    assert_eq!(m.unwritten(1), None);
     // A failed write: the next request writes again.
     m.written(None);
-    assert_eq!(m.to_write(0), Some(sdio));
+    assert_eq!(m.unwritten(0), Some(sdio));
     // A port out of range has no settings.
     m.set(PORTS, sd);
-    assert_eq!(m.to_write(PORTS), None);
+    assert_eq!(m.unwritten(PORTS), None);
 }
