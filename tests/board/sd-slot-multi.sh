@@ -35,7 +35,13 @@ slot_host() {  # slot_host N: the MMC host of slot@N, empty when there is none
   done
   return 0
 }
-sdio_card() { ls -d /sys/bus/platform/devices/*.mmc:slot@0/mmc_host/mmc*/mmc*:0001 2>/dev/null | head -1; }
+sdio_card() {  # sdio_card: the SDIO card on slot@0 has its function 2
+  local d
+  for d in /sys/bus/platform/devices/*.mmc:slot@0/mmc_host/mmc*/mmc*:0001/mmc*:0001:2; do
+    [ -e "$d" ] && return 0
+  done
+  return 1
+}
 wait_for() {  # wait_for WHAT CMD...: CMD succeeds within 20 s
   local what=$1 w=0; shift
   until "$@"; do
@@ -56,6 +62,7 @@ dmesg | grep -q "more than one 'mmc-slot' compatible child found - using the fir
 say "C driver: the SDIO card on slot@0 ($(slot_host 0), functions $(ls /sys/bus/sdio/devices | tr '\n' ' ')), slot@1 ignored with its warning"
 rmmod meson_mx_sdio
 wait_for "the SDIO card still there after rmmod" sh -c '! ls /sys/bus/sdio/devices/*:1 >/dev/null 2>&1'
+[ -z "$(slot_host 0)" ] || fail "a host of slot@0 left after rmmod"
 
 # the Rust driver: both slots
 dmesg -c > /dev/null
