@@ -60,9 +60,11 @@ dmesg | grep -q "more than one 'mmc-slot' compatible child found - using the fir
 [ -z "$(slot_host 1)" ] || fail "the C driver made a host for slot@1"
 [ -n "$(sdio_func 2)" ] || fail "the C driver: no SDIO function 2"
 say "C driver: the SDIO card on slot@0 ($(slot_host 0), functions $(ls /sys/bus/sdio/devices | tr '\n' ' ')), slot@1 ignored with its warning"
-rmmod meson_mx_sdio
-wait_for "the SDIO card still there after rmmod" sh -c '! ls /sys/bus/sdio/devices/*:1 >/dev/null 2>&1'
-[ -z "$(slot_host 0)" ] || fail "a host of slot@0 left after rmmod"
+# unbound, not removed: rmmod meson_mx_sdio fails here (EAGAIN, the module
+# in use)
+echo c1108c20.mmc > /sys/bus/platform/drivers/meson-mx-sdio/unbind
+! ls /sys/bus/sdio/devices/*:1 >/dev/null 2>&1 || fail "the SDIO card is left after the C driver's unbind"
+[ -z "$(slot_host 0)" ] || fail "a host of slot@0 left after the C driver's unbind"
 
 # the Rust driver: both slots
 dmesg -c > /dev/null
