@@ -678,8 +678,8 @@ static const Property meson_mx_sdio_properties[] = {
     DEFINE_PROP_UINT32("slot", MesonMxSdioState, dt_slot, 1),
     DEFINE_PROP_UINT32("bus-width", MesonMxSdioState, dt_bus_width, 4),
     /*
-     * A second slot node for an SDIO card (the WiFi slot of the vendor's
-     * boards, port A, slot 0): its reg; none by default (UINT32_MAX).
+     * A second slot node for an SDIO card (a WiFi slot, as on port A, slot
+     * 0): its reg; none by default (UINT32_MAX).
      */
     DEFINE_PROP_UINT32("sdio-slot", MesonMxSdioState, dt_sdio_slot,
                        UINT32_MAX),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two slots on the SD card slot's controller (qemu/meson_mx_sdio.c): the SD
 # card on slot@1, as the Odroid-C1 has it, and the project's SDIO card
-# (qemu/sdio_card.c) on slot@0, port A, where the vendor's Meson8/8b boards
-# wire their WiFi module (emu-run --sd-slot-sdio: the slot node of a board's
+# (qemu/sdio_card.c) on slot@0, port A, the GPIOX pins, where the MXIII Plus
+# wires its WiFi module (emu-run --sd-slot-sdio: the slot node of a board's
 # SDIO WiFi slot, non-removable).  The eMMC on the SDHC runs on the SDHC's
 # Rust driver in the same boot (--driver rust).
 # First the in-tree C driver meson-mx-sdio, unmodified: it serves the first
