@@ -38,7 +38,9 @@
  * and all packages have moved (the data by DMA, before CMD_INT).
  *
  * Cards: one SD bus per slot ("sdio-slot0".."sdio-slot2"); MULT.PORT_SEL at
- * the SEND write chooses the one the command goes to.
+ * the SEND write chooses the one the command goes to.  The DT has the node
+ * of the SD card's slot ("slot") and, with "sdio-slot", one of an SDIO
+ * card's slot (sdio-card on that slot's bus).
  *
  * Fault injection (QOM properties, settable with -device ... and over QMP):
  * fault-kind none|lost-irq|data-crc|resp-timeout|resp-crc, fault-dir
@@ -634,6 +636,13 @@ static void meson_mx_sdio_realize(DeviceState *dev, Error **errp)
                    s->dt_slot);
         return;
     }
+    if (s->dt_sdio_slot != UINT32_MAX &&
+        (s->dt_sdio_slot >= MESON_MX_SDIO_SLOTS ||
+         s->dt_sdio_slot == s->dt_slot)) {
+        error_setg(errp, "meson-mx-sdio: sdio-slot=%u: a slot 0-2 other "
+                   "than slot=%u", s->dt_sdio_slot, s->dt_slot);
+        return;
+    }
     if (s->dt_bus_width != 1 && s->dt_bus_width != 4) {
         error_setg(errp, "meson-mx-sdio: bus-width=%u: 1 or 4",
                    s->dt_bus_width);
@@ -668,6 +677,12 @@ static const Property meson_mx_sdio_properties[] = {
     DEFINE_PROP_STRING("dt-alias", MesonMxSdioState, dt_alias),
     DEFINE_PROP_UINT32("slot", MesonMxSdioState, dt_slot, 1),
     DEFINE_PROP_UINT32("bus-width", MesonMxSdioState, dt_bus_width, 4),
+    /*
+     * A second slot node for an SDIO card (a WiFi slot, as on port A, slot
+     * 0): its reg; none by default (UINT32_MAX).
+     */
+    DEFINE_PROP_UINT32("sdio-slot", MesonMxSdioState, dt_sdio_slot,
+                       UINT32_MAX),
     DEFINE_PROP_BOOL("non-removable", MesonMxSdioState, dt_non_removable,
                      false),
     DEFINE_PROP_BOOL("vqmmc", MesonMxSdioState, dt_vqmmc, false),

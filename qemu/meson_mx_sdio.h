@@ -58,6 +58,7 @@ struct MesonMxSdioState {
     char *variant;
     char *dt_alias;
     uint32_t dt_slot;
+    uint32_t dt_sdio_slot;
     uint32_t dt_bus_width;
     bool dt_non_removable;
     bool dt_vqmmc;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The controller state the MMC callbacks, the interrupt and the timer share, and the host's
-//! callbacks (implemented in `request.rs`, `irq.rs` and `ios.rs`).
+//! The controller state the MMC callbacks of its slots' hosts, the interrupt and the timers
+//! share, and the hosts' callbacks (implemented in `request.rs`, `irq.rs` and `ios.rs`).
 
 use kernel::{
     device::Device,
@@ -41,6 +41,10 @@ use crate::mmc::{
 use crate::{
     clkc::Clkc,
     hw,
+    logic::ports::{
+        Mux,
+        PORTS, //
+    },
     logic::{
         counters::SlotStats,
         data_path::PathRule,
@@ -75,6 +79,8 @@ pub(crate) enum Path {
 /// The request in flight.
 pub(crate) struct Cur {
     pub(crate) mrq: DmaRequest,
+    /// The port of its slot.
+    pub(crate) port: usize,
     pub(crate) stage: Stage,
     pub(crate) path: Path,
     /// The current command has no CRC7 to check.
@@ -87,6 +93,37 @@ pub(crate) struct Cur {
     pub(crate) cmd_error: Option<ErrorKind>,
     /// What went wrong with its data.
     pub(crate) data_error: Option<ErrorKind>,
+}
+
+/// The controller's bus, which the slots take in turn: the request on it, those waiting for it
+/// (at most one a slot: the MMC core issues a host's next request once the last is done) and
+/// the slots' bus settings.
+pub(crate) struct Bus {
+    /// The request in flight.
+    pub(crate) cur: Option<Cur>,
+    /// The request of each port waiting for the bus.
+    pub(crate) waiting: [Option<Request>; PORTS],
+    /// The port served last.
+    pub(crate) last: usize,
+    /// The slots' bus settings and those on the controller.
+    pub(crate) mux: Mux,
+}
+
+impl Bus {
+    /// Returns an idle bus: nothing waiting, no settings written.
+    pub(crate) const fn new() -> Self {
+        Self {
+            cur: None,
+            waiting: [None, None, None],
+            last: 0,
+            mux: Mux::new(),
+        }
+    }
+
+    /// Returns which ports have a request waiting.
+    pub(crate) fn waiting_ports(&self) -> [bool; PORTS] {
+        self.waiting.each_ref().map(Option::is_some)
+    }
 }
 
 /// A module clock kept enabled, disabled when dropped.
@@ -116,20 +153,16 @@ pub(crate) struct Sdio {
     /// Dropped before the module clock.
     pub(crate) clkc: Clkc,
     pub(crate) _core_clk: EnabledClock,
-    /// The slot the controller's mux sends commands to (the slot node's `reg`).
-    pub(crate) slot: u32,
-    /// The bounce buffer.
-    ///
-    /// Coherent memory of `bounce_size` bytes (none with 0).
+    /// The bounce buffer: coherent memory of `bounce_size` bytes (none with 0).
     pub(crate) bounce: Option<Coherent<[u8]>>,
     /// Which requests go to the controller in place, which through the bounce buffer.
     pub(crate) path_rule: PathRule,
     /// The counters of the debugfs file `stats`.
     #[pin]
     pub(crate) stats: StatsFile<SlotStats>,
-    /// The request in flight.
+    /// The bus: the request in flight, those waiting, the slots' settings.
     #[pin]
-    pub(crate) cur: Mutex<Option<Cur>>,
+    pub(crate) bus: Mutex<Bus>,
     /// `IRQS` as the interrupt handler read it, for its thread.
     pub(crate) irqs: Atomic<u32>,
     /// The number of commands started, counted before each `SEND` write.
@@ -157,9 +190,13 @@ impl Sdio {
     }
 }
 
-/// The driver's timer.
+/// A host's timer: it ends a command the controller never reported.
 ///
-/// It ends a command the controller never reported.
+/// Each host arms its own when it gives the controller a request, started or waiting; a timer
+/// ends whichever command is on the bus once its deadline passed, and follows the bus (armed
+/// again for the command then current) until it is idle, so that a request started when
+/// another slot's ended is watched too (its first command's timeout noticed at the latest at
+/// the deadline the timer was armed for).
 pub(crate) struct Watchdog {
     pub(crate) sdio: Arc<Sdio>,
 }
@@ -170,10 +207,12 @@ impl TimerHandler for Watchdog {
     }
 }
 
-/// The driver data of the MMC host (in its private area).
+/// The driver data of a slot's MMC host (in its private area).
 #[pin_data(PinnedDrop)]
 pub(crate) struct SdioHost {
     pub(crate) sdio: Arc<Sdio>,
+    /// The slot's port on the controller's mux (the slot node's `reg`, below [`PORTS`]).
+    pub(crate) port: usize,
     /// The timer, stopped first when the host drops its data.
     pub(crate) watchdog: Timer<Watchdog>,
     /// Why the last `set_ios` failed.
@@ -184,9 +223,15 @@ pub(crate) struct SdioHost {
 }
 
 impl SdioHost {
-    pub(crate) fn new(sdio: Arc<Sdio>) -> impl PinInit<Self, Error> {
+    /// Returns the data of the host of the slot on `port` of `sdio`, with its timer (named
+    /// after the slot's device `slot_dev`).
+    pub(crate) fn new(
+        sdio: Arc<Sdio>,
+        port: usize,
+        slot_dev: &Device,
+    ) -> impl PinInit<Self, Error> {
         let watchdog = || {
-            let name = CString::try_from_fmt(fmt!("mmc_timer/{}", sdio.dev.name()))?;
+            let name = CString::try_from_fmt(fmt!("mmc_timer/{}", slot_dev.name()))?;
             let data = Watchdog { sdio: sdio.clone() };
             Timer::new(&name, Flags::UNBOUND | Flags::MEM_RECLAIM, data)
         };
@@ -194,6 +239,7 @@ impl SdioHost {
         try_pin_init!(Self {
             watchdog: watchdog?,
             sdio,
+            port,
             set_ios_error <- new_mutex!(None, "meson_mx_sdio_rs::set_ios_error"),
         }? Error)
     }
@@ -207,10 +253,14 @@ impl SdioHost {
 #[pinned_drop]
 impl PinnedDrop for SdioHost {
     fn drop(self: Pin<&mut Self>) {
-        // The host is removed (or was never added): no request is in flight and no callback
-        // arms the timer any more.
+        // The host is removed (or was never added): no request of it is in flight and no
+        // callback arms its timer any more. Another slot's request may be on the bus: the
+        // controller is reset only when idle.
         self.watchdog.stop();
-        self.sdio.quiesce();
+        let bus = self.sdio.bus.lock();
+        if bus.cur.is_none() {
+            self.sdio.quiesce();
+        }
     }
 }
 

@@ -117,13 +117,12 @@ impl CmdRegs {
     }
 }
 
-/// Starts `cmd` with argument `arg` on the slot `slot`.
-///
-/// The port is selected, the command interrupt enabled and its pending status cleared, then `ARGU`,
-/// `EXT` and last `SEND` written.
-pub(crate) fn start_cmd(regs: &Regs, slot: u32, arg: u32, r: &CmdRegs) {
+/// Starts `cmd` with argument `arg` on the slot on `port`: the port is selected, the command
+/// interrupt enabled and its pending status cleared, then `ARGU`, `EXT` and last `SEND` written.
+pub(crate) fn start_cmd(regs: &Regs, port: usize, arg: u32, r: &CmdRegs) {
+    let port = (port & 0x3) as u32;
     regs.update(regs::MULT, |m| {
-        m.with_port_sel(Bounded::from_expr(slot & 0x3))
+        m.with_port_sel(Bounded::from_expr(port & 0x3))
             .with_bit31(true)
     });
     regs.update(regs::IRQC, |c| c.with_arc_cmd_int_en(true));

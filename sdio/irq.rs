@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The end of a command.
-//!
-//! The interrupt (its handler latches and acknowledges the status, its thread reads the response
-//! and starts the next command or completes the request), the timer that ends a command the
-//! controller never reported, and the completion of a request.
+//! The end of a command: the interrupt (its handler latches and acknowledges the status, its
+//! thread reads the response and starts the next command or completes the request), the
+//! timer that ends a command the controller never reported, and the completion of a request,
+//! after which the bus goes to the next slot's waiting request.
 
 use kernel::{
     io::Io,
@@ -20,7 +19,8 @@ use kernel::{
             Relaxed,
             Release, //
         },
-        Arc, //
+        Arc,
+        MutexGuard, //
     },
     time::{
         Delta,
@@ -30,10 +30,14 @@ use kernel::{
 };
 
 use crate::kernel_ext::workqueue::timer::TimerRef;
-use crate::mmc::Request;
+use crate::mmc::{
+    DmaRequest,
+    Request, //
+};
 
 use crate::{
     host::{
+        Bus,
         Cur,
         Path,
         Sdio,
@@ -57,7 +61,8 @@ use crate::{
     regs,
     request::{
         command,
-        start, //
+        start,
+        start_waiting, //
     }, //
 };
 
@@ -95,12 +100,23 @@ fn cmd_failed(mrq: &Request) -> bool {
         .any(|c| c.error().is_some())
 }
 
-/// Completes the request in `cur`.
-///
-/// After an error the controller is soft-reset first. The data counts as transferred, and a read
-/// through the bounce buffer is copied into the request, only when nothing reported an error
-/// ([`bytes_xfered`], [`copy_back_len`]). The request is counted in the statistics.
-fn finish(sdio: &Sdio, cur: Cur) {
+/// Completes the request in `cur`, taken off the bus `bus`: it is ended ([`end`]) while the bus
+/// is held, so that no other slot's request reaches the controller or the bounce buffer before,
+/// then the next waiting request is started, and the request completed once the lock is
+/// released.
+fn finish(sdio: &Sdio, mut bus: MutexGuard<'_, Bus>, cur: Cur) {
+    let mrq = end(sdio, cur);
+    let failed = start_waiting(sdio, &mut bus);
+    drop(bus);
+    mrq.done();
+    failed.complete(sdio);
+}
+
+/// Ends the request in `cur` and returns it to complete: after an error the controller is
+/// soft-reset first. The data counts as transferred, and a read through the bounce buffer is
+/// copied into the request, only when nothing reported an error ([`bytes_xfered`],
+/// [`copy_back_len`]). The request is counted in the statistics.
+fn end(sdio: &Sdio, cur: Cur) -> DmaRequest {
     let (mut mrq, path) = (cur.mrq, cur.path);
     let (mut cmd_error, mut data_error) = (cur.cmd_error, cur.data_error);
     let cmd_failed = cmd_failed(&mrq);
@@ -151,7 +167,7 @@ fn finish(sdio: &Sdio, cur: Cur) {
             None => stats.req.record_command(cmd_error),
         }
     }
-    mrq.done();
+    mrq
 }
 
 /// Runs the interrupt's thread once the current command ended.
@@ -161,9 +177,9 @@ fn finish(sdio: &Sdio, cur: Cur) {
 /// the request (the command after SET_BLOCK_COUNT; STOP_TRANSMISSION after a multiple-block
 /// transfer without SET_BLOCK_COUNT or with an error), or completes it.
 fn cmd_done(sdio: &Sdio) {
-    let mut guard = sdio.cur.lock();
+    let mut guard = sdio.bus.lock();
     // A command the timer ended already.
-    let Some(cur) = &mut *guard else {
+    let Some(cur) = &mut guard.cur else {
         return;
     };
     let status = Status(sdio.irqs.load(Acquire));
@@ -212,9 +228,8 @@ fn cmd_done(sdio: &Sdio) {
     match next {
         Some(stage) => start(sdio, cur, stage),
         None => {
-            if let Some(cur) = guard.take() {
-                drop(guard);
-                finish(sdio, cur);
+            if let Some(cur) = guard.cur.take() {
+                finish(sdio, guard, cur);
             }
         }
     }
@@ -230,14 +245,12 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     }
 }
 
-/// Handles the timer's expiry.
-///
-/// The timer fired: the current command times out if its deadline passed; otherwise the timer is
-/// armed again for the rest.
+/// The timer fired: the current command, whichever slot's, times out if its deadline passed;
+/// otherwise the timer is armed again for the rest.
 pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
-    let mut guard = sdio.cur.lock();
-    let Some(cur) = guard.as_ref() else {
+    let mut guard = sdio.bus.lock();
+    let Some(cur) = guard.cur.as_ref() else {
         return;
     };
     let left = remaining(cur.deadline);
@@ -246,10 +259,9 @@ pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
         return;
     }
     hw::disable_cmd_irq(&sdio.regs);
-    let Some(mut cur) = guard.take() else {
+    let Some(mut cur) = guard.cur.take() else {
         return;
     };
-    drop(guard);
     if let Some(cmd) = command(&cur.mrq, cur.stage) {
         dev_dbg!(
             sdio.dev,
@@ -260,5 +272,5 @@ pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
         cmd.set_error(ETIMEDOUT);
         cur.cmd_error = cur.cmd_error.or(Some(ErrorKind::Deadline));
     }
-    finish(sdio, cur);
+    finish(sdio, guard, cur);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's pure decisions, free of kernel types so that they are also unit tested on the host
-//! (`cargo test`).
-//!
-//! The module parameters and the queue limits they give (`logic/module_params.rs`), a command's
-//! timeout (`logic/timeout.rs`) and the statistics (`logic/counters.rs`).
+//! The driver's pure decisions, free of kernel types so that they are also unit tested on the
+//! host (`cargo test`): the module parameters and the queue limits they give
+//! (`logic/module_params.rs`), a command's timeout (`logic/timeout.rs`), the statistics
+//! (`logic/counters.rs`) and the turns of the slots on the controller's mux
+//! (`logic/ports.rs`).
 //!
 //! The rules the SDHC driver has as well are its files, included here (`../logic/`): the
 //! parameter ranges and their messages (`params`), the direct-or-bounce choice and the
@@ -33,6 +33,8 @@ pub(crate) mod transfer;
 pub(crate) mod counters;
 #[path = "logic/module_params.rs"]
 pub(crate) mod module_params;
+#[path = "logic/ports.rs"]
+pub(crate) mod ports;
 #[path = "logic/timeout.rs"]
 pub(crate) mod timeout;
 

@@ -2,8 +2,8 @@
 
 //! Amlogic Meson6/Meson8/Meson8b "SDIO" MMC host controller driver, the SD card slot.
 //!
-//! A Rust port of `drivers/mmc/host/meson-mx-sdio.c` that drives the hardware the same way: one
-//! slot of the controller's mux (the `mmc-slot` child node), SET_BLOCK_COUNT (CMD23), the
+//! A Rust port of `drivers/mmc/host/meson-mx-sdio.c` that drives the hardware the same way: a
+//! slot of the controller's mux (an `mmc-slot` child node), SET_BLOCK_COUNT (CMD23), the
 //! card's busy signal waited for by the controller, the card clock as a divider of the clock
 //! framework, one or four data lines, and a timer for the command the controller never reports.
 //! It adds a bounce buffer: a request of several scatterlist segments, or of one the controller
@@ -11,13 +11,15 @@
 //! that the host takes up to `max_segs` segments per request; a write that goes in place is
 //! mapped in `pre_req`. After every error the controller is soft-reset. The module parameters
 //! `bounce_size` and `max_segs` are the SDHC driver's, and its statistics are in the host's
-//! debugfs directory (`stats`).
+//! debugfs directory (`stats`). Where the C driver serves the first slot node only, it
+//! registers a host for each, and the slots' requests take the controller in turn.
 //!
 //! The crate root holds the module and its parameters. The driver logic is safe Rust:
 //!
-//! - `probe.rs`: the platform driver and probe; `slot.rs` the slot sub-node;
-//! - `host.rs`: the controller state the MMC callbacks, the interrupt and the timer share, and
-//!   the host's callbacks, implemented in `request.rs` (starting a request and its commands),
+//! - `probe.rs`: the platform driver and probe; `slot.rs` the slot sub-nodes;
+//! - `host.rs`: the controller state the hosts' MMC callbacks, the interrupt and the timers
+//!   share (the bus the slots take in turn), and the hosts' callbacks, implemented in
+//!   `request.rs` (starting a request, or leaving it to wait for its turn, and its commands),
 //!   `irq.rs` (the end of a command, the timer, completing a request) and `ios.rs` (bus
 //!   settings);
 //! - `hw.rs`: register programming; `regs.rs` the register map; `clkc.rs` the card clock;

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's OF match table and probe.
-//!
-//! The slot's device, the interrupt and the host are registered for the controller's binding
-//! (devres): at unbind the host goes first, then the interrupt, then the slot's device; the last of
-//! them drops the controller (`Sdio`).
+//! The driver: OF match table and probe. The slots' devices, the interrupt and a host for each
+//! slot are registered for the controller's binding (devres): at unbind the hosts go first,
+//! then the interrupt, then the slots' devices; the last of them drops the controller (`Sdio`).
 
 use kernel::{
     clk::Clk,
@@ -34,6 +32,7 @@ use crate::mmc::{
 use crate::{
     clkc::Clkc,
     host::{
+        Bus,
         EnabledClock,
         Sdio,
         SdioHost, //
@@ -69,9 +68,9 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// Creates the controller with its registers mapped, module clock on, configuration written and
-/// soft reset, card clock registered and bounce buffer allocated as the parameters `params` ask.
-fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Result<Arc<Sdio>> {
+/// The controller: registers mapped, module clock on, configuration written and soft reset,
+/// card clock registered, bounce buffer allocated as the parameters `params` ask.
+fn new_sdio(pdev: &platform::Device<Bound>, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
         .resource_by_index(0)
@@ -99,11 +98,10 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Resul
             regs,
             clkc,
             _core_clk: core,
-            slot,
             bounce,
             path_rule: params.path_rule(),
             stats <- StatsFile::new(SlotStats::new()),
-            cur <- new_mutex!(None, "meson_mx_sdio_rs::cur"),
+            bus <- new_mutex!(Bus::new(), "meson_mx_sdio_rs::bus"),
             irqs: Atomic::new(0),
             started: Atomic::new(0),
             irq_seq: Atomic::new(0),
@@ -112,17 +110,18 @@ fn new_sdio(pdev: &platform::Device<Bound>, slot: u32, params: &Params) -> Resul
     )
 }
 
-/// Creates the MMC host of `sdio` on the slot's device `slot_dev`, configured from the clock tree,
-/// the parameters `params` (its queue limits) and the slot's node.
+/// The MMC host of `sdio` for the slot on `port`, on the slot's device `slot_dev`, configured
+/// from the clock tree, the parameters `params` (its queue limits) and the slot's node.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
     slot_dev: &Device,
+    port: usize,
     sdio: &Arc<Sdio>,
     params: &Params,
 ) -> Result<UnregisteredHost<'a, SdioHost>> {
-    let mut host =
-        UnregisteredHost::new_for_child(dev, slot_dev.into(), SdioHost::new(sdio.clone()))
-            .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
+    let data = SdioHost::new(sdio.clone(), port, slot_dev);
+    let mut host = UnregisteredHost::new_for_child(dev, slot_dev.into(), data)
+        .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
     host.regulator_get_supply()
         .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
     let rate_err = |e| probe_err(dev, "no usable card clock rate", e);
@@ -152,18 +151,23 @@ fn new_host<'a>(
     Ok(host)
 }
 
-/// Probes `pdev`, creating the slot's device, the controller, the host, the interrupt, then the
-/// host's registration and its debugfs file `stats`.
-///
-/// The interrupt is requested before the host is added, so the host is removed before the interrupt
-/// is freed at unbind (devres undoes in reverse order).
+/// Probes `pdev`: the controller, each slot's device and host, the interrupt, then the hosts'
+/// registrations, each with the debugfs file `stats` (the controller's). The interrupt is
+/// requested before the hosts are added, so the hosts are removed before the interrupt is
+/// freed at unbind (devres undoes in reverse order).
 fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
     let dev: &Device<Bound> = pdev.as_ref();
     let params = crate::params();
-    let slot = Slot::find(dev)?;
-    let sdio = new_sdio(pdev, slot.id, &params)?;
-    let slot_dev = slot.create(dev)?;
-    let host = new_host(dev, slot_dev, &sdio, &params)?;
+    let slots = Slot::find_all(dev)?;
+    let sdio = new_sdio(pdev, &params)?;
+    let mut hosts = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
+    for slot in &slots {
+        let slot_dev = slot.create(dev)?;
+        hosts.push(
+            new_host(dev, slot_dev, slot.id, &sdio, &params)?,
+            GFP_KERNEL,
+        )?;
+    }
     managed::request_threaded_irq_by_index(
         pdev,
         kernel::irq::Flags::ONESHOT,
@@ -172,11 +176,13 @@ fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
         Ok::<_, Error>(IrqHandler(sdio)),
     )
     .map_err(|e| probe_err(dev, "failed to request the interrupt", e))?;
-    host.register()
-        .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?
-        .debugfs_files(|data, dir| {
-            dir.read_write_file(c"stats", &data.sdio.stats);
-        });
+    for host in hosts {
+        host.register()
+            .map_err(|e| probe_err(dev, "failed to add the MMC host", e))?
+            .debugfs_files(|data, dir| {
+                dir.read_write_file(c"stats", &data.sdio.stats);
+            });
+    }
     Ok(())
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Starting a request.
-//!
-//! Its data's path (in place or through the bounce buffer), then its first command (SET_BLOCK_COUNT
-//! if the core asks for one), and the command that follows another; and `pre_req`, which maps a
-//! write that will go in place while the previous request runs.
+//! Starting a request: on an idle controller, or else once the requests of the other slots
+//! before it ended, its slot's bus settings, its data's path (in place or through the bounce
+//! buffer), then its first command (SET_BLOCK_COUNT if the core asks for one), and the command
+//! that follows another; and `pre_req`, which maps a write that will go in place while the
+//! previous request runs.
 
 use kernel::{
     io::Io,
@@ -26,6 +26,7 @@ use crate::mmc::{
 
 use crate::{
     host::{
+        Bus,
         Cur,
         Path,
         Sdio,
@@ -38,6 +39,11 @@ use crate::{
     },
     logic::{
         data_path::DataPath,
+        ports::{
+            next_port,
+            BusSettings,
+            PORTS, //
+        },
         timeout::command_timeout_ms, //
     },
     regs, //
@@ -87,7 +93,7 @@ pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
     cur.deadline =
         Instant::<Monotonic>::now() + timeout(&cur.mrq, stage, cmd, sdio.clkc.rate(), four);
     cur.seq = sdio.started.fetch_add(1, Full).wrapping_add(1);
-    hw::start_cmd(&sdio.regs, sdio.slot, cmd.arg(), &r);
+    hw::start_cmd(&sdio.regs, cur.port, cmd.arg(), &r);
 }
 
 /// Sets the data's DMA address as the path rule says.
@@ -146,37 +152,50 @@ pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
     }
 }
 
-/// Handles the `request` callback.
+/// Writes the bus settings `s` to the controller: the bus width, then the card clock (a failure
+/// is logged and returned). The controller's settings are noted in `bus`.
+pub(crate) fn write_settings(sdio: &Sdio, bus: &mut Bus, s: BusSettings) -> Result {
+    hw::set_bus_width(&sdio.regs, s.four);
+    let r = sdio.clkc.set_rate(s.hz).inspect_err(|e| {
+        dev_warn!(
+            sdio.dev,
+            "failed to set MMC clock to {}: {}\n",
+            s.hz,
+            e.to_errno()
+        );
+    });
+    bus.mux.written(r.is_ok().then_some(s));
+    r
+}
+
+/// A request that could not start, with the error that fails it.
+type Unstarted = (DmaRequest, Error);
+
+/// Starts `mrq` of the slot on `port` on the idle bus: its slot's settings written if the
+/// controller has others, its data set up, its first command started.
 ///
-/// Fails the request with the last `set_ios` error, sets up its data and starts its first command.
-pub(crate) fn request(host: &SdioHost, mrq: Request) {
-    let sdio = &host.sdio;
-    if let Some(e) = *host.set_ios_error.lock() {
-        sdio.stats.lock().req.record_setup_error();
-        mrq.cmd().set_error(e);
-        mrq.done();
-        return;
-    }
-    let mut guard = sdio.cur.lock();
+/// Returns the request back, with its error, when it cannot start; the caller completes it
+/// ([`fail`]) once the bus lock is released.
+fn begin(sdio: &Sdio, bus: &mut Bus, port: usize, mrq: Request) -> Result<(), Unstarted> {
+    bus.last = port;
     let mut mrq = DmaRequest::new(mrq);
+    if let Some(s) = bus.mux.unwritten(port) {
+        if let Err(e) = write_settings(sdio, bus, s) {
+            return Err((mrq, e));
+        }
+    }
     let path = match set_up_data(sdio, &mut mrq) {
         Ok(p) => p,
-        Err(e) => {
-            drop(guard);
-            dev_err!(sdio.dev, "request not started: error {}\n", e.to_errno());
-            sdio.stats.lock().req.record_setup_error();
-            mrq.cmd().set_error(e);
-            mrq.done();
-            return;
-        }
+        Err(e) => return Err((mrq, e)),
     };
     let first = if mrq.sbc().is_some() {
         Stage::Sbc
     } else {
         Stage::Cmd
     };
-    let cur = guard.insert(Cur {
+    let cur = bus.cur.insert(Cur {
         mrq,
+        port,
         stage: first,
         path,
         without_crc7: false,
@@ -186,5 +205,83 @@ pub(crate) fn request(host: &SdioHost, mrq: Request) {
         data_error: None,
     });
     start(sdio, cur, first);
-    host.arm(cur.deadline);
+    Ok(())
+}
+
+/// Completes a request that could not start with its error, and counts it.
+fn fail(sdio: &Sdio, (mrq, e): Unstarted) {
+    dev_err!(sdio.dev, "request not started: error {}\n", e.to_errno());
+    sdio.stats.lock().req.record_setup_error();
+    mrq.cmd().set_error(e);
+    mrq.done();
+}
+
+/// The waiting requests that could not start, to complete once the bus lock is released.
+pub(crate) struct Failed([Option<Unstarted>; PORTS]);
+
+impl Failed {
+    /// Completes each with its error ([`fail`]).
+    pub(crate) fn complete(self, sdio: &Sdio) {
+        for f in self.0.into_iter().flatten() {
+            fail(sdio, f);
+        }
+    }
+}
+
+/// Starts the waiting request whose slot's turn it is ([`next_port`]) on the idle bus, the next
+/// one in turn when it cannot start; returns those that could not.
+pub(crate) fn start_waiting(sdio: &Sdio, bus: &mut Bus) -> Failed {
+    let mut failed = Failed([None, None, None]);
+    while bus.cur.is_none() {
+        let Some(port) = next_port(bus.waiting_ports(), bus.last) else {
+            break;
+        };
+        let Some(mrq) = bus.waiting[port].take() else {
+            break;
+        };
+        if let Err(f) = begin(sdio, bus, port, mrq) {
+            failed.0[port] = Some(f);
+        }
+    }
+    failed
+}
+
+/// The `request` callback: fails the request with the last `set_ios` error; starts it on an
+/// idle bus, or leaves it waiting for its turn while another slot's request runs.
+///
+/// The host's timer is armed either way: for the command on the bus, whichever slot's, which
+/// it follows until the bus is idle ([`Watchdog`](crate::host::Watchdog)).
+pub(crate) fn request(host: &SdioHost, mrq: Request) {
+    let sdio = &host.sdio;
+    if let Some(e) = *host.set_ios_error.lock() {
+        sdio.stats.lock().req.record_setup_error();
+        mrq.cmd().set_error(e);
+        mrq.done();
+        return;
+    }
+    let mut bus = sdio.bus.lock();
+    let mut failed = None;
+    let mut waits = false;
+    if bus.cur.is_some() {
+        if bus.waiting[host.port].is_none() {
+            bus.waiting[host.port] = Some(mrq);
+            waits = true;
+        } else {
+            // The MMC core issued a request before the last one was done.
+            failed = Some((DmaRequest::new(mrq), EBUSY));
+        }
+    } else if let Err(f) = begin(sdio, &mut bus, host.port, mrq) {
+        failed = Some(f);
+    }
+    let deadline = bus.cur.as_ref().map(|c| c.deadline);
+    drop(bus);
+    if let Some(d) = deadline {
+        host.arm(d);
+    }
+    if waits {
+        sdio.stats.lock().record_waited();
+    }
+    if let Some(f) = failed {
+        fail(sdio, f);
+    }
 }

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The slot sub-node.
-//!
-//! The controller's child node `compatible = "mmc-slot"` whose `reg` is the port of the
-//! controller's mux it is wired to. The MMC host belongs to a device created for it, as in
-//! `meson-mx-sdio.c`: its node holds the card's properties (bus width, card detect, supplies) that
-//! `mmc_of_parse()` and the regulators read.
+//! The slot sub-nodes: the controller's child nodes `compatible = "mmc-slot"`, each with the
+//! port of the controller's mux it is wired to as its `reg`. Each slot's MMC host belongs to a
+//! device created for it, as in `meson-mx-sdio.c`: its node holds the card's properties (bus
+//! width, card detect, supplies) that `mmc_of_parse()` and the regulators read.
 
 use kernel::{
     device::{
@@ -18,45 +16,49 @@ use kernel::{
 };
 
 use crate::kernel_ext::platform::of_child;
+use crate::logic::ports::PORTS;
 
-/// The mux's ports.
-const MAX_SLOTS: u32 = 3;
-
-/// The slot, its node and its port.
+/// A slot: its node and its port.
 pub(crate) struct Slot {
     pub(crate) node: ARef<FwNode>,
-    pub(crate) id: u32,
+    /// The port, below [`PORTS`].
+    pub(crate) id: usize,
 }
 
 impl Slot {
-    /// Finds the first available `mmc-slot` child node of `dev`.
-    ///
-    /// The MMC core serves one slot per host, so others are ignored with a warning, as the C driver
-    /// does.
-    pub(crate) fn find(dev: &Device<Bound>) -> Result<Self> {
+    /// Finds the available `mmc-slot` child nodes of `dev`, in their order in the device tree;
+    /// each must have a `reg` of its own below [`PORTS`].
+    pub(crate) fn find_all(dev: &Device<Bound>) -> Result<KVec<Self>> {
         let node = dev.fwnode().ok_or(ENODEV)?;
-        let mut slots = node
+        let mut slots = KVec::with_capacity(PORTS, GFP_KERNEL)?;
+        for slot in node
             .children()
-            .filter(|c| c.property_match_string(c"compatible", c"mmc-slot").is_ok());
-        let Some(slot) = slots.next() else {
+            .filter(|c| c.property_match_string(c"compatible", c"mmc-slot").is_ok())
+        {
+            let id: u32 = slot
+                .property_read(c"reg")
+                .required_by(dev)
+                .map_err(|_| EINVAL)?;
+            let id = usize::try_from(id).unwrap_or(usize::MAX);
+            if id >= PORTS {
+                dev_err!(dev, "invalid 'reg' property value {}\n", id);
+                return Err(EINVAL);
+            }
+            if slots.iter().any(|s: &Self| s.id == id) {
+                dev_err!(
+                    dev,
+                    "more than one 'mmc-slot' child node with 'reg' {}\n",
+                    id
+                );
+                return Err(EINVAL);
+            }
+            slots.push(Self { node: slot, id }, GFP_KERNEL)?;
+        }
+        if slots.is_empty() {
             dev_err!(dev, "no 'mmc-slot' compatible child node\n");
             return Err(ENODEV);
-        };
-        if slots.next().is_some() {
-            dev_warn!(
-                dev,
-                "more than one 'mmc-slot' compatible child found - using the first one and ignoring all subsequent ones\n"
-            );
         }
-        let id: u32 = slot
-            .property_read(c"reg")
-            .required_by(dev)
-            .map_err(|_| EINVAL)?;
-        if id >= MAX_SLOTS {
-            dev_err!(dev, "invalid 'reg' property value {}\n", id);
-            return Err(EINVAL);
-        }
-        Ok(Self { node: slot, id })
+        Ok(slots)
     }
 
     /// Creates the slot's device, destroyed when `dev` is unbound.

@@ -30,6 +30,8 @@ pub(crate) struct SlotStats {
     pub(crate) req: Requests,
     /// Soft resets of the controller after an error.
     pub(crate) resets: u64,
+    /// Requests that waited for the bus while another slot's request ran.
+    pub(crate) waited: u64,
 }
 
 impl SlotStats {
@@ -38,12 +40,18 @@ impl SlotStats {
         Self {
             req: Requests::new(),
             resets: 0,
+            waited: 0,
         }
     }
 
     /// Counts a soft reset after an error.
     pub(crate) fn record_reset(&mut self) {
         self.resets = self.resets.wrapping_add(1);
+    }
+
+    /// Counts a request that waited for another slot's.
+    pub(crate) fn record_waited(&mut self) {
+        self.waited = self.waited.wrapping_add(1);
     }
 }
 
@@ -54,6 +62,7 @@ impl fmt::Display for SlotStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.req, f)?;
         writeln!(f, "resets: {}", Dec(self.resets))?;
+        writeln!(f, "waited: {}", Dec(self.waited))?;
         self.req.fmt_errors(f, &SLOT_ERRORS)?;
         self.req.fmt_sizes(f)
     }

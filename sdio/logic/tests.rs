@@ -23,6 +23,12 @@ use super::params::{
     BOUNCE_SIZE_DEFAULT,
     MAX_SEGS_DEFAULT, //
 };
+use super::ports::{
+    next_port,
+    BusSettings,
+    Mux,
+    PORTS, //
+};
 use super::stats::{
     ErrorKind,
     Outcome, //
@@ -297,6 +303,7 @@ fn stats_text() {
     s.req.record_pre_mapped();
     s.record_reset();
     s.record_reset();
+    s.record_waited();
     let t = s.to_string();
     for line in [
         "commands: 4\n",
@@ -308,6 +315,7 @@ fn stats_text() {
         "copy_back_skipped: 1\n",
         "pre_mapped: 1\n",
         "resets: 2\n",
+        "waited: 1\n",
         "error_data_crc: 1\n",
         "error_deadline: 1\n",
         "error_cmd_crc: 0\n",
@@ -324,10 +332,65 @@ fn stats_text() {
         "{t}"
     );
     let lines: Vec<&str> = t.lines().collect();
-    assert_eq!(lines.len(), 10 + SLOT_ERRORS.len() + 14);
+    assert_eq!(lines.len(), 11 + SLOT_ERRORS.len() + 14);
     for l in lines {
         let (k, v) = l.split_once(": ").unwrap();
         assert!(!k.is_empty() && v.parse::<u64>().is_ok(), "{l}");
     }
     assert_eq!(SlotStats::new(), SlotStats::default());
+}
+
+/// The controller serves the waiting slots in turn, starting after the one served last.
+#[test]
+fn ports_in_turn() {
+    assert_eq!(next_port([false; PORTS], 0), None);
+    assert_eq!(next_port([true, false, false], 0), Some(0));
+    assert_eq!(next_port([true, true, false], 0), Some(1));
+    assert_eq!(next_port([true, true, false], 1), Some(0));
+    assert_eq!(next_port([true, true, true], 2), Some(0));
+    assert_eq!(next_port([false, true, true], 1), Some(2));
+    // Two slots both waiting all the time alternate.
+    let mut last = 1;
+    let served: Vec<usize> = (0..6)
+        .map(|_| {
+            last = next_port([true, true, false], last).unwrap();
+            last
+        })
+        .collect();
+    assert_eq!(served, [0, 1, 0, 1, 0, 1]);
+}
+
+/// A slot's settings are written before its request only when the controller has others.
+#[test]
+fn mux_settings() {
+    let sd = BusSettings {
+        four: true,
+        hz: 50_000_000,
+    };
+    let sdio = BusSettings {
+        four: true,
+        hz: 25_000_000,
+    };
+    let mut m = Mux::new();
+    assert_eq!(m, Mux::default());
+    // Nothing written yet: even the default settings are written.
+    assert_eq!(m.unwritten(1), Some(BusSettings::default()));
+    m.set(1, sd);
+    m.set(0, sdio);
+    assert_eq!(m.unwritten(1), Some(sd));
+    m.written(Some(sd));
+    assert_eq!(m.unwritten(1), None);
+    assert_eq!(m.unwritten(0), Some(sdio));
+    m.written(Some(sdio));
+    assert_eq!(m.unwritten(0), None);
+    assert_eq!(m.unwritten(1), Some(sd));
+    // Two slots with the same settings share them.
+    m.set(1, sdio);
+    assert_eq!(m.unwritten(1), None);
+    // A failed write: the next request writes again.
+    m.written(None);
+    assert_eq!(m.unwritten(0), Some(sdio));
+    // A port out of range has no settings.
+    m.set(PORTS, sd);
+    assert_eq!(m.unwritten(PORTS), None);
 }
