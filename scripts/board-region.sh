@@ -53,9 +53,16 @@ human() {
     else echo "$1 bytes"; fi
 }
 
-# card_identify: DEV, a whole disk on the SDHC (a disk image with
-# TESTING=1), and its card: sets NAME, SYS, CTRL, PDEV, DEV_SECTORS,
-# DEV_BYTES, CID, CARD_TYPE, CARD_NAME, BOARD and TIME_BASE
+# compatible DIR STRING: the DT node of the device DIR is compatible with STRING
+compatible() { [ -f "$1/of_node/compatible" ] && tr '\000' '\n' < "$1/of_node/compatible" | grep -qx "$2"; }
+
+# card_identify: DEV, a whole disk on the SDHC, or with REGION_SD_SLOT=1 in
+# an Amlogic MX SDIO controller's SD card slot too (a disk image with
+# TESTING=1), and its card: sets NAME, SYS, CTRL (the controller's platform
+# device), PDEV (its sysfs folder), HOSTDEV (the folder of the device whose
+# mmc_host holds the card: PDEV, or the slot's device), KIND (sdhc,
+# sd-slot), DEV_SECTORS, DEV_BYTES, CID, CARD_TYPE, CARD_NAME, BOARD and
+# TIME_BASE
 card_identify() {
     [ -b "$DEV" ] || { [ "$TESTING" = 1 ] && [ -f "$DEV" ]; } || die "$DEV is not a block device"
     NAME=$(basename "$(readlink -f "$DEV")")
@@ -64,13 +71,27 @@ card_identify() {
     case "$NAME" in
     mmcblk*boot* | mmcblk*rpmb) die "$DEV is an eMMC hardware partition; give the user area, /dev/$(echo "$NAME" | sed -E 's/(boot[0-9]+|rpmb)$//')" ;;
     esac
-    # .../<platform device>/mmc_host/mmcN/mmcN:RCA/block/mmcblkN
-    CTRL=$(readlink -f "$SYS" | awk -F/ '{ for (i = 2; i <= NF; i++) if ($i == "mmc_host") { print $(i - 1); exit } }')
-    [ -n "$CTRL" ] || die "$DEV is not an MMC/SD card (no mmc_host in $(readlink -f "$SYS"))"
+    # .../<platform device>/mmc_host/mmcN/mmcN:RCA/block/mmcblkN, and for
+    # the SD card slot .../<controller>/<slot device>/mmc_host/...
+    # shellcheck disable=SC2046 # two words: the host's device, its parent
+    set -- $(readlink -f "$SYS" | awk -F/ '{ for (i = 3; i <= NF; i++) if ($i == "mmc_host") { print $(i - 1), ($(i - 2) == "" ? "-" : $(i - 2)); exit } }')
+    [ $# = 2 ] || die "$DEV is not an MMC/SD card (no mmc_host in $(readlink -f "$SYS"))"
+    CTRL=$1
     PDEV=$SYSFS/bus/platform/devices/$CTRL
-    if ! [ -f "$PDEV/of_node/compatible" ] ||
-       ! tr '\000' '\n' < "$PDEV/of_node/compatible" | grep -qx 'amlogic,meson-mx-sdhc'; then
-        die "$DEV is on $CTRL, which is not an Amlogic MX SDHC (amlogic,meson-mx-sdhc): switching drivers would change nothing there"
+    HOSTDEV=$PDEV
+    KIND=sdhc
+    if ! compatible "$PDEV" amlogic,meson-mx-sdhc; then
+        if [ "${REGION_SD_SLOT:-0}" = 1 ] && compatible "$PDEV" mmc-slot &&
+           { compatible "$SYSFS/bus/platform/devices/$2" amlogic,meson8-sdio ||
+             compatible "$SYSFS/bus/platform/devices/$2" amlogic,meson8b-sdio; }; then
+            CTRL=$2
+            PDEV=$SYSFS/bus/platform/devices/$CTRL
+            KIND=sd-slot
+        elif [ "${REGION_SD_SLOT:-0}" = 1 ]; then
+            die "$DEV is on $CTRL, which is neither an Amlogic MX SDHC (amlogic,meson-mx-sdhc) nor the SD card slot of an Amlogic MX SDIO controller (amlogic,meson8-sdio, amlogic,meson8b-sdio): switching drivers would change nothing there"
+        else
+            die "$DEV is on $CTRL, which is not an Amlogic MX SDHC (amlogic,meson-mx-sdhc): switching drivers would change nothing there"
+        fi
     fi
     DEV_SECTORS=$(cat "$SYS/size")
     DEV_BYTES=$((DEV_SECTORS * 512))

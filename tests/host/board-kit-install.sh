@@ -20,7 +20,7 @@
 #   extlinux.conf or boot.scr, armbianEnv.txt without boot.scr, an extlinux.conf that
 #   u-boot-update (u-boot-menu) rewrites, a boot.ini whose kernel
 #   is missing, an extlinux.conf without a LABEL, a module built for another
-#   release, a module whose vermagic differs from the kernel's modules', a
+#   release, a module (the SDHC's or the SD card slot's) whose vermagic differs from the kernel's modules', a
 #   kernel without the C driver, a previous entry that boots the kit's own
 #   release, a running command line that names the root by device
 #   (/dev/mmcblk0p2), a root UUID that two file systems carry (a stub
@@ -190,6 +190,7 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     cp "$TOP/contrib/initramfs-tools/hooks/meson_mx_sdhc_rs" "$k/etc/initramfs-tools/hooks/"
     cp "$TOP/contrib/kernel/zz-meson-sdhc-uinitrd" "$k/etc/kernel/postinst.d/"
     ko meson_mx_sdhc_rs "${4:-$VM}" > "$k/meson_mx_sdhc_rs.ko"
+    ko meson_mx_sdio_rs "${SD_VM:-${4:-$VM}}" > "$k/meson_mx_sdio_rs.ko"
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
     mkdtb "$k/boot/$3"
@@ -310,6 +311,7 @@ fi
 kit "$T/kit-otherrel" odroidc1 meson8b-odroidc1.dtb "7.3.0-other SMP mod_unload ARMv7 p2v8 "
 kit "$T/kit-preempt" odroidc1 meson8b-odroidc1.dtb "$REL SMP preempt mod_unload ARMv7 p2v8 "
 kit "$T/kit-noc" odroidc1 meson8b-odroidc1.dtb "" "# CONFIG_MMC_MESON_MX_SDHC is not set"
+SD_VM="$REL SMP preempt mod_unload ARMv7 p2v8 " kit "$T/kit-sdpreempt" odroidc1 meson8b-odroidc1.dtb
 
 # --- --help: the checks on the first contact's JSON, as the owner reads them on the board -----
 "$T/kit/install" --help > "$T/help.out" 2>&1 || true
@@ -363,6 +365,9 @@ run otherrel "$T/kit-otherrel" "$T/r-otherrel"; refused otherrel "module built f
 root "$T/r-preempt" boot.ini
 run preempt "$T/kit-preempt" "$T/r-preempt"; refused preempt "module vermagic not the kernel's" "vermagic .*preempt.* is not the kit kernel's" \
     "$T/r-preempt/media/boot/boot.ini" "$BOOTINI"
+root "$T/r-sdpreempt" boot.ini
+run sdpreempt "$T/kit-sdpreempt" "$T/r-sdpreempt"; refused sdpreempt "the SD card slot's module's vermagic not the kernel's" \
+    "meson_mx_sdio_rs.ko's vermagic .*preempt.* is not the kit kernel's" "$T/r-sdpreempt/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-noc" boot.ini
 run noc "$T/kit-noc" "$T/r-noc"; refused noc "kernel without the C driver" 'has no C driver' "$T/r-noc/media/boot/boot.ini" "$BOOTINI"
 root "$T/r-same" boot.ini; sed -i "s/ uImage\$/ uImage-$REL/" "$T/r-same/media/boot/boot.ini"; mv "$T/r-same/media/boot/uImage" "$T/r-same/media/boot/uImage-$REL"
@@ -475,6 +480,10 @@ R="$T/r-ini"; root "$R" boot.ini
 run ini "$T/kit" "$R"
 B="$R/media/boot"
 if [ "$rc" = 0 ]; then ok "boot.ini install: status 0 ($(grep -c . "$T/ini.out") lines)"; else bad "boot.ini install: status $rc"; sed 's/^/    | /' "$T/ini.out"; fi
+[ -f "$R/lib/modules/$REL/updates/meson_mx_sdio_rs.ko" ] && cmp -s "$T/kit/meson_mx_sdio_rs.ko" "$R/lib/modules/$REL/updates/meson_mx_sdio_rs.ko" &&
+    grep -q '^updates/meson_mx_sdio_rs\.ko:' "$R/lib/modules/$REL/modules.dep" &&
+    ok "the SD card slot's module installed into updates/ and indexed by depmod" ||
+    bad "the SD card slot's module: not in /lib/modules/$REL/updates or not in modules.dep"
 grep -q 'first contact passed .*: file mode, writes of up to 263680 bytes read back through both drivers, its file system checked clean (e2fsck -fn /dev/mmcblk1p2), the card read through both the same, under the Rust driver at mmc HS200, 94444445 Hz; the copy of the card (emmc.img.gz) checked before its first write' "$T/ini.out" &&
     ok "the file-mode first contact taken with its clean file system check named" || bad "first contact's file system check not named: $(grep 'first contact' "$T/ini.out")"
 new=$(cat "$B/boot.ini")
@@ -538,8 +547,9 @@ else bad "--undo under the kit's kernel: status $rc, $(grep '^dpkg' "$STUB_LOG" 
 if [ "$rc" = 0 ] && [ "$(cat "$B/boot.ini")" = "$BOOTINI" ] && [ ! -e "$B/boot.ini.before-kit" ] &&
    [ "$(cat "$R/etc/initramfs-tools/modules")" = "$(printf '# modules for the initramfs\nloop')" ] &&
    [ ! -e "$R/etc/initramfs/post-update.d/zz-meson-sdhc-uinitrd" ] && [ ! -e "$R/etc/initramfs-tools/hooks/meson_mx_sdhc_rs" ] &&
-   [ ! -e "$B/uInitrd-kit-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ] && [ ! -e "$R/etc/meson-mx-sdhc-rs/KIT" ]; then
-    ok "--undo: boot.ini and the modules file as before, the hooks, KIT and the kit's boot files gone"
+   [ ! -e "$B/uInitrd-kit-$REL" ] && [ ! -e "$B/uImage-$REL" ] && [ -e "$B/uImage" ] && [ ! -e "$R/etc/meson-mx-sdhc-rs/KIT" ] &&
+   [ ! -e "$R/lib/modules/$REL/updates/meson_mx_sdio_rs.ko" ]; then
+    ok "--undo: boot.ini and the modules file as before, the hooks, KIT, the kit's boot files and the SD card slot's module gone"
 else bad "--undo: status $rc"; sed 's/^/    | /' "$T/ini-undo.out"; ls "$B"; fi
 run undo-again "$T/kit" "$R" --undo
 [ "$rc" = 1 ] && grep -q 'nothing to undo' "$T/undo-again.out" && ok "a second --undo: nothing to undo" || bad "second --undo: status $rc"

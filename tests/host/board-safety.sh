@@ -28,6 +28,9 @@
 #      --variant values the module would refuse (check-board-config --params);
 #   6. switch-driver reload is refused (exit 3, naming the user) while the
 #      card is mounted, and has no --force;
+#   7. switch-driver --controller sd-slot finds the SD card slot's card under
+#      the slot's device, refuses a controller of the other kind, a mounted
+#      card and, with --force, the root on it;
 # and that no module tool or fio was run.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -330,6 +333,40 @@ if [ "$rc" = 1 ] && grep -q 'failed to bind f0000000.mmc.*meson-mx-sdhc holds it
 else
     failed "switch-driver rust whose bind fails: exit $rc, '$(cat "$T/err")', override '$(cat "$FD/driver_override" 2>/dev/null)'"
 fi
+
+echo "the SD card slot's controller (--controller sd-slot)"
+# an Amlogic MX SDIO controller whose card is under the slot's device, as its drivers make it
+SD=$S/devices/platform/c1108c20.mmc
+sbd=$SD/c1108c20.mmc:slot@1/mmc_host/mmc0/mmc0:aaaa/block/mmcblk8
+mkdir -p "$SD/of_node" "$sbd/holders"
+echo "of:NmmcT(null)Camlogic,meson8b-sdio" > "$SD/modalias"
+printf 'amlogic,meson8b-sdio\0' > "$SD/of_node/compatible"
+ln -s "$SD" "$S/bus/platform/devices/c1108c20.mmc"
+ln -s "$sbd" "$S/block/mmcblk8"; ln -s "$sbd" "$S/class/block/mmcblk8"
+echo "179:64" > "$sbd/dev"; echo $((64 * 2048)) > "$sbd/size"
+sw_sd() { rc=0; sh "$SW" "$@" > "$T/out" 2> "$T/err" || rc=$?; }
+sw_sd disk --controller sd-slot
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = /dev/mmcblk8 ] && pass "switch-driver disk --controller sd-slot: the card under the slot's device" ||
+    failed "switch-driver disk --controller sd-slot: exit $rc, '$(cat "$T/out" "$T/err")'"
+sw_sd status c1108c20.mmc
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "c1108c20.mmc: none" ] && pass "switch-driver status c1108c20.mmc: the name chooses the controller" ||
+    failed "switch-driver status c1108c20.mmc: exit $rc, '$(cat "$T/out" "$T/err")'"
+sw_sd rust c1108c20.mmc --controller sdhc
+[ "$rc" = 1 ] && grep -q 'c1108c20.mmc is not an Amlogic MX SDHC' "$T/err" && pass "--controller sdhc with the SD card slot's controller: refused" ||
+    failed "--controller sdhc c1108c20.mmc: exit $rc, '$(cat "$T/err")'"
+sw_sd rust c1108e00.mmc --controller sd-slot
+[ "$rc" = 1 ] && grep -q 'c1108e00.mmc is not an Amlogic MX SDIO' "$T/err" && pass "--controller sd-slot with an SDHC: refused" ||
+    failed "--controller sd-slot c1108e00.mmc: exit $rc, '$(cat "$T/err")'"
+printf '1 1 179:64 / /mnt/sd rw,relatime shared:1 - ext4 /dev/mmcblk8 rw\n' > "$T/mi-sd"
+SWITCH_DRIVER_MOUNTINFO="$T/mi-sd" sw_sd rust --controller sd-slot
+[ "$rc" = 3 ] && grep -q '^switch-driver:   /dev/mmcblk8 is mounted on /mnt/sd$' "$T/err" && pass "switch-driver rust --controller sd-slot refused while its card is mounted" ||
+    failed "switch-driver rust --controller sd-slot with the card mounted: exit $rc, '$(cat "$T/err")'"
+printf '1 1 179:64 / / rw,relatime shared:1 - ext4 /dev/root rw\n' > "$T/mi-sd"
+SWITCH_DRIVER_MOUNTINFO="$T/mi-sd" sw_sd rust c1108c20.mmc --force
+[ "$rc" = 3 ] && grep -q 'the root file system is on its card.*the root on the SD card' "$T/err" &&
+    pass "switch-driver rust --force refused for the root on the SD card" ||
+    failed "switch-driver rust --force with the root on the SD card: exit $rc, '$(cat "$T/err")'"
+[ ! -e "$SD/driver_override" ] && pass "those refusals left the SD card slot's controller alone" || failed "a refusal wrote the SD card slot's driver_override"
 
 # --help prints the usage and exits 0, also where no SDHC exists (this host)
 for tool in "$SW" "$(dirname "$SW")/check-board-config"; do

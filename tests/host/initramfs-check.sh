@@ -26,7 +26,10 @@
 #   " -> " (what cpio -tv prints between a link and its target); a member
 #   etc/modprobe.d/x.conf that is a link to /proc/kmsg, or to a FIFO
 #   outside, or that is a FIFO itself, is ignored, not read (the check does
-#   not hang); nothing is written outside the folder.
+#   not hang); nothing is written outside the folder;
+#   --module meson_mx_sdio_rs (the root on the SD card): accepted with the SD
+#   card slot's module, conf/modules line and modprobe.d file (its blacklist
+#   of meson_mx_sdio reported), refused for the SDHC's initramfs above.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CBC="$TOP/scripts/check-board-config"
@@ -231,6 +234,24 @@ expect crafted-arrow refuse 'member E -> x/modprobe.d/L/evil.conf: under E -> x/
 expect link-kmsg accept 'result: the initramfs loads'
 expect link-fifo accept 'result: the initramfs loads'
 expect member-fifo accept 'result: the initramfs loads'
+# the SD card slot's module, for the root on the SD card
+m="$T/good/usr/lib/modules/$REL"
+printf 'ELF-module meson_mx_sdio_rs\0vermagic=%s SMP mod_unload ARMv7 p2v8 \0' "$REL" > "$m/updates/meson_mx_sdio_rs.ko"
+echo 'updates/meson_mx_sdio_rs.ko:' >> "$m/modules.dep"
+echo 'meson_mx_sdio_rs max_segs=64' >> "$T/good/conf/modules"
+cp "$TOP/contrib/modprobe.d/meson_mx_sdio_rs.conf" "$T/good/etc/modprobe.d/"
+cpio_of good | gzip > "$T/sd-slot.img"
+rc=0
+timeout 60 "$CBC" --initramfs "$T/sd-slot.img" --release "$REL" --module meson_mx_sdio_rs > "$T/sd-slot.out" 2>&1 < /dev/null || rc=$?
+[ "$rc" = 0 ] && grep -q '^result: the initramfs loads meson_mx_sdio_rs' "$T/sd-slot.out" &&
+    grep -q 'etc/modprobe.d/meson_mx_sdio_rs.conf: blacklist meson_mx_sdio ' "$T/sd-slot.out" &&
+    ok "sd-slot: --module meson_mx_sdio_rs accepted, the blacklist of meson_mx_sdio reported" ||
+    { bad "sd-slot: --module meson_mx_sdio_rs, status $rc:"; sed 's/^/    /' "$T/sd-slot.out"; }
+rc=0
+timeout 60 "$CBC" --initramfs "$T/good-gzip.img" --release "$REL" --module meson_mx_sdio_rs > "$T/sd-none.out" 2>&1 < /dev/null || rc=$?
+[ "$rc" = 1 ] && grep -q 'MISSING .*no lib/modules/<release>/.../meson_mx_sdio_rs.ko in the initramfs' "$T/sd-none.out" &&
+    ok "sd-slot: the SDHC's initramfs refused for --module meson_mx_sdio_rs" ||
+    { bad "sd-slot: the SDHC's initramfs with --module meson_mx_sdio_rs, status $rc:"; sed 's/^/    /' "$T/sd-none.out"; }
 unset TMPDIR
 left=$(find "$T/out-abs" "$T/out-dotdot" "$T/out-link" -type f; find "$T/out-nl" "$T/out-arrow" -mindepth 1)
 [ -z "$left" ] && ok "the crafted archives wrote nothing outside the check's folder" ||

@@ -11,7 +11,10 @@
 #     for "blacklist meson-mx-sdhc", a trailing comment, the line in another file, an
 #     install line running /bin/false, ":" or another module, and the same read by the
 #     hook without modprobe or when modprobe -c fails;
-#   the test hooks without MESON_SDHC_TEST_HOOKS=1: not honoured (nothing added here).
+#   the test hooks without MESON_SDHC_TEST_HOOKS=1: not honoured (nothing added here);
+#   the SD card slot's modprobe.d file (blacklist meson_mx_sdio): its Rust module
+#     meson_mx_sdio_rs added, or exit 1 naming it when that kernel has none; both files:
+#     both modules added.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HOOK="$TOP/contrib/initramfs-tools/hooks/meson_mx_sdhc_rs"
@@ -95,5 +98,19 @@ run no-modprobe-commented "$T/commented.d" present 0 ""
 env=(MESON_SDHC_TEST_HOOKS=)
 run hooks-without-flag "$T/blacklist.d" present '*' ""
 env=()
+# the SD card slot's C driver kept off
+mkdir -p "$T/sd.d" "$T/both.d"
+cp "$TOP/contrib/modprobe.d/meson_mx_sdio_rs.conf" "$T/sd.d/"
+grep -q '^blacklist meson_mx_sdio$' "$T/sd.d/meson_mx_sdio_rs.conf" || { echo "  FAILED: the SD card slot's modprobe.d file has no blacklist line"; exit 1; }
+cp "$TOP/contrib/modprobe.d/meson_mx_sdio_rs.conf" "$TOP/contrib/modprobe.d/meson_mx_sdhc_rs.conf" "$T/both.d/"
+base sd "updates/meson_mx_sdio_rs.ko:" lib/modules/7.3.4/updates/meson_mx_sdio_rs.ko
+base sd-both "updates/meson_mx_sdhc_rs.ko:
+updates/meson_mx_sdio_rs.ko:" lib/modules/7.3.4/updates/meson_mx_sdio_rs.ko
+: > "$T/sd-both/lib/modules/7.3.4/updates/meson_mx_sdhc_rs.ko"
+run sd-slot "$T/sd.d" sd 0 meson_mx_sdio_rs
+run sd-slot-no-module "$T/sd.d" present 1 "" "kernel 7.3.4 has no meson_mx_sdio_rs module, .*no driver for the SD card slot"
+run sd-slot-and-emmc "$T/both.d" sd-both 0 "meson_mx_sdhc_rs
+meson_mx_sdio_rs"
+run emmc-only-sd-module "$T/blacklist.d" sd 1 "" "kernel 7.3.4 has no meson_mx_sdhc_rs module"
 [ "$(sh "$HOOK" prereqs)" = "" ] && echo "  ok: prereqs: none" || { echo "  FAILED: prereqs"; fail=1; }
 exit $fail
