@@ -95,9 +95,10 @@ pub(crate) struct Cur {
     pub(crate) data_error: Option<ErrorKind>,
 }
 
-/// The controller's bus, which the slots take in turn: the request on it, those waiting for it
-/// (at most one a slot: the MMC core issues a host's next request once the last is done) and
-/// the slots' bus settings.
+/// The controller's bus, which the slots take in turn.
+///
+/// It holds the request on it, those waiting for it (at most one a slot: the MMC core issues a
+/// host's next request once the last is done) and the slots' bus settings.
 pub(crate) struct Bus {
     /// The request in flight.
     pub(crate) cur: Option<Cur>,
@@ -110,7 +111,7 @@ pub(crate) struct Bus {
 }
 
 impl Bus {
-    /// Returns an idle bus: nothing waiting, no settings written.
+    /// Returns an idle bus, with nothing waiting and no settings written.
     pub(crate) const fn new() -> Self {
         Self {
             cur: None,
@@ -153,14 +154,14 @@ pub(crate) struct Sdio {
     /// Dropped before the module clock.
     pub(crate) clkc: Clkc,
     pub(crate) _core_clk: EnabledClock,
-    /// The bounce buffer: coherent memory of `bounce_size` bytes (none with 0).
+    /// The bounce buffer, coherent memory of `bounce_size` bytes (none with 0).
     pub(crate) bounce: Option<Coherent<[u8]>>,
     /// Which requests go to the controller in place, which through the bounce buffer.
     pub(crate) path_rule: PathRule,
     /// The counters of the debugfs file `stats`.
     #[pin]
     pub(crate) stats: StatsFile<SlotStats>,
-    /// The bus: the request in flight, those waiting, the slots' settings.
+    /// The bus, with the request in flight, those waiting and the slots' settings.
     #[pin]
     pub(crate) bus: Mutex<Bus>,
     /// `IRQS` as the interrupt handler read it, for its thread.
@@ -190,7 +191,7 @@ impl Sdio {
     }
 }
 
-/// A host's timer: it ends a command the controller never reported.
+/// A host's timer, which ends a command the controller never reported.
 ///
 /// Each host arms its own when it gives the controller a request, started or waiting; a timer
 /// ends whichever command is on the bus once its deadline passed, and follows the bus (armed

@@ -117,8 +117,10 @@ impl CmdRegs {
     }
 }
 
-/// Starts `cmd` with argument `arg` on the slot on `port`: the port is selected, the command
-/// interrupt enabled and its pending status cleared, then `ARGU`, `EXT` and last `SEND` written.
+/// Starts `cmd` with argument `arg` on the slot on `port`.
+///
+/// The port is selected, the command interrupt enabled and its pending status cleared, then
+/// `ARGU`, `EXT` and last `SEND` written.
 pub(crate) fn start_cmd(regs: &Regs, port: usize, arg: u32, r: &CmdRegs) {
     let port = (port & 0x3) as u32;
     regs.update(regs::MULT, |m| {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Bus settings (`set_ios`): the data bus width, the card clock and the card's supply. The
-//! width and the clock are the controller's, which the slots share: they are written at once
-//! when the controller is idle, else before the slot's next request.
+//! Bus settings (`set_ios`), the data bus width, the card clock and the card's supply.
+//!
+//! The width and the clock are the controller's, which the slots share: they are written at
+//! once when the controller is idle, else before the slot's next request.
 
 use kernel::prelude::*;
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The end of a command: the interrupt (its handler latches and acknowledges the status, its
-//! thread reads the response and starts the next command or completes the request), the
-//! timer that ends a command the controller never reported, and the completion of a request,
-//! after which the bus goes to the next slot's waiting request.
+//! The end of a command, by interrupt or by timer, and the completion of a request.
+//!
+//! The interrupt's handler latches and acknowledges the status, its thread reads the response
+//! and starts the next command or completes the request. The timer ends a command the
+//! controller never reported. After a request completes, the bus goes to the next slot's
+//! waiting request.
 
 use kernel::{
     io::Io,
@@ -100,10 +102,11 @@ fn cmd_failed(mrq: &Request) -> bool {
         .any(|c| c.error().is_some())
 }
 
-/// Completes the request in `cur`, taken off the bus `bus`: it is ended ([`end`]) while the bus
-/// is held, so that no other slot's request reaches the controller or the bounce buffer before,
-/// then the next waiting request is started, and the request completed once the lock is
-/// released.
+/// Completes the request in `cur`, taken off the bus `bus`.
+///
+/// It is ended ([`end`]) while the bus is held, so that no other slot's request reaches the
+/// controller or the bounce buffer before, then the next waiting request is started, and the
+/// request completed once the lock is released.
 fn finish(sdio: &Sdio, mut bus: MutexGuard<'_, Bus>, cur: Cur) {
     let mrq = end(sdio, cur);
     let failed = start_waiting(sdio, &mut bus);
@@ -112,8 +115,9 @@ fn finish(sdio: &Sdio, mut bus: MutexGuard<'_, Bus>, cur: Cur) {
     failed.complete(sdio);
 }
 
-/// Ends the request in `cur` and returns it to complete: after an error the controller is
-/// soft-reset first. The data counts as transferred, and a read through the bounce buffer is
+/// Ends the request in `cur` and returns it to complete.
+///
+/// After an error the controller is soft-reset first. The data counts as transferred, and a read through the bounce buffer is
 /// copied into the request, only when nothing reported an error ([`bytes_xfered`],
 /// [`copy_back_len`]). The request is counted in the statistics.
 fn end(sdio: &Sdio, cur: Cur) -> DmaRequest {
@@ -245,8 +249,10 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     }
 }
 
-/// The timer fired: the current command, whichever slot's, times out if its deadline passed;
-/// otherwise the timer is armed again for the rest.
+/// Handles the timer's firing.
+///
+/// The current command, whichever slot's, times out if its deadline passed; otherwise the timer
+/// is armed again for the rest.
 pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
     let mut guard = sdio.bus.lock();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's pure decisions, free of kernel types so that they are also unit tested on the
-//! host (`cargo test`): the module parameters and the queue limits they give
+//! host (`cargo test`).
+//!
+//! They are the module parameters and the queue limits they give
 //! (`logic/module_params.rs`), a command's timeout (`logic/timeout.rs`), the statistics
 //! (`logic/counters.rs`) and the turns of the slots on the controller's mux
 //! (`logic/ports.rs`).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver: OF match table and probe. The slots' devices, the interrupt and a host for each
+//! The driver's OF match table and probe.
+//!
+//! The slots' devices, the interrupt and a host for each
 //! slot are registered for the controller's binding (devres): at unbind the hosts go first,
 //! then the interrupt, then the slots' devices; the last of them drops the controller (`Sdio`).
 
@@ -68,8 +70,10 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// The controller: registers mapped, module clock on, configuration written and soft reset,
-/// card clock registered, bounce buffer allocated as the parameters `params` ask.
+/// Creates the controller as the parameters `params` ask.
+///
+/// Its registers are mapped, the module clock switched on, the configuration written and soft
+/// reset, the card clock registered and the bounce buffer allocated.
 fn new_sdio(pdev: &platform::Device<Bound>, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
     let res = pdev
@@ -110,8 +114,10 @@ fn new_sdio(pdev: &platform::Device<Bound>, params: &Params) -> Result<Arc<Sdio>
     )
 }
 
-/// The MMC host of `sdio` for the slot on `port`, on the slot's device `slot_dev`, configured
-/// from the clock tree, the parameters `params` (its queue limits) and the slot's node.
+/// Creates the MMC host of `sdio` for the slot on `port`, on the slot's device `slot_dev`.
+///
+/// It is configured from the clock tree, the parameters `params` (its queue limits) and the
+/// slot's node.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
     slot_dev: &Device,
@@ -151,7 +157,9 @@ fn new_host<'a>(
     Ok(host)
 }
 
-/// Probes `pdev`: the controller, each slot's device and host, the interrupt, then the hosts'
+/// Probes `pdev`.
+///
+/// It creates the controller, each slot's device and host, the interrupt, then the hosts'
 /// registrations, each with the debugfs file `stats` (the controller's). The interrupt is
 /// requested before the hosts are added, so the hosts are removed before the interrupt is
 /// freed at unbind (devres undoes in reverse order).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Starting a request: on an idle controller, or else once the requests of the other slots
+//! Starts requests on the controller.
+//!
+//! A request starts on an idle controller, or else once the requests of the other slots
 //! before it ended, its slot's bus settings, its data's path (in place or through the bounce
 //! buffer), then its first command (SET_BLOCK_COUNT if the core asks for one), and the command
 //! that follows another; and `pre_req`, which maps a write that will go in place while the
@@ -152,8 +154,10 @@ pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
     }
 }
 
-/// Writes the bus settings `s` to the controller: the bus width, then the card clock (a failure
-/// is logged and returned). The controller's settings are noted in `bus`.
+/// Writes the bus settings `s` to the controller.
+///
+/// The bus width goes first, then the card clock (a failure is logged and returned). The
+/// controller's settings are noted in `bus`.
 pub(crate) fn write_settings(sdio: &Sdio, bus: &mut Bus, s: BusSettings) -> Result {
     hw::set_bus_width(&sdio.regs, s.four);
     let r = sdio.clkc.set_rate(s.hz).inspect_err(|e| {
@@ -171,8 +175,10 @@ pub(crate) fn write_settings(sdio: &Sdio, bus: &mut Bus, s: BusSettings) -> Resu
 /// A request that could not start, with the error that fails it.
 type Unstarted = (DmaRequest, Error);
 
-/// Starts `mrq` of the slot on `port` on the idle bus: its slot's settings written if the
-/// controller has others, its data set up, its first command started.
+/// Starts `mrq` of the slot on `port` on the idle bus.
+///
+/// Its slot's settings are written if the controller has others, its data set up and its
+/// first command started.
 ///
 /// Returns the request back, with its error, when it cannot start; the caller completes it
 /// ([`fail`]) once the bus lock is released.
@@ -228,8 +234,9 @@ impl Failed {
     }
 }
 
-/// Starts the waiting request whose slot's turn it is ([`next_port`]) on the idle bus, the next
-/// one in turn when it cannot start; returns those that could not.
+/// Starts the waiting request whose slot's turn it is ([`next_port`]) on the idle bus.
+///
+/// The next one in turn is tried when it cannot start; those that could not are returned.
 pub(crate) fn start_waiting(sdio: &Sdio, bus: &mut Bus) -> Failed {
     let mut failed = Failed([None, None, None]);
     while bus.cur.is_none() {
@@ -246,8 +253,10 @@ pub(crate) fn start_waiting(sdio: &Sdio, bus: &mut Bus) -> Failed {
     failed
 }
 
-/// The `request` callback: fails the request with the last `set_ios` error; starts it on an
-/// idle bus, or leaves it waiting for its turn while another slot's request runs.
+/// Handles the `request` callback.
+///
+/// It fails the request with the last `set_ios` error; starts it on an idle bus, or leaves it
+/// waiting for its turn while another slot's request runs.
 ///
 /// The host's timer is armed either way: for the command on the bus, whichever slot's, which
 /// it follows until the bus is idle ([`Watchdog`](crate::host::Watchdog)).

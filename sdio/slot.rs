@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The slot sub-nodes: the controller's child nodes `compatible = "mmc-slot"`, each with the
-//! port of the controller's mux it is wired to as its `reg`. Each slot's MMC host belongs to a
+//! The slot sub-nodes, the controller's child nodes `compatible = "mmc-slot"`.
+//!
+//! Each has the port of the controller's mux it is wired to as its `reg`. Each slot's MMC host belongs to a
 //! device created for it, as in `meson-mx-sdio.c`: its node holds the card's properties (bus
 //! width, card detect, supplies) that `mmc_of_parse()` and the regulators read.
 
@@ -18,7 +19,7 @@ use kernel::{
 use crate::kernel_ext::platform::of_child;
 use crate::logic::ports::PORTS;
 
-/// A slot: its node and its port.
+/// A slot, its node and its port.
 pub(crate) struct Slot {
     pub(crate) node: ARef<FwNode>,
     /// The port, below [`PORTS`].
@@ -26,8 +27,9 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Finds the available `mmc-slot` child nodes of `dev`, in their order in the device tree;
-    /// each must have a `reg` of its own below [`PORTS`].
+    /// Finds the available `mmc-slot` child nodes of `dev`, in their order in the device tree.
+    ///
+    /// Each must have a `reg` of its own below [`PORTS`].
     pub(crate) fn find_all(dev: &Device<Bound>) -> Result<KVec<Self>> {
         let node = dev.fwnode().ok_or(ENODEV)?;
         let mut slots = KVec::with_capacity(PORTS, GFP_KERNEL)?;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The controller's mux shared by its slots: which waiting slot the controller serves next, and
+//! The controller's mux shared by its slots.
+//!
+//! It decides which waiting slot the controller serves next, and
 //! when a slot's bus settings must be written to the controller before its request.
 
 /// The mux's ports (`MULT.PORT_SEL`).
 pub(crate) const PORTS: usize = 3;
 
-/// A slot's bus settings: four data lines or one, and the card clock in Hz.
+/// A slot's bus settings, four data lines or one, and the card clock in Hz.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BusSettings {
     /// Four data lines (`CONF.BUS_WIDTH`).
@@ -15,7 +17,9 @@ pub(crate) struct BusSettings {
     pub(crate) hz: u32,
 }
 
-/// Returns the port served after `last` among those `waiting`: the next one in turn, so that
+/// Returns the port served after `last` among those `waiting`.
+///
+/// It is the next one in turn, so that
 /// a waiting slot is passed over by at most one request of each other slot.
 pub(crate) fn next_port(waiting: [bool; PORTS], last: usize) -> Option<usize> {
     (1..=PORTS)
@@ -28,12 +32,12 @@ pub(crate) fn next_port(waiting: [bool; PORTS], last: usize) -> Option<usize> {
 pub(crate) struct Mux {
     /// Each port's settings, as its slot's last `set_ios` asked.
     settings: [BusSettings; PORTS],
-    /// The settings on the controller; `None` when unknown (a write failed, or none yet).
+    /// The settings on the controller, `None` when unknown (a write failed, or none yet).
     written: Option<BusSettings>,
 }
 
 impl Mux {
-    /// No settings written yet.
+    /// Returns the state with no settings written yet.
     pub(crate) const fn new() -> Self {
         Self {
             settings: [BusSettings { four: false, hz: 0 }; PORTS],
@@ -48,7 +52,7 @@ impl Mux {
         }
     }
 
-    /// Returns the settings to write before a request of `port`: none when the controller has
+    /// Returns the settings to write before a request of `port`, none when the controller has
     /// them already.
     pub(crate) fn unwritten(&self, port: usize) -> Option<BusSettings> {
         let s = *self.settings.get(port)?;

@@ -340,7 +340,7 @@ fn stats_text() {
     assert_eq!(SlotStats::new(), SlotStats::default());
 }
 
-/// The controller serves the waiting slots in turn, starting after the one served last.
+/// Checks that the controller serves the waiting slots in turn, after the one served last.
 #[test]
 fn ports_in_turn() {
     assert_eq!(next_port([false; PORTS], 0), None);
@@ -360,7 +360,7 @@ fn ports_in_turn() {
     assert_eq!(served, [0, 1, 0, 1, 0, 1]);
 }
 
-/// A slot's settings are written before its request only when the controller has others.
+/// Checks that a slot's settings are written before its request only when they differ.
 #[test]
 fn mux_settings() {
     let sd = BusSettings {
