@@ -117,9 +117,9 @@ fn finish(sdio: &Sdio, mut bus: MutexGuard<'_, Bus>, cur: Cur) {
 
 /// Ends the request in `cur` and returns it to complete.
 ///
-/// After an error the controller is soft-reset first. The data counts as transferred, and a read through the bounce buffer is
-/// copied into the request, only when nothing reported an error ([`bytes_xfered`],
-/// [`copy_back_len`]). The request is counted in the statistics.
+/// After an error the controller is soft-reset first. The data counts as transferred, and a read
+/// through the bounce buffer is copied into the request, only when nothing reported an error
+/// ([`bytes_xfered`], [`copy_back_len`]). The request is counted in the statistics.
 fn end(sdio: &Sdio, cur: Cur) -> DmaRequest {
     let (mut mrq, path) = (cur.mrq, cur.path);
     let (mut cmd_error, mut data_error) = (cur.cmd_error, cur.data_error);

@@ -2,9 +2,9 @@
 
 //! The slot sub-nodes, the controller's child nodes `compatible = "mmc-slot"`.
 //!
-//! Each has the port of the controller's mux it is wired to as its `reg`. Each slot's MMC host belongs to a
-//! device created for it, as in `meson-mx-sdio.c`: its node holds the card's properties (bus
-//! width, card detect, supplies) that `mmc_of_parse()` and the regulators read.
+//! Each has the port of the controller's mux it is wired to as its `reg`. Each slot's MMC host
+//! belongs to a device created for it, as in `meson-mx-sdio.c`: its node holds the card's
+//! properties (bus width, card detect, supplies) that `mmc_of_parse()` and the regulators read.
 
 use kernel::{
     device::{
