@@ -2,10 +2,7 @@
 
 //! The MMC host callbacks of the controller; each is implemented in the file named for it.
 
-use kernel::{
-    io::Io,
-    prelude::*, //
-};
+use kernel::prelude::*;
 
 use crate::mmc::{
     Host,

@@ -5,7 +5,6 @@
 //! watchdog found past its deadline (`deadline.rs`).
 
 use kernel::{
-    io::Io,
     irq::{
         IrqReturn,
         ThreadedHandler,

@@ -11,14 +11,14 @@ use kernel::{
     num::Bounded, //
 };
 
-use crate::kernel_ext::io::window::IoWindow;
+use crate::mapped_regs::MappedRegs;
 
 /// Size of the register window (up to and including `CLK2`).
 pub(crate) const REGS_SIZE: usize = 0x3c;
 
-/// The mapped register window: the device tree's `reg`, 0x42 bytes upstream (`meson.dtsi`), not
-/// a multiple of 4, which `IoMem` cannot map.
-pub(crate) type Regs = IoWindow<REGS_SIZE>;
+/// The mapped register window: the device tree's `reg`, 0x42 bytes upstream (`meson.dtsi`), of
+/// which the registers are the first `REGS_SIZE`.
+pub(crate) type Regs = MappedRegs<REGS_SIZE>;
 
 register! {
     /// Command argument; with `PDMA.PIO_RDRESP` also the response read-back window.

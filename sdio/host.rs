@@ -110,7 +110,7 @@ impl Drop for EnabledClock {
 #[pin_data]
 pub(crate) struct Sdio {
     pub(crate) dev: ARef<Device>,
-    pub(crate) regs: Arc<Regs>,
+    pub(crate) regs: Regs,
     /// The card clock; dropped before the module clock.
     pub(crate) clkc: Clkc,
     pub(crate) _core_clk: EnabledClock,

@@ -4,7 +4,6 @@
 //! response, as `meson-mx-sdio.c` does them.
 
 use kernel::{
-    io::Io,
     num::Bounded,
     prelude::*,
     time::{

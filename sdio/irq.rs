@@ -5,7 +5,6 @@
 //! timer that ends a command the controller never reported, and the completion of a request.
 
 use kernel::{
-    io::Io,
     irq::{
         IrqReturn,
         ThreadedHandler,

@@ -7,13 +7,13 @@
 
 use kernel::io::register;
 
-use crate::kernel_ext::io::window::IoWindow;
+use crate::mapped_regs::MappedRegs;
 
 /// Size of the register window (up to and including `EXT`).
 pub(crate) const REGS_SIZE: usize = 0x20;
 
 /// The mapped register window.
-pub(crate) type Regs = IoWindow<REGS_SIZE>;
+pub(crate) type Regs = MappedRegs<REGS_SIZE>;
 
 register! {
     /// Command argument; with `MULT.WR_RD_OUT_INDEX` set, the response read-back window.

@@ -5,7 +5,6 @@
 //! and `pre_req`, which maps a write that will go in place while the previous request runs.
 
 use kernel::{
-    io::Io,
     prelude::*,
     sync::atomic::Full,
     time::{
