@@ -32,19 +32,25 @@
 //!         Bound,
 //!         Device, //
 //!     },
-//!     devres::Devres,
-//!     io::mem::{
-//!         DevresIoMem,
-//!         IoMem, //
+//!     devres::{
+//!         Devres,
+//!         DevresLt, //
+//!     },
+//!     io::{
+//!         IoBase,
+//!         MmioBackend, //
 //!     },
 //!     prelude::*,
-//!     sync::Arc, //
+//!     sync::Arc,
+//!     types::CovariantForLt, //
 //! };
 //!
-//! fn gate(
-//!     dev: &Device<Bound>,
-//!     io: Arc<DevresIoMem<0x20>>,
-//! ) -> Result<(Devres<Hw<IoMem<'static, 0x20>>>, Clk)> {
+//! fn gate<F>(dev: &Device<Bound>, io: Arc<DevresLt<F>>) -> Result<(Devres<Hw<F>>, Clk)>
+//! where
+//!     F: CovariantForLt + 'static,
+//!     for<'a> F::Of<'a>: Send + Sync,
+//!     for<'b> &'b F::Of<'b>: IoBase<'b, Backend = MmioBackend>,
+//! {
 //!     let reg = Reg::new(dev, io, 0x10)?;
 //!     let init = Init {
 //!         name: c"example-gate",
