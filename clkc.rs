@@ -25,8 +25,8 @@ use kernel::{
         Bound,
         Device, //
     },
-    prelude::*,
-    sync::Arc, //
+    devres::Devres,
+    prelude::*, //
 };
 
 use crate::kernel_ext::clk::provider::{
@@ -37,11 +37,19 @@ use crate::kernel_ext::clk::provider::{
     Reg, //
 };
 use crate::kernel_ext::clk::round_rate::RoundRate as _;
+use crate::kernel_ext::io::mem::ExclusiveIoMem;
 
 use crate::regs::{
     self,
-    Regs, //
+    Regs,
+    REGS_SIZE, //
 };
+
+/// The registers' mapping, as the clock provider names it.
+type Mapping = ExclusiveIoMem<'static, REGS_SIZE>;
+
+/// A clock of the tree, registered for the device's binding.
+type ClkHw = Devres<Hw<Mapping>>;
 
 /// `CLKC` offset in the register window.
 const CLKC_OFFSET: usize = <regs::CLKC as kernel::io::register::Register>::OFFSET;
@@ -83,9 +91,9 @@ const SD_CLK: usize = 1;
 /// The fields drop in order: the consumer references, then the clocks, children first.
 pub(crate) struct Clkc {
     gates: KVec<Clk>,
-    _gate_hws: KVec<Hw<Regs>>,
-    _div: Hw<Regs>,
-    _src_sel: Hw<Regs>,
+    _gate_hws: KVec<ClkHw>,
+    _div: ClkHw,
+    _src_sel: ClkHw,
 }
 
 /// Returns the clock name `"<device>#<suffix>"`, cut to 31 characters like the C driver's `char
@@ -103,28 +111,28 @@ fn clk_name(dev_name: &CStr, suffix: &CStr) -> Result<KVec<u8>> {
 /// Registers the clock `suffix` of the tree of `dev`.
 fn register(
     dev: &Device<Bound>,
-    reg: &Reg<Regs>,
+    reg: &Reg<Mapping>,
     suffix: &CStr,
     parents: &[Parent<'_>],
     basic: Basic<'_>,
-) -> Result<Hw<Regs>> {
+) -> Result<ClkHw> {
     let name = clk_name(dev.name(), suffix)?;
     let init = Init {
         name: CStr::from_bytes_with_nul(&name).map_err(|_| EINVAL)?,
         parents,
         set_rate_parent: true,
     };
-    Hw::register(dev, reg, &init, basic)
+    Hw::<Mapping>::register(dev, reg, &init, basic)
 }
 
 impl Clkc {
-    /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets its
-    /// four gate clocks.
+    /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and gets
+    /// its four gate clocks.
     ///
-    /// Dropping the returned object unregisters the tree; the clocks keep `regs` mapped as long as
-    /// they are registered.
-    pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs>) -> Result<Self> {
-        let reg = Reg::new(regs, CLKC_OFFSET)?;
+    /// The tree is unregistered when the returned object is dropped or
+    /// `dev` is unbound, before the registers' mapping is revoked.
+    pub(crate) fn register(dev: &Device<Bound>, regs: &Regs) -> Result<Self> {
+        let reg = Reg::<Mapping>::new(dev, regs.mapping().clone(), CLKC_OFFSET)?;
 
         let clkin = [c"clkin0", c"clkin1", c"clkin2", c"clkin3"].map(Parent::Input);
         let src_sel = register(
@@ -141,7 +149,7 @@ impl Clkc {
             dev,
             &reg,
             c"div",
-            &[Parent::Clock(src_sel.name())],
+            &[Parent::Clock(src_sel.access(dev)?.name())],
             Basic::Divider {
                 shift: 0,
                 width: 12,
@@ -156,10 +164,10 @@ impl Clkc {
                 dev,
                 &reg,
                 suffix,
-                &[Parent::Clock(div.name())],
+                &[Parent::Clock(div.access(dev)?.name())],
                 Basic::Gate { bit },
             )?;
-            gates.push(hw.clk(suffix)?, GFP_KERNEL)?;
+            gates.push(hw.access(dev)?.clk(suffix)?, GFP_KERNEL)?;
             gate_hws.push(hw, GFP_KERNEL)?;
         }
         Ok(Self {

@@ -129,7 +129,7 @@ pub(crate) struct Sdhc {
     pub(crate) soc: SocData,
     pub(crate) pclk: EnabledClk,
     pub(crate) clkc: Clkc,
-    pub(crate) regs: Arc<Regs>,
+    pub(crate) regs: Regs,
     /// The bounce policy and its buffers (`bounce.rs`).
     #[pin]
     pub(crate) bounce: Bouncer,

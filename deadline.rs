@@ -22,7 +22,6 @@
 //! request in flight with its [`Deadline`], arms the watchdog and runs the completion.
 
 use kernel::{
-    io::Io,
     sync::atomic::{
         Atomic,
         Relaxed, //

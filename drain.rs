@@ -18,7 +18,6 @@
 //! A drain that `STAT` does not show cannot be seen by any driver: the bound is all there is.
 
 use kernel::{
-    io::Io,
     prelude::*,
     sync::atomic::Relaxed,
     time::Delta, //

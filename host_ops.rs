@@ -4,10 +4,7 @@
 //!
 //! Each is implemented in the file named for it.
 
-use kernel::{
-    io::Io,
-    prelude::*, //
-};
+use kernel::prelude::*;
 
 use crate::mmc::{
     Host,

@@ -8,10 +8,7 @@
 use kernel::{
     device::Device,
     interrupt::local_interrupt_disable,
-    io::{
-        poll::read_poll_timeout,
-        Io, //
-    },
+    io::poll::read_poll_timeout,
     num::Bounded,
     prelude::*,
     time::{

@@ -3,7 +3,6 @@
 //! Bus settings, power, clock and bus width (`meson_mx_sdhc_set_ios()`).
 
 use kernel::{
-    io::Io,
     num::Bounded,
     prelude::*,
     sync::atomic::Relaxed, //

@@ -7,7 +7,6 @@
 //! (`meson_mx_sdhc_irq()`, `meson_mx_sdhc_irq_thread()`).
 
 use kernel::{
-    io::Io,
     irq::{
         IrqReturn,
         ThreadedHandler,

@@ -26,7 +26,7 @@
 //! the driver: `kernel::mmc`, the MMC host API with the DMA mapping of a request's
 //! scatterlist and the host's registration, tied to the device's binding;
 //! `kernel::irq::managed`, the interrupt requested for the device's binding;
-//! `kernel::io::window`, the register window, which `IoMem` cannot map;
+//! `kernel::io::mem`, the register window's mapping, revoked at unbind;
 //! `kernel::clk::provider`, the basic clocks `clkc.rs` builds the controller's clock tree
 //! from; `kernel::dma::noncoherent`, the bounce buffer's cached memory, and
 //! `kernel::dma::cpu_copy` and `kernel::dma::pre_map`, the copies between a request's
@@ -49,6 +49,8 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
+// The registers through their device-managed mapping.
+mod mapped_regs;
 // `pre_req` and `post_req`: the work done for a request while the previous one runs.
 mod prepare;
 mod probe;
@@ -75,8 +77,9 @@ mod tuning;
 #[path = "rust/kernel"]
 mod kernel_ext {
     pub(crate) mod io {
+        // Out of tree only: `kernel::io::mem` with the series' fixes.
         #[cfg(CONFIG_HAS_IOMEM)]
-        pub(crate) mod window;
+        pub(crate) mod mem;
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]

@@ -22,6 +22,7 @@ use kernel::{
     }, //
 };
 
+use crate::kernel_ext::out_of_tree::FixedIoRequest as _;
 use crate::kernel_ext::{
     irq::managed,
     pm, //
@@ -87,27 +88,32 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
     e
 }
 
-/// Requests and maps the register window.
-fn map_regs(pdev: &platform::Device<Bound>) -> Result<Arc<Regs>> {
+/// Requests and maps the register window for the device's binding.
+fn map_regs(pdev: &platform::Device<Bound>) -> Result<Regs> {
     let dev: &Device<Bound> = pdev.as_ref();
-    let res = pdev
-        .resource_by_index(0)
+    let request = pdev
+        .fixed_io_request_by_index(0)
         .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
-    let regs = Regs::request_and_map(dev, res).map_err(|e| {
-        if e == EINVAL {
-            // `resource_size_t` is 64 bits with LPAE: no 64-bit formatting on 32-bit ARM.
-            #[allow(clippy::useless_conversion)]
-            let len = u32::try_from(res.size()).unwrap_or(u32::MAX);
-            dev_err!(
-                dev,
-                "register window (reg) of {} bytes, the registers need {}\n",
-                len,
-                REGS_SIZE
-            );
-        }
-        probe_err(dev, "failed to map the registers", e)
-    })?;
-    Ok(Arc::new(regs, GFP_KERNEL)?)
+    let io = request
+        .iomap_exclusive_sized::<REGS_SIZE>()
+        .inspect_err(|&e| {
+            if e == EINVAL {
+                // `resource_size_t` is 64 bits with LPAE: no 64-bit formatting on 32-bit ARM.
+                #[allow(clippy::useless_conversion)]
+                let len = pdev
+                    .resource_by_index(0)
+                    .map_or(0, |r| u32::try_from(r.size()).unwrap_or(u32::MAX));
+                dev_err!(
+                    dev,
+                    "register window (reg) of {} bytes, the registers need {}\n",
+                    len,
+                    REGS_SIZE
+                );
+            }
+        })
+        .and_then(|io| io.into_devres())
+        .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
+    Regs::new(io)
 }
 
 /// Enables the module clock and returns it.
@@ -133,7 +139,7 @@ fn new_sdhc(pdev: &platform::Device<Bound>, soc: SocData) -> Result<(Arc<Sdhc>, 
     let pclk = enable_pclk(dev)?;
     hw::init_hw(&regs, &soc);
 
-    let clkc = Clkc::register(dev, regs.clone())
+    let clkc = Clkc::register(dev, &regs)
         .map_err(|e| probe_err(dev, "failed to register the clock controller", e))?;
 
     let merge_boundary = mmc::dma_merge_boundary(dev);

@@ -11,22 +11,24 @@ use kernel::{
     num::Bounded, //
 };
 
-use crate::kernel_ext::io::window::IoWindow;
+use crate::mapped_regs::MappedRegs;
 
 /// Size of the register window (up to and including `CLK2`).
 pub(crate) const REGS_SIZE: usize = 0x3c;
 
-/// The mapped register window: the device tree's `reg`, 0x42 bytes upstream (`meson.dtsi`), not
-/// a multiple of 4, which `IoMem` cannot map.
-pub(crate) type Regs = IoWindow<REGS_SIZE>;
+/// The mapped register window.
+///
+/// It is the device tree's `reg`, 0x42 bytes upstream (`meson.dtsi`), of which the registers
+/// are the first `REGS_SIZE`.
+pub(crate) type Regs = MappedRegs<REGS_SIZE>;
 
 register! {
-    /// Command argument; with `PDMA.PIO_RDRESP` also the response read-back window.
+    /// Command argument, with `PDMA.PIO_RDRESP` also the response read-back window.
     pub(crate) ARGU(u32) @ 0x00 {
         31:0 value;
     }
 
-    /// Command send register: writing it starts the command.
+    /// Command send register, whose write starts the command.
     pub(crate) SEND(u32) @ 0x04 {
         5:0 cmd_index;
         6:6 cmd_has_resp => bool;
@@ -63,7 +65,7 @@ register! {
         23:20 dat7_4;
     }
 
-    /// Clock control; bits 17:16 and 15:12 are owned by the clock tree in `clkc.rs`.
+    /// Clock control, whose bits 17:16 and 15:12 the clock tree in `clkc.rs` owns.
     pub(crate) CLKC(u32) @ 0x10 {
         11:0 clk_div;
         24:24 clk_jic => bool;
@@ -98,7 +100,7 @@ register! {
         31:29 txstart_thres;
     }
 
-    /// Interrupt enable; same bit layout as `ISTA`.
+    /// Interrupt enable, with the bit layout of `ISTA`.
     pub(crate) ICTL(u32) @ 0x24 {
         0:0 resp_ok => bool;
         1:1 resp_timeout => bool;
@@ -118,7 +120,7 @@ register! {
         17:16 dat1_irq_delay;
     }
 
-    /// Interrupt status; write 1 to clear.
+    /// Interrupt status, whose bits are cleared by writing 1.
     pub(crate) ISTA(u32) @ 0x28 {
         0:0 resp_ok => bool;
         1:1 resp_timeout => bool;
@@ -152,7 +154,7 @@ register! {
         13:11 esta_11_13;
     }
 
-    /// Enhanced control; Meson6/8/8b and Meson8m2 use bits 7:0 and 17:16 differently.
+    /// Enhanced control, whose bits 7:0 and 17:16 Meson6/8/8b and Meson8m2 use differently.
     pub(crate) ENHC(u32) @ 0x34 {
         0:0 meson8m2_wrrsp_mode => bool;
         1:1 meson8m2_chk_wrrsp => bool;
@@ -180,7 +182,7 @@ register! {
     }
 }
 
-/// A 12-bit clock phase/divider value, masked like the C driver's `FIELD_PREP()`.
+/// Returns a 12-bit clock phase/divider value, masked like the C driver's `FIELD_PREP()`.
 #[inline(always)]
 pub(crate) fn phase(v: u32) -> Bounded<u32, 12> {
     Bounded::from_expr(v & 0xfff)

@@ -34,7 +34,6 @@
 //! ([`SdioIrqs::probe_latch`]); no lock is held with interrupts off while it waits.
 
 use kernel::{
-    io::Io,
     new_spinlock_irq,
     prelude::*,
     sync::SpinLockIrq,

@@ -4,10 +4,7 @@
 
 use kernel::{
     device::Device,
-    io::{
-        poll::read_poll_timeout,
-        Io, //
-    },
+    io::poll::read_poll_timeout,
     prelude::*,
     time::Delta, //
 };

@@ -18,10 +18,7 @@
 //! (by the interrupt thread, whose line stays masked until it returns, or by the deadline).
 
 use kernel::{
-    io::{
-        poll::read_poll_timeout,
-        Io, //
-    },
+    io::poll::read_poll_timeout,
     prelude::*,
     time::Delta, //
 };

@@ -3,7 +3,6 @@
 //! RX clock phase tuning (`meson_mx_sdhc_execute_tuning()`).
 
 use kernel::{
-    io::Io,
     prelude::*,
     sync::atomic::Relaxed, //
 };

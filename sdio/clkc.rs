@@ -23,9 +23,9 @@ use kernel::{
         Bound,
         Device, //
     },
+    devres::Devres,
     prelude::*,
-    str::CString,
-    sync::Arc, //
+    str::CString, //
 };
 
 use crate::kernel_ext::clk::provider::{
@@ -36,11 +36,19 @@ use crate::kernel_ext::clk::provider::{
     Reg, //
 };
 use crate::kernel_ext::clk::round_rate::RoundRate as _;
+use crate::kernel_ext::io::mem::ExclusiveIoMem;
 
 use crate::regs::{
     self,
-    Regs, //
+    Regs,
+    REGS_SIZE, //
 };
+
+/// The registers' mapping, as the clock provider names it.
+type Mapping = ExclusiveIoMem<'static, REGS_SIZE>;
+
+/// A clock of the tree, registered for the device's binding.
+type ClkHw = Devres<Hw<Mapping>>;
 
 /// `CONF` offset in the register window.
 const CONF_OFFSET: usize = <regs::CONF as kernel::io::register::Register>::OFFSET;
@@ -51,34 +59,36 @@ const CONF_OFFSET: usize = <regs::CONF as kernel::io::register::Register>::OFFSE
 /// children first.
 pub(crate) struct Clkc {
     div_clk: Clk,
-    _div: Hw<Regs>,
-    _fixed_div2: Hw<Regs>,
+    _div: ClkHw,
+    _fixed_div2: ClkHw,
 }
 
 /// Registers the clock `<device>#<suffix>` of `dev`.
 fn register(
     dev: &Device<Bound>,
-    reg: &Reg<Regs>,
+    reg: &Reg<Mapping>,
     suffix: &CStr,
     parent: Parent<'_>,
     basic: Basic<'_>,
-) -> Result<Hw<Regs>> {
+) -> Result<ClkHw> {
     let name = CString::try_from_fmt(fmt!("{}#{}", dev.name(), suffix))?;
     let init = Init {
         name: &name,
         parents: &[parent],
         set_rate_parent: false,
     };
-    Hw::register(dev, reg, &init, basic)
+    Hw::<Mapping>::register(dev, reg, &init, basic)
 }
 
 impl Clkc {
     /// Registers the clock tree of the controller `dev`, whose registers are `regs`, and enables
     /// the card clock (`clk_prepare_enable()`).
     ///
-    /// Dropping the returned object disables it and unregisters the tree.
-    pub(crate) fn register(dev: &Device<Bound>, regs: Arc<Regs>) -> Result<Self> {
-        let reg = Reg::new(regs, CONF_OFFSET)?;
+    /// Dropping the returned object disables it and
+    /// unregisters the tree, which `dev`'s unbind unregisters too, before the registers' mapping
+    /// is revoked.
+    pub(crate) fn register(dev: &Device<Bound>, regs: &Regs) -> Result<Self> {
+        let reg = Reg::<Mapping>::new(dev, regs.mapping().clone(), CONF_OFFSET)?;
         let fixed_div2 = register(
             dev,
             &reg,
@@ -90,14 +100,14 @@ impl Clkc {
             dev,
             &reg,
             c"div",
-            Parent::Clock(fixed_div2.name()),
+            Parent::Clock(fixed_div2.access(dev)?.name()),
             Basic::Divider {
                 shift: 0,
                 width: 10,
                 table: &[],
             },
         )?;
-        let div_clk = div.clk(c"cfg_div_clk")?;
+        let div_clk = div.access(dev)?.clk(c"cfg_div_clk")?;
         div_clk.prepare_enable()?;
         Ok(Self {
             div_clk,

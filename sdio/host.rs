@@ -148,10 +148,8 @@ impl Drop for EnabledClock {
 #[pin_data]
 pub(crate) struct Sdio {
     pub(crate) dev: ARef<Device>,
-    pub(crate) regs: Arc<Regs>,
-    /// The card clock.
-    ///
-    /// Dropped before the module clock.
+    pub(crate) regs: Regs,
+    /// The card clock, dropped before the module clock.
     pub(crate) clkc: Clkc,
     pub(crate) _core_clk: EnabledClock,
     /// The bounce buffer, coherent memory of `bounce_size` bytes (none with 0).

@@ -5,7 +5,6 @@
 //! The controller's setup and soft reset, a command's start and its response.
 
 use kernel::{
-    io::Io,
     num::Bounded,
     prelude::*,
     time::{

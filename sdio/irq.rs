@@ -8,7 +8,6 @@
 //! waiting request.
 
 use kernel::{
-    io::Io,
     irq::{
         IrqReturn,
         ThreadedHandler,

@@ -30,7 +30,7 @@
 //! The C API is reached only through kernel-crate abstractions, the same the SDHC driver
 //! (`meson_mx_sdhc_rs`) uses: `kernel::mmc`, the MMC host API; `kernel::platform::of_child`,
 //! the slot's device; `kernel::clk::provider`, the card clock; `kernel::irq::managed`,
-//! `kernel::io::window`, `kernel::dma::cpu_copy` (the bounce buffer's copies) and
+//! `kernel::io::mem`, `kernel::dma::cpu_copy` (the bounce buffer's copies) and
 //! `kernel::workqueue::timer`.
 
 use kernel::prelude::*;
@@ -43,6 +43,8 @@ mod hw;
 mod ios;
 mod irq;
 mod logic;
+#[path = "../mapped_regs.rs"]
+mod mapped_regs;
 mod probe;
 mod regs;
 mod request;
@@ -60,7 +62,7 @@ mod stats_file;
 mod kernel_ext {
     pub(crate) mod io {
         #[cfg(CONFIG_HAS_IOMEM)]
-        pub(crate) mod window;
+        pub(crate) mod mem;
     }
     pub(crate) mod dma {
         #[cfg(CONFIG_HAS_DMA)]

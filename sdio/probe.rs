@@ -25,6 +25,7 @@ use kernel::{
 };
 
 use crate::kernel_ext::irq::managed;
+use crate::kernel_ext::out_of_tree::FixedIoRequest as _;
 use crate::mmc::{
     Cap,
     HostConfig,
@@ -45,7 +46,10 @@ use crate::{
         counters::SlotStats,
         module_params::Params, //
     },
-    regs::Regs,
+    regs::{
+        Regs,
+        REGS_SIZE, //
+    },
     slot::Slot,
     stats_file::StatsFile, //
 };
@@ -76,18 +80,20 @@ fn probe_err(dev: &Device, what: &str, e: Error) -> Error {
 /// reset, the card clock registered and the bounce buffer allocated.
 fn new_sdio(pdev: &platform::Device<Bound>, params: &Params) -> Result<Arc<Sdio>> {
     let dev: &Device<Bound> = pdev.as_ref();
-    let res = pdev
-        .resource_by_index(0)
+    let request = pdev
+        .fixed_io_request_by_index(0)
         .ok_or_else(|| probe_err(dev, "missing register window (reg)", ENODEV))?;
-    let regs = Regs::request_and_map(dev, res)
+    let io = request
+        .iomap_exclusive_sized::<REGS_SIZE>()
+        .and_then(|io| io.into_devres())
         .map_err(|e| probe_err(dev, "failed to map the registers", e))?;
-    let regs = Arc::new(regs, GFP_KERNEL)?;
+    let regs = Regs::new(io)?;
     let core = Clk::get(dev, Some(c"core"))
         .and_then(EnabledClock::new)
         .map_err(|e| probe_err(dev, "Failed to get and enable 'core' clock", e))?;
     hw::init_conf(&regs);
     hw::soft_reset(&regs);
-    let clkc = Clkc::register(dev, regs.clone())
+    let clkc = Clkc::register(dev, &regs)
         .map_err(|e| probe_err(dev, "failed to register the card clock", e))?;
     let bounce = match params.bounce_size {
         0 => None,

@@ -7,21 +7,21 @@
 
 use kernel::io::register;
 
-use crate::kernel_ext::io::window::IoWindow;
+use crate::mapped_regs::MappedRegs;
 
 /// Size of the register window (up to and including `EXT`).
 pub(crate) const REGS_SIZE: usize = 0x20;
 
 /// The mapped register window.
-pub(crate) type Regs = IoWindow<REGS_SIZE>;
+pub(crate) type Regs = MappedRegs<REGS_SIZE>;
 
 register! {
-    /// Command argument; with `MULT.WR_RD_OUT_INDEX` set, the response read-back window.
+    /// Command argument, with `MULT.WR_RD_OUT_INDEX` set the response read-back window.
     pub(crate) ARGU(u32) @ 0x00 {
         31:0 value;
     }
 
-    /// Command send register: writing it starts the command.
+    /// Command send register, whose write starts the command.
     pub(crate) SEND(u32) @ 0x04 {
         7:0 command_index;
         15:8 cmd_resp_bits;
@@ -34,7 +34,7 @@ register! {
         31:24 repeat_package_times;
     }
 
-    /// Configuration; bits 9:0 are the card clock divider, owned by the clock tree in `clkc.rs`.
+    /// Configuration, whose bits 9:0 are the card clock divider the clock tree in `clkc.rs` owns.
     pub(crate) CONF(u32) @ 0x08 {
         9:0 cmd_clk_div;
         10:10 cmd_disable_crc => bool;
@@ -48,7 +48,7 @@ register! {
         31:29 write_crc_ok_status;
     }
 
-    /// Interrupt and command status; `IF_INT` and `CMD_INT` are cleared by writing 1.
+    /// Interrupt and command status, whose `IF_INT` and `CMD_INT` are cleared by writing 1.
     pub(crate) IRQS(u32) @ 0x0c {
         3:0 status_state_machine;
         4:4 cmd_busy => bool;
@@ -85,7 +85,7 @@ register! {
         31:0 value;
     }
 
-    /// Extension: the bits of one data package.
+    /// Extension, the bits of one data package.
     pub(crate) EXT(u32) @ 0x1c {
         29:16 data_rw_number;
     }

@@ -9,7 +9,6 @@
 //! previous request runs.
 
 use kernel::{
-    io::Io,
     prelude::*,
     sync::atomic::Full,
     time::{

@@ -7,18 +7,24 @@
 //! [`include/linux/clk.h`](srctree/include/linux/clk.h)
 //!
 //! A module imports a trait on a `use` item of its own and calls the method as in the kernel
-//! crate (`dev.as_raw()`, `gfp.as_raw()`, `Clk::from_raw(ptr)`).
+//! crate (`dev.as_raw()`, `gfp.as_raw()`, `Clk::from_raw(ptr)`), or, for the one method whose
+//! name the kernel crate has already, under a name the series maps to it
+//! (`pdev.fixed_io_request_by_index(0)`, the kernel crate's `pdev.io_request_by_index(0)`).
 
 use kernel::{
     alloc::Flags,
     clk::Clk,
     device::{
+        Bound,
         Device,
         DeviceContext, //
-    }, //
+    },
+    platform, //
 };
 
 use crate::bindings;
+#[cfg(CONFIG_HAS_IOMEM)]
+use crate::kernel_ext::io::mem::IoRequest;
 
 /// An extension trait giving [`Device`] its `as_raw()`, private to the kernel crate.
 pub(crate) trait DeviceAsRaw {
@@ -82,5 +88,22 @@ impl ClkFromRaw for Clk {
         // SAFETY: `Clk` is a `#[repr(transparent)]` wrapper of a `struct clk` pointer whose
         // invariant the caller guarantees; it puts the reference when dropped.
         unsafe { core::mem::transmute::<*mut bindings::clk, Clk>(ptr) }
+    }
+}
+
+/// An extension trait giving a platform device the `io_request_by_index()` of the fixed
+/// `kernel::io::mem` (its stand-in, `kernel_ext::io::mem`).
+#[cfg(CONFIG_HAS_IOMEM)]
+pub(crate) trait FixedIoRequest {
+    /// Returns the request of the device's memory resource `index`, if there is one.
+    fn fixed_io_request_by_index(&self, index: u32) -> Option<IoRequest<'_>>;
+}
+
+#[cfg(CONFIG_HAS_IOMEM)]
+impl FixedIoRequest for platform::Device<Bound> {
+    fn fixed_io_request_by_index(&self, index: u32) -> Option<IoRequest<'_>> {
+        self.resource_by_index(index)
+            // SAFETY: `resource` is a resource of the device, valid while it is borrowed.
+            .map(|resource| unsafe { IoRequest::new(self.as_ref(), resource) })
     }
 }

@@ -72,7 +72,7 @@ G
 
 # The reg size: every boot here (and every other test) has meson.dtsi's
 # 0x42, which Linux 7.3's IoMem cannot map (not a multiple of 4; the Rust
-# driver maps it with kernel::io::window).  One more boot
+# driver maps it with the fixed IoMem's stand-in).  One more boot
 # with 0x40: both drivers must take that too, and the Rust driver must have
 # mapped its window in both (no "failed to map" in the log).
 g40=$(guest reg40 <<'G'

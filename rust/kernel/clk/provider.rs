@@ -6,10 +6,12 @@
 //!
 //! C header: [`include/linux/clk-provider.h`](srctree/include/linux/clk-provider.h)
 //!
-//! A [`Hw`] registers one of the framework's basic clock types for the device's device tree
-//! node, unregisters it when dropped and hands out consumer [`Clk`]s of it. A [`Reg`] holds an
-//! [`Arc`] of the owner of its mapping, since a registered clock refers to its register for as
-//! long as it is registered.
+//! A [`Hw`] registers one of the framework's basic clock types for the device tree node of a
+//! bound device, for the device's binding ([`Devres`]): it is unregistered when the device is
+//! unbound, or when dropped before, and hands out consumer [`Clk`]s of it. A [`Reg`] is a
+//! register of a device-managed mapping ([`DevresLt`]) of the same device, which it holds
+//! through an [`Arc`]: the mapping was registered before the clock, so the clock is unregistered
+//! before the mapping is revoked at unbind, and it is not dropped before the clock.
 //!
 //! # Examples
 //!
@@ -28,27 +30,37 @@
 //!         },
 //!         Clk, //
 //!     },
-//!     device::Device,
+//!     device::{
+//!         Bound,
+//!         Device, //
+//!     },
+//!     devres::{
+//!         Devres,
+//!         DevresLt, //
+//!     },
 //!     io::{
 //!         IoBase,
 //!         MmioBackend, //
 //!     },
 //!     prelude::*,
-//!     sync::Arc, //
+//!     sync::Arc,
+//!     types::CovariantForLt, //
 //! };
 //!
-//! fn gate<M>(dev: &Device, io: Arc<M>) -> Result<(Hw<M>, Clk)>
+//! fn gate<F>(dev: &Device<Bound>, io: Arc<DevresLt<F>>) -> Result<(Devres<Hw<F>>, Clk)>
 //! where
-//!     for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+//!     F: CovariantForLt + 'static,
+//!     for<'a> F::Of<'a>: Send + Sync,
+//!     for<'b> &'b F::Of<'b>: IoBase<'b, Backend = MmioBackend>,
 //! {
-//!     let reg = Reg::new(io, 0x10)?;
+//!     let reg = Reg::new(dev, io, 0x10)?;
 //!     let init = Init {
 //!         name: c"example-gate",
 //!         parents: &[Parent::Input(c"core")],
 //!         set_rate_parent: true,
 //!     };
 //!     let hw = Hw::register(dev, &reg, &init, Basic::Gate { bit: 3 })?;
-//!     let clk = hw.clk(c"gate")?;
+//!     let clk = hw.access(dev)?.clk(c"gate")?;
 //!     clk.prepare_enable()?;
 //!     Ok((hw, clk))
 //! }
@@ -67,7 +79,12 @@ use kernel::{
     clk::Clk,
     device::{
         property::FwNode,
+        Bound,
         Device, //
+    },
+    devres::{
+        Devres,
+        DevresLt, //
     },
     error::{
         from_err_ptr,
@@ -84,34 +101,40 @@ use kernel::{
     sync::{
         aref::ARef,
         Arc, //
+    },
+    types::{
+        CovariantForLt,
+        ForLt, //
     }, //
 };
 
 use crate::bindings;
 use crate::kernel_ext::out_of_tree::ClkFromRaw as _;
 
-/// A 32-bit register of an MMIO mapping, for basic clocks.
+/// A 32-bit register of a device-managed MMIO mapping ([`DevresLt`] of `F`), for basic clocks.
 ///
 /// # Invariants
 ///
-/// `offset` is 4-byte aligned and the 4 bytes at `offset` lie inside the mapping of `io`, which
-/// stays mapped as long as `io` is not dropped: the [`IoBase`] view of a `&M` is valid while
-/// `M` is borrowed, and the [`Arc`] keeps `M` alive and shared (never unique, so never borrowed
-/// mutably), so a shared borrow of it could last as long as `io` is held.
-pub(crate) struct Reg<M> {
-    io: Arc<M>,
+/// `offset` is 4-byte aligned and the 4 bytes at `offset` lie inside the mapping of `io`.
+pub(crate) struct Reg<F: ForLt>
+where
+    for<'a> F::Of<'a>: Send,
+{
+    io: Arc<DevresLt<F>>,
     offset: usize,
 }
 
-impl<M> Reg<M>
+impl<F: CovariantForLt> Reg<F>
 where
-    for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+    for<'a> F::Of<'a>: Send,
+    for<'b> &'b F::Of<'b>: IoBase<'b, Backend = MmioBackend>,
 {
-    /// Creates the 32-bit register at `offset` in the mapping of `io`.
+    /// Creates the 32-bit register at `offset` in the mapping `io` of the bound device `dev`.
     ///
-    /// Returns `EINVAL` if the register is not inside the mapping or not aligned.
-    pub(crate) fn new(io: Arc<M>, offset: usize) -> Result<Self> {
-        let ptr = MmioBackend::as_ptr((&*io).as_view());
+    /// Returns `EINVAL` if `io` is not a mapping of `dev`, or the register is not inside the
+    /// mapping or not aligned.
+    pub(crate) fn new(dev: &Device<Bound>, io: Arc<DevresLt<F>>, offset: usize) -> Result<Self> {
+        let ptr = MmioBackend::as_ptr(io.access(dev)?.as_view());
         let end = offset.checked_add(4).ok_or(EINVAL)?;
         if offset % 4 != 0 || ptr.addr() % 4 != 0 || end > KnownSize::size(ptr) {
             return Err(EINVAL);
@@ -121,11 +144,15 @@ where
     }
 
     /// Returns the register's address, for the C clock structures.
-    fn addr(&self) -> *mut c_void {
-        MmioBackend::as_ptr((&*self.io).as_view())
+    ///
+    /// Returns `EINVAL` if `dev` is not the device of the mapping.
+    ///
+    /// The address is valid until the mapping is revoked, when `dev` is unbound.
+    fn addr(&self, dev: &Device<Bound>) -> Result<*mut c_void> {
+        Ok(MmioBackend::as_ptr(self.io.access(dev)?.as_view())
             .cast::<u8>()
             .wrapping_add(self.offset)
-            .cast()
+            .cast())
     }
 }
 
@@ -201,26 +228,33 @@ union BasicClk {
 
 /// A registered basic clock, unregistered when dropped (`clk_hw_unregister()`).
 ///
+/// It exists only inside the [`Devres`] that [`Hw::register`] returns: it is dropped when the
+/// device is unbound at the latest.
+///
 /// # Invariants
 ///
 /// - `raw` comes from `KBox::into_raw` and holds the clock structure whose `struct clk_hw` is
 ///   `hw`; it is registered with the clock framework for the node `_node` until `drop`.
-/// - The structure's register address is that of `_reg`, whose mapping lives as long as `self`;
-///   a divider's `table` is NULL or points into `_table`, terminated by a zero divisor.
-pub(crate) struct Hw<M> {
+/// - The structure's register address is that of `_reg`, whose mapping is not revoked before
+///   `self` is dropped; a divider's `table` is NULL or points into `_table`, terminated by a
+///   zero divisor.
+pub(crate) struct Hw<F: ForLt>
+where
+    for<'a> F::Of<'a>: Send,
+{
     raw: NonNull<BasicClk>,
     hw: NonNull<bindings::clk_hw>,
     name: CString,
     _table: KVec<bindings::clk_div_table>,
     _node: ARef<FwNode>,
-    _reg: Reg<M>,
+    _reg: Reg<F>,
 }
 
 // SAFETY: The clock framework serializes the operations on a registered clock itself; `Hw`
-// only passes its pointers to it, and its other fields are `Send` if `M` is.
-unsafe impl<M: Send + Sync> Send for Hw<M> {}
+// only passes its pointers to it, and its other fields are `Send` if the mapping is.
+unsafe impl<F: ForLt> Send for Hw<F> where for<'a> F::Of<'a>: Send + Sync {}
 // SAFETY: See `Send`; no method of `Hw` mutates it through `&self`.
-unsafe impl<M: Send + Sync> Sync for Hw<M> {}
+unsafe impl<F: ForLt> Sync for Hw<F> where for<'a> F::Of<'a>: Send + Sync {}
 
 /// Returns the device tree node of `dev`, with a reference held, and its `struct device_node`.
 ///
@@ -370,22 +404,28 @@ fn parent_data(parents: &[Parent<'_>]) -> Result<KVec<bindings::clk_parent_data>
     Ok(data)
 }
 
-impl<M> Hw<M>
+impl<F: CovariantForLt + 'static> Hw<F>
 where
-    for<'b> &'b M: IoBase<'b, Backend = MmioBackend>,
+    for<'a> F::Of<'a>: Send + Sync,
+    for<'b> &'b F::Of<'b>: IoBase<'b, Backend = MmioBackend>,
 {
-    /// Registers a basic clock of type `basic` over `reg` for the device tree node of `dev`.
+    /// Registers a basic clock of type `basic` over `reg` for the device tree node of `dev`,
+    /// until `dev` is unbound or the returned [`Devres`] is dropped.
     ///
-    /// Returns `EINVAL` if `dev` has no device tree node or the field does not fit in 32 bits.
+    /// Returns `EINVAL` if `reg` is not a register of a mapping of `dev`, `dev` has no device
+    /// tree node or the field does not fit in 32 bits.
     pub(crate) fn register(
-        dev: &Device,
-        reg: &Reg<M>,
+        dev: &Device<Bound>,
+        reg: &Reg<F>,
         init: &Init<'_>,
         basic: Basic<'_>,
-    ) -> Result<Self> {
+    ) -> Result<Devres<Self>> {
+        // The mapping is one of `dev`'s (checked here): its devres entry precedes the clock's
+        // (below), which is released first at unbind.
+        let addr = reg.addr(dev)?;
         let (node, of_node) = of_node(dev)?;
         let mut table = KVec::new();
-        let (c, ops) = basic_clk(basic, reg.addr(), &mut table)?;
+        let (c, ops) = basic_clk(basic, addr, &mut table)?;
         let parents = parent_data(init.parents)?;
         let name = init.name.to_cstring()?;
         let raw_init = bindings::clk_init_data {
@@ -413,8 +453,8 @@ where
         // above), and so does the `#[repr(C)]` union of them.
         let hw = raw.cast::<bindings::clk_hw>();
         // SAFETY: `hw` is the `struct clk_hw` of the clock structure `raw` (just allocated, not
-        // registered), the structure `ops` expects, whose register address is valid for as long
-        // as `reg`'s mapping (type invariant of `Reg`). `raw_init`, the name and the parent data
+        // registered), the structure `ops` expects, whose register address is valid until the
+        // mapping of `reg` is revoked, which is after the clock is unregistered (below). `raw_init`, the name and the parent data
         // only need to live during `of_clk_hw_register()`, which copies them and clears
         // `hw->init`. `of_node` is the node `node` holds a reference to.
         let ret = unsafe {
@@ -426,9 +466,11 @@ where
             drop(unsafe { KBox::from_raw(raw) });
             return Err(e);
         }
-        // INVARIANT: `raw` is registered, its register is `reg`'s (kept by the clone of the
-        // `Arc`), its table `table`'s, its node `node`.
-        Ok(Self {
+        // INVARIANT: `raw` is registered, its register is `reg`'s, its table `table`'s, its node
+        // `node`. The clone of the `Arc` keeps the mapping from being dropped, and so revoked,
+        // before `self`; the mapping's devres entry precedes that of the `Devres` made here,
+        // released first at unbind, which drops `self`.
+        let hw = Self {
             // SAFETY: `KBox::into_raw` does not return NULL.
             raw: unsafe { NonNull::new_unchecked(raw) },
             // SAFETY: As above, `hw` is `raw`.
@@ -440,11 +482,15 @@ where
                 io: reg.io.clone(),
                 offset: reg.offset,
             },
-        })
+        };
+        Devres::new(dev, hw)
     }
 }
 
-impl<M> Hw<M> {
+impl<F: ForLt> Hw<F>
+where
+    for<'a> F::Of<'a>: Send,
+{
     /// Returns the clock's name, for [`Parent::Clock`].
     pub(crate) fn name(&self) -> &CStr {
         &self.name
@@ -463,7 +509,10 @@ impl<M> Hw<M> {
     }
 }
 
-impl<M> Drop for Hw<M> {
+impl<F: ForLt> Drop for Hw<F>
+where
+    for<'a> F::Of<'a>: Send,
+{
     fn drop(&mut self) {
         // SAFETY: By the type invariant `hw` is registered. The framework keeps the clock core
         // for the consumer references still held, but no longer uses `hw` and the structure
