@@ -69,51 +69,54 @@ mod tuning;
 /// The kernel-crate abstractions this driver needs and Linux 7.3 lacks, laid out as in the kernel
 /// tree (`rust/kernel/`), where they are `kernel::mmc` and the like.
 ///
-/// Here they are modules of the driver, so what the driver does not use of their API is dead
-/// code to the compiler: `kernel::irq::managed` covers more than one threaded interrupt by
-/// index, and `kernel::mmc` and `kernel::clk::provider` serve the SD card slot's driver
-/// (`sdio/`) as well, whose slot device, CMD23 and fixed-factor clock this driver does not use. `out_of_tree`, `clk::round_rate` and `debugfs::foreign_dir` stand in for what the
-/// kernel crate has or the upstream series adds to its existing modules.
+/// They are `pub`, as in the kernel crate: what this driver does not use of them (the SD card
+/// slot driver's slot device, CMD23 and fixed-factor clock, more than one threaded interrupt by
+/// index) is their API, not dead code. `out_of_tree`, `clk::round_rate`, `debugfs::foreign_dir`
+/// and `io::mem` stand in for what the kernel crate has or the upstream series adds to or fixes
+/// in its existing modules.
 #[path = "rust/kernel"]
-mod kernel_ext {
-    pub(crate) mod io {
+pub mod kernel_ext {
+    /// Memory-mapped I/O.
+    pub mod io {
         // Out of tree only: `kernel::io::mem` with the series' fixes.
         #[cfg(CONFIG_HAS_IOMEM)]
-        pub(crate) mod mem;
+        pub mod mem;
     }
-    pub(crate) mod dma {
+    /// Direct memory access.
+    pub mod dma {
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod cpu_copy;
+        pub mod cpu_copy;
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod noncoherent;
+        pub mod noncoherent;
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod pre_map;
+        pub mod pre_map;
     }
-    pub(crate) mod clk {
+    /// Clock providers and consumers.
+    pub mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
-        #[allow(dead_code)]
-        pub(crate) mod provider;
+        pub mod provider;
         // Out of tree only: a method the series adds to `kernel::clk::Clk` itself.
         #[cfg(CONFIG_COMMON_CLK)]
-        pub(crate) mod round_rate;
+        pub mod round_rate;
     }
-    pub(crate) mod irq {
-        #[allow(dead_code)]
-        pub(crate) mod managed;
+    /// Interrupt requests.
+    pub mod irq {
+        pub mod managed;
     }
-    pub(crate) mod debugfs {
+    /// The debug file system.
+    pub mod debugfs {
         // Out of tree only: the series adds `ScopedDir::from_raw()` to `kernel::debugfs` itself.
-        pub(crate) mod foreign_dir;
+        pub mod foreign_dir;
     }
-    pub(crate) mod workqueue {
-        pub(crate) mod alloc;
-        pub(crate) mod rearm;
-        pub(crate) mod timer;
+    /// Work items and their queues.
+    pub mod workqueue {
+        pub mod alloc;
+        pub mod rearm;
+        pub mod timer;
     }
-    #[allow(dead_code)]
-    pub(crate) mod mmc;
-    pub(crate) mod out_of_tree;
-    pub(crate) mod pm;
+    pub mod mmc;
+    pub mod out_of_tree;
+    pub mod pm;
 }
 
 use kernel_ext::mmc;

@@ -55,45 +55,51 @@ mod stats_file;
 /// The kernel-crate abstractions, the same files as the SDHC driver's (`rust/kernel/`), laid
 /// out as in the kernel tree.
 ///
-/// They are modules of this driver too, so what it does not use of them (SDIO card interrupts,
-/// tuning, the non-coherent DMA memory, ...) is dead code to the compiler here.
+/// They are `pub`, as in the kernel crate: what this driver does not use of them (SDIO card
+/// interrupts, tuning, the non-coherent DMA memory, ...) is their API, not dead code.
 #[path = "../rust/kernel"]
-#[allow(dead_code, unused_imports)]
-mod kernel_ext {
-    pub(crate) mod io {
+pub mod kernel_ext {
+    /// Memory-mapped I/O.
+    pub mod io {
         #[cfg(CONFIG_HAS_IOMEM)]
-        pub(crate) mod mem;
+        pub mod mem;
     }
-    pub(crate) mod dma {
+    /// Direct memory access.
+    pub mod dma {
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod cpu_copy;
+        pub mod cpu_copy;
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod noncoherent;
+        pub mod noncoherent;
         #[cfg(CONFIG_HAS_DMA)]
-        pub(crate) mod pre_map;
+        pub mod pre_map;
     }
-    pub(crate) mod clk {
+    /// Clock providers and consumers.
+    pub mod clk {
         #[cfg(CONFIG_COMMON_CLK)]
-        pub(crate) mod provider;
+        pub mod provider;
         #[cfg(CONFIG_COMMON_CLK)]
-        pub(crate) mod round_rate;
+        pub mod round_rate;
     }
-    pub(crate) mod irq {
-        pub(crate) mod managed;
+    /// Interrupt requests.
+    pub mod irq {
+        pub mod managed;
     }
-    pub(crate) mod debugfs {
-        pub(crate) mod foreign_dir;
+    /// The debug file system.
+    pub mod debugfs {
+        pub mod foreign_dir;
     }
-    pub(crate) mod platform {
-        pub(crate) mod of_child;
+    /// Platform devices.
+    pub mod platform {
+        pub mod of_child;
     }
-    pub(crate) mod workqueue {
-        pub(crate) mod alloc;
-        pub(crate) mod rearm;
-        pub(crate) mod timer;
+    /// Work items and their queues.
+    pub mod workqueue {
+        pub mod alloc;
+        pub mod rearm;
+        pub mod timer;
     }
-    pub(crate) mod mmc;
-    pub(crate) mod out_of_tree;
+    pub mod mmc;
+    pub mod out_of_tree;
 }
 
 use kernel_ext::mmc;

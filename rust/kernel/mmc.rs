@@ -74,16 +74,16 @@ mod ios;
 mod request;
 mod sdio;
 
-pub(crate) use caps::{
+pub use caps::{
     Cap,
     Caps, //
 };
-pub(crate) use dma::{
+pub use dma::{
     dma_merge_boundary,
     DmaMapError,
     DmaRequest, //
 };
-pub(crate) use host::{
+pub use host::{
     Host,
     HostConfig,
     HostOps,
@@ -91,12 +91,12 @@ pub(crate) use host::{
     Tuning,
     UnregisteredHost, //
 };
-pub(crate) use ios::{
+pub use ios::{
     BusWidth,
     Ios,
     PowerMode, //
 };
-pub(crate) use request::{
+pub use request::{
     Command,
     Data,
     IdleRequest,
@@ -105,11 +105,11 @@ pub(crate) use request::{
     Request,
     RequestView, //
 };
-pub(crate) use sdio::SdioIrqSignal;
+pub use sdio::SdioIrqSignal;
 
 use crate::bindings;
 
 /// The opcode of STOP_TRANSMISSION (CMD12), `MMC_STOP_TRANSMISSION`.
-pub(crate) const MMC_STOP_TRANSMISSION: u32 = bindings::MMC_STOP_TRANSMISSION;
+pub const MMC_STOP_TRANSMISSION: u32 = bindings::MMC_STOP_TRANSMISSION;
 /// The opcode of IO_RW_EXTENDED (CMD53), `SD_IO_RW_EXTENDED`.
-pub(crate) const SD_IO_RW_EXTENDED: u32 = bindings::SD_IO_RW_EXTENDED;
+pub const SD_IO_RW_EXTENDED: u32 = bindings::SD_IO_RW_EXTENDED;

@@ -27,7 +27,7 @@ use crate::bindings;
 use crate::kernel_ext::io::mem::IoRequest;
 
 /// An extension trait giving [`Device`] its `as_raw()`, private to the kernel crate.
-pub(crate) trait DeviceAsRaw {
+pub trait DeviceAsRaw {
     /// Returns a raw pointer to the `struct device` of the device.
     fn as_raw(&self) -> *mut bindings::device;
 }
@@ -44,7 +44,7 @@ impl<Ctx: DeviceContext> DeviceAsRaw for Device<Ctx> {
 }
 
 /// An extension trait giving [`Flags`] its `as_raw()`, private to the kernel crate.
-pub(crate) trait FlagsAsRaw {
+pub trait FlagsAsRaw {
     /// Returns the `gfp_t` value of the flags.
     // By value, as `Flags::as_raw()` (`Flags` is `Copy`).
     #[allow(clippy::wrong_self_convention)]
@@ -72,7 +72,7 @@ impl FlagsAsRaw for Flags {
 }
 
 /// An extension trait giving [`Clk`] the `from_raw()` that Linux 7.3 lacks.
-pub(crate) trait ClkFromRaw {
+pub trait ClkFromRaw {
     /// Creates a [`Clk`] from a raw `struct clk` pointer, which it puts when dropped.
     ///
     /// # Safety
@@ -94,7 +94,7 @@ impl ClkFromRaw for Clk {
 /// An extension trait giving a platform device the `io_request_by_index()` of the fixed
 /// `kernel::io::mem` (its stand-in, `kernel_ext::io::mem`).
 #[cfg(CONFIG_HAS_IOMEM)]
-pub(crate) trait FixedIoRequest {
+pub trait FixedIoRequest {
     /// Returns the request of the device's memory resource `index`, if there is one.
     fn fixed_io_request_by_index(&self, index: u32) -> Option<IoRequest<'_>>;
 }

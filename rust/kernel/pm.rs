@@ -50,7 +50,7 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// The PM core runs at most one of them at a time for a device, in process context, and only
 /// while no one holds a runtime PM reference to it calls `runtime_suspend` (an [`Active`], the
 /// MMC core's claim of a host).
-pub(crate) trait PmOps: Send + Sync + 'static {
+pub trait PmOps: Send + Sync + 'static {
     /// Powers the idle device down.
     fn runtime_suspend(&self) -> Result;
 
@@ -59,7 +59,7 @@ pub(crate) trait PmOps: Send + Sync + 'static {
 }
 
 /// A platform driver whose devices have runtime PM state of type [`Driver::Pm`].
-pub(crate) trait Driver: platform::Driver {
+pub trait Driver: platform::Driver {
     /// What the runtime PM callbacks of a device act on, given to [`Runtime::enable`].
     type Pm: PmOps;
 }
@@ -67,7 +67,7 @@ pub(crate) trait Driver: platform::Driver {
 /// The registration of a [`Driver`].
 ///
 /// A platform driver with power management callbacks.
-pub(crate) struct Adapter<T: Driver>(PhantomData<T>);
+pub struct Adapter<T: Driver>(PhantomData<T>);
 
 // SAFETY: The same layout as `platform::Adapter<T>`, whose registration this one is:
 // - `bindings::platform_driver` is a C type declared as `repr(C)`,
@@ -149,7 +149,7 @@ impl<T: Driver> Adapter<T> {
 
 /// Runtime PM of a bound device with the state `P`, enabled by [`Runtime::enable`] until the
 /// device is unbound.
-pub(crate) struct Runtime<P: PmOps>(PhantomData<P>);
+pub struct Runtime<P: PmOps>(PhantomData<P>);
 
 impl<P: PmOps> Runtime<P> {
     /// Enables runtime PM of `dev`, active now, suspended `autosuspend_ms` after its last use
@@ -160,7 +160,7 @@ impl<P: PmOps> Runtime<P> {
     /// find `pm` in the device's devres. When `dev` is unbound, runtime PM is disabled, the
     /// device resumed (`P::runtime_resume`) if it was suspended, and `pm` dropped; what `dev`'s
     /// devres holds from before this call is released after that, with the device active.
-    pub(crate) fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
+    pub fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
         let raw = dev.as_raw();
         // SAFETY: `release` takes a `*mut Arc<P>` node of this size; a NUL-terminated name.
         let node = unsafe {
@@ -243,13 +243,13 @@ impl<P: PmOps> Runtime<P> {
 /// It is resumed and kept active while this lives (`pm_runtime_resume_and_get()`, then
 /// `__pm_runtime_put_autosuspend()`: the time of the last use is not updated, what holds the device
 /// meanwhile, the MMC core's claim of a host, does).
-pub(crate) struct Active {
+pub struct Active {
     dev: ARef<Device>,
 }
 
 impl Active {
     /// Resumes `dev` if it is suspended and keeps it active.
-    pub(crate) fn get(dev: &Device) -> Result<Self> {
+    pub fn get(dev: &Device) -> Result<Self> {
         let raw = dev.as_raw();
         // SAFETY: `raw` is a valid device. With `RPM_GET_PUT` the usage count is taken whatever
         // the result.

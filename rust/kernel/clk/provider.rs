@@ -116,7 +116,7 @@ use crate::kernel_ext::out_of_tree::ClkFromRaw as _;
 /// # Invariants
 ///
 /// `offset` is 4-byte aligned and the 4 bytes at `offset` lie inside the mapping of `io`.
-pub(crate) struct Reg<F: ForLt>
+pub struct Reg<F: ForLt>
 where
     for<'a> F::Of<'a>: Send,
 {
@@ -133,7 +133,7 @@ where
     ///
     /// Returns `EINVAL` if `io` is not a mapping of `dev`, or the register is not inside the
     /// mapping or not aligned.
-    pub(crate) fn new(dev: &Device<Bound>, io: Arc<DevresLt<F>>, offset: usize) -> Result<Self> {
+    pub fn new(dev: &Device<Bound>, io: Arc<DevresLt<F>>, offset: usize) -> Result<Self> {
         let ptr = MmioBackend::as_ptr(io.access(dev)?.as_view());
         let end = offset.checked_add(4).ok_or(EINVAL)?;
         if offset % 4 != 0 || ptr.addr() % 4 != 0 || end > KnownSize::size(ptr) {
@@ -158,7 +158,7 @@ where
 
 /// A parent of a clock being registered.
 #[derive(Clone, Copy)]
-pub(crate) enum Parent<'p> {
+pub enum Parent<'p> {
     /// An input of the device's device tree node, by its `clock-names` entry.
     Input(&'p CStr),
     /// A registered clock, by its name (see [`Hw::name`]).
@@ -166,7 +166,7 @@ pub(crate) enum Parent<'p> {
 }
 
 /// The type of a basic clock and where its field lies in the register.
-pub(crate) enum Basic<'t> {
+pub enum Basic<'t> {
     /// A mux (`struct clk_mux`).
     ///
     /// The parent index is `(reg >> shift) & mask`.
@@ -206,13 +206,13 @@ pub(crate) enum Basic<'t> {
 }
 
 /// The name, parents and flags of a clock being registered.
-pub(crate) struct Init<'a> {
+pub struct Init<'a> {
     /// The clock's name, unique among all clocks.
-    pub(crate) name: &'a CStr,
+    pub name: &'a CStr,
     /// The parents, for a mux in the order of the field's values.
-    pub(crate) parents: &'a [Parent<'a>],
+    pub parents: &'a [Parent<'a>],
     /// Whether a rate change is passed on to the parent (`CLK_SET_RATE_PARENT`).
-    pub(crate) set_rate_parent: bool,
+    pub set_rate_parent: bool,
 }
 
 /// The C structure of a basic clock.
@@ -238,7 +238,7 @@ union BasicClk {
 /// - The structure's register address is that of `_reg`, whose mapping is not revoked before
 ///   `self` is dropped; a divider's `table` is NULL or points into `_table`, terminated by a
 ///   zero divisor.
-pub(crate) struct Hw<F: ForLt>
+pub struct Hw<F: ForLt>
 where
     for<'a> F::Of<'a>: Send,
 {
@@ -414,7 +414,7 @@ where
     ///
     /// Returns `EINVAL` if `reg` is not a register of a mapping of `dev`, `dev` has no device
     /// tree node or the field does not fit in 32 bits.
-    pub(crate) fn register(
+    pub fn register(
         dev: &Device<Bound>,
         reg: &Reg<F>,
         init: &Init<'_>,
@@ -492,14 +492,14 @@ where
     for<'a> F::Of<'a>: Send,
 {
     /// Returns the clock's name, for [`Parent::Clock`].
-    pub(crate) fn name(&self) -> &CStr {
+    pub fn name(&self) -> &CStr {
         &self.name
     }
 
     /// Returns a consumer reference of the clock (`clk_hw_get_clk()`) for connection `con_id`.
     ///
     /// The [`Clk`] may outlive `self`: the framework then fails its operations.
-    pub(crate) fn clk(&self, con_id: &CStr) -> Result<Clk> {
+    pub fn clk(&self, con_id: &CStr) -> Result<Clk> {
         // SAFETY: By the type invariant `hw` is registered; `con_id` is copied.
         let clk = from_err_ptr(unsafe {
             bindings::clk_hw_get_clk(self.hw.as_ptr(), con_id.as_char_ptr())

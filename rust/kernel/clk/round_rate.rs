@@ -18,7 +18,7 @@ use kernel::{
 };
 
 /// An extension trait giving [`Clk`] the methods the upstream series adds.
-pub(crate) trait RoundRate {
+pub trait RoundRate {
     /// Returns the rate the clock would run at if [`Clk::set_rate`] were called with `rate`.
     fn round_rate(&self, rate: Hertz) -> Result<Hertz>;
 }

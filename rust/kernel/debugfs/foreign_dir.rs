@@ -40,7 +40,7 @@ use crate::bindings;
 /// `dentry` is a debugfs directory that exists for `'dir` and that its owner removes, with its
 /// files, before `'data` ends, or an error pointer (no directory: debugfs creates nothing in
 /// one).
-pub(crate) struct ScopedDir<'data, 'dir, M> {
+pub struct ScopedDir<'data, 'dir, M> {
     #[cfg_attr(not(CONFIG_DEBUG_FS), expect(dead_code))]
     dentry: *mut bindings::dentry,
     _phantom: PhantomData<fn(&'data ()) -> &'dir ()>,
@@ -59,7 +59,7 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
     /// `dentry` is an error pointer, NULL, or a debugfs directory that exists for `'dir` and
     /// that its owner removes with everything in it (`debugfs_remove_recursive()`) before
     /// `'data` ends.
-    pub(crate) unsafe fn from_raw(dentry: *mut bindings::dentry) -> Self {
+    pub unsafe fn from_raw(dentry: *mut bindings::dentry) -> Self {
         let dentry = if dentry.is_null() {
             kernel::error::code::ENOENT.to_ptr()
         } else {
@@ -76,11 +76,7 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
     /// Creates a read-only file in this directory, showing `data` with [`Writer::write`].
     ///
     /// The file is removed with the directory.
-    pub(crate) fn read_only_file<T: Writer + Send + Sync + 'static>(
-        &self,
-        name: &CStr,
-        data: &'data T,
-    ) {
+    pub fn read_only_file<T: Writer + Send + Sync + 'static>(&self, name: &CStr, data: &'data T) {
         self.create_file(name, data, &ReadOnly::<T, M>::FOPS)
     }
 
@@ -88,7 +84,7 @@ impl<'data, 'dir, M: ModuleMetadata> ScopedDir<'data, 'dir, M> {
     ///
     /// The file shows `data` with [`Writer::write`] and hands what is written to
     /// [`Reader::read_from_slice`]; it is removed with the directory.
-    pub(crate) fn read_write_file<T: Writer + Reader + Send + Sync + 'static>(
+    pub fn read_write_file<T: Writer + Reader + Send + Sync + 'static>(
         &self,
         name: &CStr,
         data: &'data T,

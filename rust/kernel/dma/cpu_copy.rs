@@ -44,7 +44,7 @@ use crate::kernel_ext::dma::noncoherent::{
 ///
 /// `cpu_ptr()` must be valid for reads of `size()` bytes for as long as `&self` lives, and never
 /// be accessed through Rust references.
-pub(crate) unsafe trait CpuBuffer {
+pub unsafe trait CpuBuffer {
     /// Returns the CPU address.
     fn cpu_ptr(&self) -> *const u8;
     /// Returns the size in bytes.
@@ -56,7 +56,7 @@ pub(crate) unsafe trait CpuBuffer {
 /// # Safety
 ///
 /// As [`CpuBuffer`], and `cpu_mut_ptr()` must be `cpu_ptr()` and valid for writes too.
-pub(crate) unsafe trait CpuBufferMut: CpuBuffer {
+pub unsafe trait CpuBufferMut: CpuBuffer {
     /// Returns the CPU address.
     fn cpu_mut_ptr(&self) -> *mut u8;
 }
@@ -119,7 +119,7 @@ unsafe impl CpuBuffer for CpuReadView<'_> {
 /// `sg` points to `nents` valid, chained scatterlist entries for `'a`, which no device uses and
 /// which are not DMA-mapped during `'a`.
 #[derive(Clone, Copy)]
-pub(crate) struct CpuSgList<'a> {
+pub struct CpuSgList<'a> {
     sg: NonNull<bindings::scatterlist>,
     nents: u32,
     _list: PhantomData<&'a bindings::scatterlist>,
@@ -132,10 +132,7 @@ impl CpuSgList<'_> {
     ///
     /// `sg` must point to `nents` valid, chained scatterlist entries for `'a`, which no device
     /// uses and which are not DMA-mapped during `'a`.
-    pub(crate) unsafe fn from_raw<'a>(
-        sg: NonNull<bindings::scatterlist>,
-        nents: u32,
-    ) -> CpuSgList<'a> {
+    pub unsafe fn from_raw<'a>(sg: NonNull<bindings::scatterlist>, nents: u32) -> CpuSgList<'a> {
         // INVARIANT: By the safety requirements.
         CpuSgList {
             sg,
@@ -150,7 +147,7 @@ impl CpuSgList<'_> {
     /// Returns the number of bytes copied. `buf` is accessed only through its raw address; what
     /// a device does with it meanwhile is the caller's concern, not a safety one: the caller
     /// hands it to the device only after the copy.
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
+    pub fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         let dst = buf.cpu_mut_ptr().cast();
         // SAFETY: By the type invariant the list of `nents` entries is valid and the CPU's;
@@ -163,7 +160,7 @@ impl CpuSgList<'_> {
     /// (`sg_copy_from_buffer()`), for a read.
     ///
     /// Follows the rules of [`Self::copy_to_buffer`].
-    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    pub fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         let len = usize::try_from(len).map_or(0, |l| l.min(buf.size()));
         let src = buf.cpu_ptr().cast();
         // SAFETY: By the type invariant the list of `nents` entries is valid and the CPU's;
@@ -195,7 +192,7 @@ fn buffer_word(ptr: *const u8, size: usize, offset: usize) -> Result<usize> {
 /// `buf` or not aligned.
 ///
 /// [`NoncoherentPages::cpu_write`]: super::noncoherent::NoncoherentPages::cpu_write
-pub(crate) fn write_buffer_word(buf: &dyn CpuBufferMut, offset: usize, val: u32) -> Result {
+pub fn write_buffer_word(buf: &dyn CpuBufferMut, offset: usize, val: u32) -> Result {
     let ptr = buf.cpu_mut_ptr();
     let offset = buffer_word(ptr, buf.size(), offset)?;
     // SAFETY: The word at `offset` is aligned and inside `buf` (checked), which is valid for
@@ -212,7 +209,7 @@ pub(crate) fn write_buffer_word(buf: &dyn CpuBufferMut, offset: usize, val: u32)
 /// unmapping that invalidated them. Returns `EINVAL` as [`write_buffer_word`] does.
 ///
 /// [`NoncoherentPages::cpu_read`]: super::noncoherent::NoncoherentPages::cpu_read
-pub(crate) fn read_buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<u32> {
+pub fn read_buffer_word(buf: &dyn CpuBuffer, offset: usize) -> Result<u32> {
     let ptr = buf.cpu_ptr();
     let offset = buffer_word(ptr, buf.size(), offset)?;
     // SAFETY: As in `write_buffer_word`, for reads (`CpuBuffer`'s contract).

@@ -15,7 +15,7 @@
 //! what the last unmapping handed back (its invalidate done). No mapping is made while a view
 //! lives.
 
-pub(crate) mod dirty;
+pub mod dirty;
 
 use core::{
     cell::UnsafeCell,
@@ -100,7 +100,7 @@ fn dir_sides(dir: DataDirection) -> (bool, bool) {
 
 /// The cache maintenance a mapping does for its direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MapSync {
+pub enum MapSync {
     /// Always (the DMA API's default).
     Always,
     /// Not if no byte of the pages can be in a dirty cache line ([`dirty`]).
@@ -130,7 +130,7 @@ struct MapState {
 /// [`NoncoherentPages::unmap`] takes it back. If it is leaked the pages stay mapped until they
 /// are dropped, which unmaps them first.
 #[must_use = "the pages stay mapped until unmapped or dropped"]
-pub(crate) struct Mapping {
+pub struct Mapping {
     /// The mapping's id, [`NEXT_ID`] when it was made, never 0.
     id: u64,
     state: MapState,
@@ -151,14 +151,14 @@ const CPU_VIEW: u64 = u64::MAX - 1;
 impl Mapping {
     /// Returns the DMA address the device is given for the mapped range.
     #[inline]
-    pub(crate) fn dma_address(&self) -> DmaAddress {
+    pub fn dma_address(&self) -> DmaAddress {
         self.state.addr
     }
 }
 
 /// The memory the DMA address of a [`Mapping`] reaches, from [`NoncoherentPages::map_target`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MapTarget {
+pub enum MapTarget {
     /// The mapped bytes of the pages themselves, which the device reads and writes.
     Pages,
     /// Other memory.
@@ -175,11 +175,11 @@ pub(crate) enum MapTarget {
 
 /// The counts [`NoncoherentPages::counts`] returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SyncCounts {
+pub struct SyncCounts {
     /// Mappings from the device that invalidated the range first (wrapping).
-    pub(crate) invalidates_done: usize,
+    pub invalidates_done: usize,
     /// Mappings from the device that skipped it, the pages being clean (wrapping).
-    pub(crate) invalidates_skipped: usize,
+    pub invalidates_skipped: usize,
 }
 
 /// Cached pages (`alloc_pages()`) of `size` bytes for DMA by one device.
@@ -205,7 +205,7 @@ pub(crate) struct SyncCounts {
 ///   mapping then. Only the caller that changed `mapped` from 0 to `MAPPING`
 ///   writes `map_state`, before it hands out the [`Mapping`]; only the holder of that
 ///   [`Mapping`] (one exists: it is not `Clone`) or the destructor clears it and `mapped`.
-pub(crate) struct NoncoherentPages {
+pub struct NoncoherentPages {
     dev: ARef<Device>,
     page: NonNull<bindings::page>,
     order: u32,
@@ -235,7 +235,7 @@ impl NoncoherentPages {
     /// [`DataDirection::Bidirectional`] allows either way. `gfp_flags` must not ask for high
     /// memory. Returns `EINVAL` if `size` is zero or too big, or `dir` is [`DataDirection::None`],
     /// `ENOMEM` if the allocation fails.
-    pub(crate) fn alloc(
+    pub fn alloc(
         dev: &Device<Bound>,
         size: usize,
         dir: DataDirection,
@@ -283,7 +283,7 @@ impl NoncoherentPages {
 
     /// Returns the size in bytes.
     #[inline]
-    pub(crate) fn size(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.size
     }
 
@@ -298,12 +298,12 @@ impl NoncoherentPages {
     }
 
     /// Returns whether no byte of the pages can be in a dirty cache line.
-    pub(crate) fn is_clean(&self) -> bool {
+    pub fn is_clean(&self) -> bool {
         self.dirty().is_clean()
     }
 
     /// Returns the counts of mappings from the device that invalidated or skipped.
-    pub(crate) fn counts(&self) -> SyncCounts {
+    pub fn counts(&self) -> SyncCounts {
         SyncCounts {
             invalidates_done: self.invalidates_done.load(Relaxed),
             invalidates_skipped: self.invalidates_skipped.load(Relaxed),
@@ -342,7 +342,7 @@ impl NoncoherentPages {
     /// They may be in dirty cache lines from now on (also if the write stops halfway), until a
     /// mapping or unmapping cleans or invalidates them. Returns `EINVAL` if the range is not
     /// inside the buffer, `EBUSY` while a range is mapped or another view lives.
-    pub(crate) fn cpu_write(&self, offset: usize, len: usize) -> Result<CpuWriteView<'_>> {
+    pub fn cpu_write(&self, offset: usize, len: usize) -> Result<CpuWriteView<'_>> {
         let (off32, len32) = self.range(offset, len)?;
         self.claim_for_cpu()?;
         self.update_dirty(|d| d.cpu_write(off32, len32));
@@ -359,7 +359,7 @@ impl NoncoherentPages {
     /// Nothing is mapped while it lives: a transfer from the device was unmapped before, which
     /// invalidated the CPU caches over its range, so the view reads what the device wrote.
     /// Returns `EBUSY` while a range is mapped or another view lives.
-    pub(crate) fn cpu_read(&self) -> Result<CpuReadView<'_>> {
+    pub fn cpu_read(&self) -> Result<CpuReadView<'_>> {
         self.claim_for_cpu()?;
         // INVARIANT: Claimed for the CPU above.
         Ok(CpuReadView { pages: self })
@@ -375,7 +375,7 @@ impl NoncoherentPages {
     /// Returns `EINVAL` if the range is not inside the buffer, empty, or `dir` is not allowed
     /// by the allocation's direction; `EBUSY` if a range is mapped already or the CPU has a view
     /// of the pages; `ENOMEM` if the mapping fails.
-    pub(crate) fn map(
+    pub fn map(
         &self,
         offset: usize,
         len: usize,
@@ -451,7 +451,7 @@ impl NoncoherentPages {
     /// is read or written.
     ///
     /// Returns `EINVAL` if `mapping` is not a mapping of these pages.
-    pub(crate) fn map_target(&self, mapping: &Mapping) -> Result<MapTarget> {
+    pub fn map_target(&self, mapping: &Mapping) -> Result<MapTarget> {
         if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
             return Err(EINVAL);
         }
@@ -510,7 +510,7 @@ impl NoncoherentPages {
     ///
     /// Returns `EINVAL`, and leaves the pages mapped until they are dropped, if `mapping` is
     /// not a mapping of these pages.
-    pub(crate) fn unmap(&self, mapping: Mapping) -> Result {
+    pub fn unmap(&self, mapping: Mapping) -> Result {
         if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
             return Err(EINVAL);
         }
@@ -549,7 +549,7 @@ impl NoncoherentPages {
 ///
 /// `pages.mapped` is `CPU_VIEW`, set for this view; `len` bytes at `offset` are inside the
 /// pages and noted as written ([`Dirty::cpu_write`]).
-pub(crate) struct CpuWriteView<'a> {
+pub struct CpuWriteView<'a> {
     pages: &'a NoncoherentPages,
     offset: usize,
     len: usize,
@@ -560,13 +560,13 @@ impl CpuWriteView<'_> {
     /// while the view lives (the pages are the CPU's, no device has them).
     ///
     /// Not to be accessed through Rust references.
-    pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
+    pub fn as_mut_ptr(&self) -> *mut u8 {
         // `offset` is inside the pages (type invariants).
         self.pages.cpu_addr.as_ptr().wrapping_add(self.offset)
     }
 
     /// Returns the size of the range in bytes.
-    pub(crate) fn size(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.len
     }
 }
@@ -585,7 +585,7 @@ impl Drop for CpuWriteView<'_> {
 /// # Invariants
 ///
 /// `pages.mapped` is `CPU_VIEW`, set for this view.
-pub(crate) struct CpuReadView<'a> {
+pub struct CpuReadView<'a> {
     pages: &'a NoncoherentPages,
 }
 
@@ -595,12 +595,12 @@ impl CpuReadView<'_> {
     ///
     /// Not to be accessed through Rust references, and not written: a write would not be noted as
     /// dirty.
-    pub(crate) fn as_ptr(&self) -> *const u8 {
+    pub fn as_ptr(&self) -> *const u8 {
         self.pages.cpu_addr.as_ptr().cast_const()
     }
 
     /// Returns the size of the pages in bytes.
-    pub(crate) fn size(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.pages.size
     }
 }

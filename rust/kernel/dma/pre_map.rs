@@ -34,7 +34,7 @@ use crate::bindings;
 /// The cookie of a scatterlist mapped by [`PreMap::map`].
 ///
 /// It is negative: a subsystem's own value is 0, and a driver's are positive.
-pub(crate) const COOKIE_PRE_MAPPED: i32 = -1;
+pub const COOKIE_PRE_MAPPED: i32 = -1;
 
 /// The `attrs` argument `DMA_ATTR_SKIP_CPU_SYNC` of the mapping functions.
 const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
@@ -50,7 +50,7 @@ const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 /// on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a negative value
 /// into it; nothing else accesses the cookie while `self` does (the subsystem serializes the
 /// callbacks that do).
-pub(crate) struct PreMap<'a> {
+pub struct PreMap<'a> {
     dev: NonNull<bindings::device>,
     sg: NonNull<bindings::scatterlist>,
     nents: u32,
@@ -70,7 +70,7 @@ impl PreMap<'_> {
     /// point to a valid `int` into which nothing but this module writes a negative value, and
     /// which nothing else accesses meanwhile; and the cookie is [`COOKIE_PRE_MAPPED`] only if
     /// such a [`PreMap`] mapped the list and did not unmap it since.
-    pub(crate) unsafe fn from_raw<'a>(
+    pub unsafe fn from_raw<'a>(
         dev: NonNull<bindings::device>,
         sg: NonNull<bindings::scatterlist>,
         nents: u32,
@@ -89,7 +89,7 @@ impl PreMap<'_> {
     }
 
     /// Returns whether the list is mapped by [`Self::map`].
-    pub(crate) fn is_mapped(&self) -> bool {
+    pub fn is_mapped(&self) -> bool {
         // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
         unsafe { self.cookie.as_ptr().read() == COOKIE_PRE_MAPPED }
     }
@@ -100,7 +100,7 @@ impl PreMap<'_> {
     /// Returns whether it did: not if the cookie is set already (by this module or the driver),
     /// if the list has other than one entry, or if the mapping gave other than one DMA segment
     /// (then nothing stays mapped).
-    pub(crate) fn map(&self) -> bool {
+    pub fn map(&self) -> bool {
         // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
         if unsafe { self.cookie.as_ptr().read() } != 0 || self.nents != 1 {
             return false;
@@ -132,7 +132,7 @@ impl PreMap<'_> {
     /// after a read), and clears the cookie.
     ///
     /// Returns whether it did. The device must be done with the list.
-    pub(crate) fn unmap(&self) -> bool {
+    pub fn unmap(&self) -> bool {
         if !self.is_mapped() {
             return false;
         }

@@ -44,7 +44,7 @@ use kernel::{
 use crate::bindings;
 
 /// An I/O request for a memory resource of a bound device.
-pub(crate) struct IoRequest<'a> {
+pub struct IoRequest<'a> {
     device: &'a Device<Bound>,
     resource: &'a Resource,
 }
@@ -55,7 +55,7 @@ impl<'a> IoRequest<'a> {
     /// # Safety
     ///
     /// `resource` is a resource of `device`, valid for `'a`.
-    pub(crate) unsafe fn new(device: &'a Device<Bound>, resource: &'a Resource) -> Self {
+    pub unsafe fn new(device: &'a Device<Bound>, resource: &'a Resource) -> Self {
         Self { device, resource }
     }
 
@@ -64,9 +64,7 @@ impl<'a> IoRequest<'a> {
     /// Returns `EINVAL` if the resource is empty, not 4-byte aligned or its 32-bit words are
     /// fewer than `SIZE` bytes, `EBUSY` if any part of it is busy, `ENOMEM` if it cannot be
     /// mapped.
-    pub(crate) fn iomap_exclusive_sized<const SIZE: usize>(
-        self,
-    ) -> Result<ExclusiveIoMem<'a, SIZE>> {
+    pub fn iomap_exclusive_sized<const SIZE: usize>(self) -> Result<ExclusiveIoMem<'a, SIZE>> {
         let res = self.resource;
         let name = res.name().unwrap_or_default().to_cstring()?;
         let region = MemRegion::request(res.start(), res.size(), name)?;
@@ -122,7 +120,7 @@ impl Drop for MemRegion {
 /// `io` starts at an `ioremap()` (or `ioremap_np()`) mapping of the whole resource, owned by
 /// this object and unmapped only by `drop`; its size is the resource's size rounded down to a
 /// multiple of 4, at least `SIZE`, and its address is 4-byte aligned.
-pub(crate) struct IoMem<'a, const SIZE: usize = 0> {
+pub struct IoMem<'a, const SIZE: usize = 0> {
     dev: &'a Device<Bound>,
     io: MmioRaw<Region<SIZE>>,
 }
@@ -177,7 +175,7 @@ impl<'a, const SIZE: usize> IoBase<'a> for &'a IoMem<'_, SIZE> {
 }
 
 /// A memory-mapped resource of a bound device with its range requested.
-pub(crate) struct ExclusiveIoMem<'a, const SIZE: usize> {
+pub struct ExclusiveIoMem<'a, const SIZE: usize> {
     iomem: IoMem<'a, SIZE>,
     /// Released after the unmap (fields drop in order).
     _region: MemRegion,
@@ -192,13 +190,13 @@ impl<const SIZE: usize> ForLt for ExclusiveIoMem<'static, SIZE> {
 unsafe impl<const SIZE: usize> CovariantForLt for ExclusiveIoMem<'static, SIZE> {}
 
 /// A device-managed exclusive I/O memory region, revoked when the device is unbound.
-pub(crate) type DevresExclusiveIoMem<const SIZE: usize> = DevresLt<ExclusiveIoMem<'static, SIZE>>;
+pub type DevresExclusiveIoMem<const SIZE: usize> = DevresLt<ExclusiveIoMem<'static, SIZE>>;
 
 impl<const SIZE: usize> ExclusiveIoMem<'_, SIZE> {
     /// Consumes the mapping and registers it as a device-managed resource.
     ///
     /// Access to it is revoked, and it is unmapped, when the device is unbound.
-    pub(crate) fn into_devres(self) -> Result<DevresExclusiveIoMem<SIZE>> {
+    pub fn into_devres(self) -> Result<DevresExclusiveIoMem<SIZE>> {
         let dev = self.iomem.dev;
         // SAFETY: The mapping holds only a reference to the bound device and a mapping of one
         // of its resources, both valid for the device's whole bound scope.

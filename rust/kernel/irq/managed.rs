@@ -127,7 +127,7 @@ fn request_threaded_irq<'a, T: ThreadedHandler + Send + 'static>(
 }
 
 /// Requests interrupt `index` of `pdev` with `handler` until unbind (`devm_request_irq()`).
-pub(crate) fn request_irq_by_index<'a, T: Handler + Send + 'static>(
+pub fn request_irq_by_index<'a, T: Handler + Send + 'static>(
     pdev: &'a platform::Device<Bound>,
     flags: Flags,
     index: u32,
@@ -146,7 +146,7 @@ pub(crate) fn request_irq_by_index<'a, T: Handler + Send + 'static>(
 /// Requests interrupt `index` of `pdev` with the threaded `handler` until unbind.
 ///
 /// The interrupt is requested with `devm_request_threaded_irq()`.
-pub(crate) fn request_threaded_irq_by_index<'a, T: ThreadedHandler + Send + 'static>(
+pub fn request_threaded_irq_by_index<'a, T: ThreadedHandler + Send + 'static>(
     pdev: &'a platform::Device<Bound>,
     flags: Flags,
     index: u32,

@@ -11,11 +11,11 @@ use crate::bindings;
 impl_flags!(
     /// A set of host capabilities (`MMC_CAP_*`), combined with `|`.
     #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-    pub(crate) struct Caps(u32);
+    pub struct Caps(u32);
 
     /// One host capability (`MMC_CAP_*`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub(crate) enum Cap {
+    pub enum Cap {
         /// The host can do 4-bit transfers (`MMC_CAP_4_BIT_DATA`).
         FourBitData = bindings::MMC_CAP_4_BIT_DATA,
         /// The host can do 8-bit transfers (`MMC_CAP_8_BIT_DATA`).
@@ -48,7 +48,7 @@ impl_flags!(
 
 impl Caps {
     /// Returns the raw `MMC_CAP_*` bits.
-    pub(crate) fn bits(self) -> u32 {
+    pub fn bits(self) -> u32 {
         self.into()
     }
 }

@@ -22,7 +22,7 @@ impl<T: HostOps> RegisteredHost<'_, T> {
     /// directory when the host is removed, before the driver data is dropped; their operations
     /// belong to the driver's module, which an open file keeps loaded. Without debugfs nothing
     /// is created.
-    pub(crate) fn debugfs_files<F>(&self, files: F)
+    pub fn debugfs_files<F>(&self, files: F)
     where
         T: 'static,
         F: for<'data, 'dir> FnOnce(&'data T, &'dir ScopedDir<'data, 'dir, T::OwnerModule>),

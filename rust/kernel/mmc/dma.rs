@@ -106,7 +106,7 @@ unsafe fn cpu_sg(data: &Data) -> Option<CpuSgList<'_>> {
 
 /// The reason [`DmaRequest::map_count`] failed.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum DmaMapError {
+pub enum DmaMapError {
     /// The request has no data.
     NoData,
     /// The data is mapped already.
@@ -175,7 +175,7 @@ pub(super) unsafe fn host_dma_dev(host: NonNull<bindings::mmc_host>) -> NonNull<
 ///
 /// Returns 0 when mapping a scatterlist for `dev` never merges entries into one DMA segment (no
 /// IOMMU), otherwise the boundary mask merged segments keep.
-pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
+pub fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
     // SAFETY: `dev` is a valid, bound device.
     unsafe { bindings::dma_get_merge_boundary(dev.as_raw()) }
 }
@@ -191,7 +191,7 @@ pub(crate) fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 /// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
 /// device since; with `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it
 /// while this object holds it (the request is not idle).
-pub(crate) struct DmaRequest {
+pub struct DmaRequest {
     mrq: ManuallyDrop<Request>,
     dev: NonNull<bindings::device>,
     mapped: Option<Mapping>,
@@ -205,7 +205,7 @@ impl DmaRequest {
     /// Creates a [`DmaRequest`] that takes over `mrq`, whose data the host's DMA device moves.
     ///
     /// If `pre_req` mapped the data (on the same host's device), the mapping comes with it.
-    pub(crate) fn new(mrq: Request) -> Self {
+    pub fn new(mrq: Request) -> Self {
         // SAFETY: `mrq` is in flight on its host, whose parent stays bound until it completes.
         let dev = unsafe { host_dma_dev(mrq.host_raw()) };
         let pre_mapped = mrq.data().is_some_and(is_pre_mapped);
@@ -233,7 +233,7 @@ impl DmaRequest {
     ///
     /// The number is always 1 (`pre_req` maps only a single segment); `None` if `pre_req` did
     /// not map the data.
-    pub(crate) fn pre_mapped_segments(&self) -> Option<u32> {
+    pub fn pre_mapped_segments(&self) -> Option<u32> {
         matches!(self.mapped, Some(Mapping::PreMapped(_))).then_some(1)
     }
 
@@ -242,7 +242,7 @@ impl DmaRequest {
     /// The mapping is held by this object, or handed back by [`Self::end_transfer`] for
     /// `post_req` to unmap. Returns `false` once the request path unmapped it (it was bounced,
     /// failed before it started, or timed out).
-    pub(crate) fn pre_mapped(&self) -> bool {
+    pub fn pre_mapped(&self) -> bool {
         self.mrq.data().is_some_and(is_pre_mapped)
     }
 
@@ -251,7 +251,7 @@ impl DmaRequest {
     /// The mapping (`dma_map_sg()`) stays until [`Self::unmap`] or drop; a request bounced
     /// instead is unmapped without ever touching the caches of its data. Fails, mapping
     /// nothing, without data or if mapped already.
-    pub(crate) fn map_count(&mut self) -> Result<u32, DmaMapError> {
+    pub fn map_count(&mut self) -> Result<u32, DmaMapError> {
         let (Some(data), Some(dir)) = (self.mrq.data(), self.dir()) else {
             return Err(DmaMapError::NoData);
         };
@@ -286,7 +286,7 @@ impl DmaRequest {
     /// Synchronizes the mapping for the device (`dma_sync_sg_for_device()`, once) and returns
     /// the DMA address and length of the segment; `None` if the scatterlist is not mapped, or
     /// mapped to more than one segment.
-    pub(crate) fn dma_for_device(&mut self) -> Option<(u64, u32)> {
+    pub fn dma_for_device(&mut self) -> Option<(u64, u32)> {
         let dir = match self.mapped? {
             Mapping::Counted(dir, 1) | Mapping::ForDevice(dir) | Mapping::PreMapped(dir) => dir,
             Mapping::Counted(..) => return None,
@@ -323,7 +323,7 @@ impl DmaRequest {
     /// counted segments is dropped without cache maintenance. A mapping made in `pre_req` is
     /// undone here too (the request is bounced or failed, or timed out): its cookie is cleared
     /// for `post_req`.
-    pub(crate) fn unmap(&mut self) {
+    pub fn unmap(&mut self) {
         let (dir, attrs) = match self.mapped.take() {
             None => return,
             Some(Mapping::Counted(dir, _)) => (dir, SKIP_CPU_SYNC),
@@ -358,7 +358,7 @@ impl DmaRequest {
     ///
     /// A mapping `pre_req` made is left for `post_req` to unmap; a request the core starts
     /// again before `post_req` (a retry) finds it still mapped.
-    pub(crate) fn end_transfer(&mut self) {
+    pub fn end_transfer(&mut self) {
         if let Some(Mapping::PreMapped(_)) = self.mapped {
             // INVARIANT: No longer this object's; the cookie still says it is mapped.
             self.mapped = None;
@@ -389,19 +389,19 @@ impl DmaRequest {
     ///
     /// `buf` is accessed only through its raw address; that the device is not using it is the
     /// caller's concern for correct data, not a safety requirement.
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
+    pub fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 
     /// Copies `len` bytes from `buf` into the data scatterlist, for a read.
     ///
     /// Follows the rules of [`Self::copy_to_buffer`].
-    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    pub fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_from_buffer(buf, len))
     }
 
     /// Unmaps the data and completes the request with the errors set on it ([`Request::done`]).
-    pub(crate) fn done(self) {
+    pub fn done(self) {
         let mut this = ManuallyDrop::new(self);
         this.unmap();
         // SAFETY: `this` is never dropped, so `mrq` is taken once and not used again.
@@ -439,7 +439,7 @@ impl PreReqRequest {
     /// `request` maps it itself). The mapping is undone exactly once: by the layer's `post_req`
     /// (`IdleRequest::unmap_pre_mapped`, whatever the driver's `post_req` does) after a
     /// transfer, or by the request path ([`DmaRequest`]) if it bounces or fails the request.
-    pub(crate) fn pre_map(&self) -> bool {
+    pub fn pre_map(&self) -> bool {
         let Some(data) = self.data() else {
             return false;
         };
@@ -477,14 +477,14 @@ impl IdleRequest {
     /// Copies the first `len` bytes of the data into `buf`, in `pre_req`.
     ///
     /// Follows the rules of [`DmaRequest::copy_to_buffer`].
-    pub(crate) fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
+    pub fn copy_to_buffer(&self, buf: &dyn CpuBufferMut, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_to_buffer(buf, len))
     }
 
     /// Copies `len` bytes from `buf` into the data, in `post_req`.
     ///
     /// Follows the rules of [`DmaRequest::copy_from_buffer`].
-    pub(crate) fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
+    pub fn copy_from_buffer(&self, buf: &dyn CpuBuffer, len: u32) -> u32 {
         self.cpu_sg().map_or(0, |sg| sg.copy_from_buffer(buf, len))
     }
 }

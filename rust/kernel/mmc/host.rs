@@ -57,7 +57,7 @@ use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
 /// installed, except `get_cd`/`get_ro`, which default to the slot-gpio helpers
 /// (`mmc_gpio_get_cd()`/`mmc_gpio_get_ro()`).
 #[vtable]
-pub(crate) trait HostOps: Send + Sync + Sized {
+pub trait HostOps: Send + Sync + Sized {
     /// Starts `mrq`, which the driver completes with [`Request::done`].
     fn request(host: &Host<Self>, mrq: Request);
 
@@ -126,29 +126,29 @@ pub(crate) trait HostOps: Send + Sync + Sized {
 }
 
 /// Limits and capabilities of a host, written to `struct mmc_host` before registration.
-pub(crate) struct HostConfig {
+pub struct HostConfig {
     /// Lowest bus clock, in Hz.
-    pub(crate) f_min: u32,
+    pub f_min: u32,
     /// Highest bus clock, in Hz.
-    pub(crate) f_max: u32,
+    pub f_max: u32,
     /// Largest request, in bytes.
-    pub(crate) max_req_size: u32,
+    pub max_req_size: u32,
     /// Largest DMA segment, in bytes.
-    pub(crate) max_seg_size: u32,
+    pub max_seg_size: u32,
     /// Most DMA segments in a request.
-    pub(crate) max_segs: u16,
+    pub max_segs: u16,
     /// Most blocks in a request.
-    pub(crate) max_blk_count: u32,
+    pub max_blk_count: u32,
     /// Largest block, in bytes.
-    pub(crate) max_blk_size: u32,
+    pub max_blk_size: u32,
     /// Longest busy wait the host can do in hardware, in milliseconds.
-    pub(crate) max_busy_timeout: u32,
+    pub max_busy_timeout: u32,
     /// Maximum current at 1.8V, in mA.
-    pub(crate) max_current_180: u32,
+    pub max_current_180: u32,
     /// Maximum current at 3.3V, in mA.
-    pub(crate) max_current_330: u32,
+    pub max_current_330: u32,
     /// Capabilities added to those already set (e.g. by the device tree).
-    pub(crate) caps: Caps,
+    pub caps: Caps,
 }
 
 /// Returns a pointer to the private area of `host`.
@@ -174,7 +174,7 @@ unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
 /// `host` was returned by `mmc_alloc_host()` with `child` as its parent, or `parent` when
 /// `child` is `None`, is owned by this object and not added; its private area holds an
 /// initialised, pinned `T`.
-pub(crate) struct UnregisteredHost<'a, T: HostOps> {
+pub struct UnregisteredHost<'a, T: HostOps> {
     pub(super) host: NonNull<bindings::mmc_host>,
     pub(super) parent: &'a Device<Bound>,
     child: Option<ARef<Device>>,
@@ -185,7 +185,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// Allocates a host for `dev` (`mmc_alloc_host()`) with `data` in its private area.
     ///
     /// `dev` becomes the host's parent; the driver data stays pinned until the host is freed.
-    pub(crate) fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
+    pub fn new(dev: &'a Device<Bound>, data: impl PinInit<T, Error>) -> Result<Self> {
         Self::alloc(dev, None, data)
     }
 
@@ -201,7 +201,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
     /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
     /// registered.
-    pub(crate) fn new_for_child(
+    pub fn new_for_child(
         dev: &'a Device<Bound>,
         child: ARef<Device>,
         data: impl PinInit<T, Error>,
@@ -249,7 +249,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     }
 
     /// Writes the host's limits and capabilities.
-    pub(crate) fn configure(&mut self, cfg: &HostConfig) {
+    pub fn configure(&mut self, cfg: &HostConfig) {
         let h = self.raw();
         // SAFETY: By the type invariant the host is valid and not added, so the core reads none
         // of these fields yet. Each is written through the raw pointer: no `&mut` to the host is
@@ -272,13 +272,13 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// Parses the generic MMC device tree properties (`mmc_of_parse()`).
     ///
     /// These are the bus width, the card detect and write protect GPIOs, the speed modes, ...
-    pub(crate) fn of_parse(&mut self) -> Result {
+    pub fn of_parse(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
         to_result(unsafe { bindings::mmc_of_parse(self.raw()) })
     }
 
     /// Gets the optional vmmc/vqmmc regulators and the OCR mask (`mmc_regulator_get_supply()`).
-    pub(crate) fn regulator_get_supply(&mut self) -> Result {
+    pub fn regulator_get_supply(&mut self) -> Result {
         // SAFETY: By the type invariant the host is valid and not registered.
         to_result(unsafe { bindings::mmc_regulator_get_supply(self.raw()) })
     }
@@ -286,7 +286,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// Returns the voltages the host can give a card (`ocr_avail`).
     ///
     /// Returns 0 when there is no way to power a card.
-    pub(crate) fn ocr_avail(&self) -> u32 {
+    pub fn ocr_avail(&self) -> u32 {
         // SAFETY: By the type invariant the host is valid.
         unsafe { (*self.raw()).ocr_avail }
     }
@@ -309,7 +309,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
     /// has DMA parameters.
     ///
     /// Returns a [`RegisteredHost`], what the driver may do with the host while it probes.
-    pub(crate) fn register(mut self) -> Result<RegisteredHost<'a, T>>
+    pub fn register(mut self) -> Result<RegisteredHost<'a, T>>
     where
         T: 'static,
     {
@@ -362,7 +362,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
 ///
 /// `host` was added with `T`'s callbacks and its private area holds a pinned `T`; it is not
 /// being removed during `'a` (the parent's devres removes it, when the parent is unbound).
-pub(crate) struct RegisteredHost<'a, T: HostOps> {
+pub struct RegisteredHost<'a, T: HostOps> {
     pub(super) host: NonNull<bindings::mmc_host>,
     _parent: PhantomData<&'a Device<Bound>>,
     _data: PhantomData<T>,
@@ -370,7 +370,7 @@ pub(crate) struct RegisteredHost<'a, T: HostOps> {
 
 impl<T: HostOps> RegisteredHost<'_, T> {
     /// Returns the host as its callbacks see it.
-    pub(crate) fn host(&self) -> &Host<T> {
+    pub fn host(&self) -> &Host<T> {
         // SAFETY: By the type invariant the host is added with `T`'s callbacks, holds its `T`,
         // and is not removed, so not freed, while `self` lives.
         unsafe { Host::from_raw(self.host.as_ptr()) }
@@ -435,7 +435,7 @@ unsafe impl<T: HostOps> Send for Registration<T> {}
 ///
 /// Wraps a valid host added with `T`'s callbacks whose private area holds a pinned `T`.
 #[repr(transparent)]
-pub(crate) struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
+pub struct Host<T: HostOps>(Opaque<bindings::mmc_host>, PhantomData<T>);
 
 // SAFETY: `Host` only gives shared access to `T` (which is `Sync`) and reads plain fields.
 unsafe impl<T: HostOps> Sync for Host<T> {}
@@ -457,7 +457,7 @@ impl<T: HostOps> Host<T> {
     }
 
     /// Returns the driver data.
-    pub(crate) fn data(&self) -> Pin<&T> {
+    pub fn data(&self) -> Pin<&T> {
         // SAFETY: By the type invariant the private area holds a pinned `T`.
         unsafe { Pin::new_unchecked(&*priv_ptr::<T>(self.raw())) }
     }
@@ -468,7 +468,7 @@ impl<T: HostOps> Host<T> {
     ///
     /// For a controller's own card-detect interrupt; a card-detect GPIO of the device tree
     /// (`cd-gpios`, [`UnregisteredHost::of_parse`]) has the core's interrupt and `get_cd`.
-    pub(crate) fn detect_change(&self, delay_ms: u32) {
+    pub fn detect_change(&self, delay_ms: u32) {
         // SAFETY: By the type invariant the host is valid and added; `mmc_detect_change()` only
         // queues the core's detect work and may be called from any context.
         unsafe {
@@ -485,14 +485,14 @@ impl<T: HostOps> Host<T> {
 /// # Invariants
 ///
 /// `host` is a registered host whose `execute_tuning` callback is running.
-pub(crate) struct Tuning<'a> {
+pub struct Tuning<'a> {
     host: NonNull<bindings::mmc_host>,
     _callback: PhantomData<&'a ()>,
 }
 
 impl Tuning<'_> {
     /// Sends one tuning block (`mmc_send_tuning()`).
-    pub(crate) fn send(&self, opcode: u32) -> Result {
+    pub fn send(&self, opcode: u32) -> Result {
         // SAFETY: By the type invariant the host is valid and in `execute_tuning`, where
         // sending tuning commands is allowed; a NULL `cmd_error` is allowed.
         to_result(unsafe {

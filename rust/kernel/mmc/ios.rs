@@ -15,7 +15,7 @@ use crate::bindings;
 
 /// The power state of the card (`ios->power_mode`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum PowerMode {
+pub enum PowerMode {
     /// `MMC_POWER_OFF`.
     Off,
     /// `MMC_POWER_UP`.
@@ -39,7 +39,7 @@ impl PowerMode {
 
 /// The width of the data bus (`ios->bus_width`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum BusWidth {
+pub enum BusWidth {
     /// `MMC_BUS_WIDTH_1`.
     One,
     /// `MMC_BUS_WIDTH_4`.
@@ -75,16 +75,16 @@ impl BusWidth {
 /// `supply.vmmc` and `supply.vqmmc` are NULL (`mmc_alloc_host()`; `mmc_regulator_get_supply()`
 /// was not called), an error pointer (no such regulator) or a regulator, set before the host
 /// is added and not changed afterwards.
-pub(crate) struct Ios {
+pub struct Ios {
     host: NonNull<bindings::mmc_host>,
     /// Bus clock in Hz, 0 for off.
-    pub(crate) clock: u32,
+    pub clock: u32,
     /// OCR bit number of the selected voltage.
-    pub(crate) vdd: u16,
+    pub vdd: u16,
     /// Power state.
-    pub(crate) power_mode: PowerMode,
+    pub power_mode: PowerMode,
     /// Data bus width.
-    pub(crate) bus_width: BusWidth,
+    pub bus_width: BusWidth,
 }
 
 impl Ios {
@@ -112,7 +112,7 @@ impl Ios {
     }
 
     /// Reports the bus clock actually running, in Hz (`host->actual_clock`).
-    pub(crate) fn set_actual_clock(&self, hz: u32) {
+    pub fn set_actual_clock(&self, hz: u32) {
         // SAFETY: By the type invariant the host is valid and only this callback writes the
         // field now; the host's debugfs `ios` file reads it without claiming the host, hence
         // one volatile write (`WRITE_ONCE()`).
@@ -124,7 +124,7 @@ impl Ios {
     /// Does nothing without a vmmc regulator (none in the device tree, or
     /// [`UnregisteredHost::regulator_get_supply`](super::UnregisteredHost::regulator_get_supply)
     /// never called).
-    pub(crate) fn set_vmmc_ocr(&self, vdd: u16) -> Result {
+    pub fn set_vmmc_ocr(&self, vdd: u16) -> Result {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host is valid and `supply.vmmc` does not change.
         let vmmc = unsafe { (*h).supply.vmmc };
@@ -144,7 +144,7 @@ impl Ios {
     /// Returns whether the voltage changed: `false` when the regulator already gives it or
     /// cannot give exactly that voltage but one in its range (`1` of the C function). Fails with
     /// `EINVAL` without a vqmmc regulator.
-    pub(crate) fn set_vqmmc(&self) -> Result<bool> {
+    pub fn set_vqmmc(&self) -> Result<bool> {
         let h = self.host.as_ptr();
         // SAFETY: By the type invariant the host is valid and `supply.vqmmc` does not change.
         let vqmmc = unsafe { (*h).supply.vqmmc };

@@ -33,7 +33,7 @@ use crate::bindings;
 ///
 /// `mrq` was passed to the `request` callback of `host` and is not completed yet; it stays
 /// valid until `mmc_request_done()`.
-pub(crate) struct Request {
+pub struct Request {
     host: NonNull<bindings::mmc_host>,
     mrq: NonNull<bindings::mmc_request>,
 }
@@ -62,7 +62,7 @@ impl Request {
     }
 
     /// Completes the request (`mmc_request_done()`) with the errors set on it.
-    pub(crate) fn done(self) {
+    pub fn done(self) {
         let this = ManuallyDrop::new(self);
         // SAFETY: By the type invariant the request is in flight on `host`; `this` is never
         // dropped, so it is completed once.
@@ -112,7 +112,7 @@ impl Drop for Request {
 ///
 /// Wraps a valid request for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct RequestView(Opaque<bindings::mmc_request>);
+pub struct RequestView(Opaque<bindings::mmc_request>);
 
 impl RequestView {
     /// Creates a reference to a [`RequestView`] from a raw pointer.
@@ -130,7 +130,7 @@ impl RequestView {
     }
 
     /// Returns the request's command (`mrq->cmd`).
-    pub(crate) fn cmd(&self) -> &Command {
+    pub fn cmd(&self) -> &Command {
         // SAFETY: By the type invariant the request is valid; the core always sets `mrq->cmd`,
         // which lives as long as the request.
         unsafe { Command::from_raw((*self.raw()).cmd) }
@@ -138,7 +138,7 @@ impl RequestView {
 
     /// Returns the SET_BLOCK_COUNT (CMD23) to send before the command, if the core asks for one
     /// (`mrq->sbc`, only on a host with [`Cap::Cmd23`](super::Cap::Cmd23)).
-    pub(crate) fn sbc(&self) -> Option<&Command> {
+    pub fn sbc(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).sbc };
         // SAFETY: A non-NULL `sbc` lives as long as the request.
@@ -146,7 +146,7 @@ impl RequestView {
     }
 
     /// Returns the STOP_TRANSMISSION (CMD12) to send after the data, if the core asks for one.
-    pub(crate) fn stop(&self) -> Option<&Command> {
+    pub fn stop(&self) -> Option<&Command> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).stop };
         // SAFETY: A non-NULL `stop` lives as long as the request.
@@ -154,7 +154,7 @@ impl RequestView {
     }
 
     /// Returns the request's data (`mrq->data`), if it transfers any.
-    pub(crate) fn data(&self) -> Option<&Data> {
+    pub fn data(&self) -> Option<&Data> {
         // SAFETY: By the type invariant the request is valid.
         let p = unsafe { (*self.raw()).data };
         // SAFETY: A non-NULL `data` lives as long as the request.
@@ -162,7 +162,7 @@ impl RequestView {
     }
 
     /// Returns the total length of the request's data, `blksz * blocks`, in bytes (0 without data).
-    pub(crate) fn data_len(&self) -> u32 {
+    pub fn data_len(&self) -> u32 {
         self.data().map_or(0, Data::len)
     }
 
@@ -170,7 +170,7 @@ impl RequestView {
     ///
     /// The same request has the same address from `pre_req` to `post_req` (the core reuses it
     /// for retries), so a driver can recognise it.
-    pub(crate) fn addr(&self) -> usize {
+    pub fn addr(&self) -> usize {
         self.raw() as usize
     }
 }
@@ -186,7 +186,7 @@ impl RequestView {
 /// `mrq` is a valid request that is not in flight on the host whose `pre_req` or `post_req`
 /// callback is running (`host`, when it is kept): the controller is not using its data, so the
 /// CPU may copy into or out of its scatterlist.
-pub(crate) struct IdleRequest {
+pub struct IdleRequest {
     /// The host whose callback the request was passed to.
     ///
     /// Its DMA device maps the request in `pre_req`.
@@ -230,7 +230,7 @@ impl Deref for IdleRequest {
 ///
 /// Only `pre_req` gets one: a mapping made anywhere else would not be undone by the layer's
 /// `post_req`.
-pub(crate) struct PreReqRequest(IdleRequest);
+pub struct PreReqRequest(IdleRequest);
 
 impl PreReqRequest {
     /// Creates the request of a `pre_req` callback.
@@ -258,7 +258,7 @@ impl Deref for PreReqRequest {
 /// The request handed to `post_req`, whose `pre_req` mapping the layer has undone.
 ///
 /// It cannot map the data: nothing would unmap it.
-pub(crate) struct PostReqRequest(IdleRequest);
+pub struct PostReqRequest(IdleRequest);
 
 impl PostReqRequest {
     /// Creates the request of a `post_req` callback.
@@ -289,7 +289,7 @@ impl Deref for PostReqRequest {
 ///
 /// Wraps a valid command for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct Command(Opaque<bindings::mmc_command>);
+pub struct Command(Opaque<bindings::mmc_command>);
 
 impl Command {
     /// Creates a reference to a [`Command`] from a raw pointer.
@@ -307,13 +307,13 @@ impl Command {
     }
 
     /// Returns the command index.
-    pub(crate) fn opcode(&self) -> u32 {
+    pub fn opcode(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).opcode }
     }
 
     /// Returns the command argument.
-    pub(crate) fn arg(&self) -> u32 {
+    pub fn arg(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).arg }
     }
@@ -322,7 +322,7 @@ impl Command {
     /// (`mmc_op_multi()`).
     ///
     /// Without CMD23 before it, it ends with a STOP_TRANSMISSION.
-    pub(crate) fn is_multi_block(&self) -> bool {
+    pub fn is_multi_block(&self) -> bool {
         matches!(
             self.opcode(),
             bindings::MMC_READ_MULTIPLE_BLOCK | bindings::MMC_WRITE_MULTIPLE_BLOCK
@@ -335,46 +335,46 @@ impl Command {
     }
 
     /// Returns whether the card answers (`MMC_RSP_PRESENT`).
-    pub(crate) fn resp_present(&self) -> bool {
+    pub fn resp_present(&self) -> bool {
         self.flags() & bindings::MMC_RSP_PRESENT != 0
     }
 
     /// Returns whether the answer is 136 bits long (`MMC_RSP_136`).
-    pub(crate) fn resp_136(&self) -> bool {
+    pub fn resp_136(&self) -> bool {
         self.flags() & bindings::MMC_RSP_136 != 0
     }
 
     /// Returns whether the answer carries a valid CRC (`MMC_RSP_CRC`).
-    pub(crate) fn resp_crc(&self) -> bool {
+    pub fn resp_crc(&self) -> bool {
         self.flags() & bindings::MMC_RSP_CRC != 0
     }
 
     /// Returns whether the card may signal busy after answering, R1b (`MMC_RSP_BUSY`).
-    pub(crate) fn resp_busy(&self) -> bool {
+    pub fn resp_busy(&self) -> bool {
         self.flags() & bindings::MMC_RSP_BUSY != 0
     }
 
     /// Returns the busy timeout the core allows for an R1b command, in milliseconds (0: not set).
-    pub(crate) fn busy_timeout_ms(&self) -> u32 {
+    pub fn busy_timeout_ms(&self) -> u32 {
         // SAFETY: By the type invariant the command is valid.
         unsafe { (*self.raw()).busy_timeout }
     }
 
     /// Returns the command's error, if any.
-    pub(crate) fn error(&self) -> Option<Error> {
+    pub fn error(&self) -> Option<Error> {
         // SAFETY: By the type invariant the command is valid.
         errno(unsafe { (*self.raw()).error })
     }
 
     /// Sets the command's error.
-    pub(crate) fn set_error(&self, e: Error) {
+    pub fn set_error(&self, e: Error) {
         // SAFETY: By the type invariant the command is valid; the core does not look at it
         // before the request completes.
         unsafe { (*self.raw()).error = e.to_errno() };
     }
 
     /// Sets `resp[idx]`, ignoring indices other than 0 to 3.
-    pub(crate) fn set_resp(&self, idx: usize, v: u32) {
+    pub fn set_resp(&self, idx: usize, v: u32) {
         // SAFETY: By the type invariant the command is valid.
         let resp = unsafe { addr_of_mut!((*self.raw()).resp) };
         // SAFETY: `resp` is the command's response array; the write is bounds checked.
@@ -390,7 +390,7 @@ impl Command {
 ///
 /// Wraps valid data for the lifetime of the reference.
 #[repr(transparent)]
-pub(crate) struct Data(Opaque<bindings::mmc_data>);
+pub struct Data(Opaque<bindings::mmc_data>);
 
 impl Data {
     /// Creates a reference to a [`Data`] from a raw pointer.
@@ -408,31 +408,31 @@ impl Data {
     }
 
     /// Returns the block size in bytes.
-    pub(crate) fn blksz(&self) -> u32 {
+    pub fn blksz(&self) -> u32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).blksz }
     }
 
     /// Returns the number of blocks.
-    pub(crate) fn blocks(&self) -> u32 {
+    pub fn blocks(&self) -> u32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).blocks }
     }
 
     /// Returns the total length, `blksz * blocks`, in bytes (saturated).
-    pub(crate) fn len(&self) -> u32 {
+    pub fn len(&self) -> u32 {
         self.blksz().saturating_mul(self.blocks())
     }
 
     /// Returns whether the transfer has no bytes.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Returns the card's data timeout for this transfer as `(timeout_ns, timeout_clks)`.
     ///
     /// The timeout is `timeout_ns` plus `timeout_clks` bus clocks.
-    pub(crate) fn timeout(&self) -> (u32, u32) {
+    pub fn timeout(&self) -> (u32, u32) {
         // SAFETY: By the type invariant the data is valid.
         unsafe { ((*self.raw()).timeout_ns, (*self.raw()).timeout_clks) }
     }
@@ -443,36 +443,36 @@ impl Data {
     }
 
     /// Returns whether the data goes from host to card (`MMC_DATA_WRITE`).
-    pub(crate) fn is_write(&self) -> bool {
+    pub fn is_write(&self) -> bool {
         self.flags() & bindings::MMC_DATA_WRITE != 0
     }
 
     /// Returns whether the data goes from card to host (`MMC_DATA_READ`).
-    pub(crate) fn is_read(&self) -> bool {
+    pub fn is_read(&self) -> bool {
         self.flags() & bindings::MMC_DATA_READ != 0
     }
 
     /// Returns the data error, if any.
-    pub(crate) fn error(&self) -> Option<Error> {
+    pub fn error(&self) -> Option<Error> {
         // SAFETY: By the type invariant the data is valid.
         errno(unsafe { (*self.raw()).error })
     }
 
     /// Sets the data error.
-    pub(crate) fn set_error(&self, e: Error) {
+    pub fn set_error(&self, e: Error) {
         // SAFETY: By the type invariant the data is valid; the core does not look at it before
         // the request completes.
         unsafe { (*self.raw()).error = e.to_errno() };
     }
 
     /// Sets the number of bytes transferred.
-    pub(crate) fn set_bytes_xfered(&self, n: u32) {
+    pub fn set_bytes_xfered(&self, n: u32) {
         // SAFETY: As for `set_error`.
         unsafe { (*self.raw()).bytes_xfered = n };
     }
 
     /// Returns the driver's cookie (`data->host_cookie`), kept from `pre_req` to `post_req`.
-    pub(crate) fn host_cookie(&self) -> i32 {
+    pub fn host_cookie(&self) -> i32 {
         // SAFETY: By the type invariant the data is valid.
         unsafe { (*self.raw()).host_cookie }
     }
@@ -483,7 +483,7 @@ impl Data {
     /// ignored, and so is any value while the cookie is negative: those belong to the DMA
     /// mapping made in `pre_req` (`kernel::dma::pre_map`), which marks the data with one, so
     /// that only it can say, or unsay, that data is mapped.
-    pub(crate) fn set_host_cookie(&self, v: i32) {
+    pub fn set_host_cookie(&self, v: i32) {
         // Neither a negative value nor over one: the mapping's mark stays until it is unmapped.
         if v >= 0 && self.host_cookie() >= 0 {
             // SAFETY: By the type invariant the data is valid; the field belongs to the host
@@ -500,7 +500,7 @@ impl Data {
     }
 
     /// Returns the number of entries of the data's scatterlist.
-    pub(crate) fn sg_len(&self) -> u32 {
+    pub fn sg_len(&self) -> u32 {
         self.sg_list().len()
     }
 
@@ -508,7 +508,7 @@ impl Data {
     ///
     /// Returns 0 for an empty list. The offset gives the low bits of the DMA address the entry
     /// maps to, with or without an IOMMU (which maps whole pages).
-    pub(crate) fn sg_first_offset(&self) -> u32 {
+    pub fn sg_first_offset(&self) -> u32 {
         self.sg_list().first_offset()
     }
 

@@ -95,7 +95,7 @@ unsafe impl Sync for HostMemory {}
 ///
 /// `host` was allocated with `mmc_alloc_host()` with `_parent` as its parent. Fields drop in
 /// declaration order: the reference to the host before the one to its parent.
-pub(crate) struct SdioIrqSignal {
+pub struct SdioIrqSignal {
     host: ARef<HostMemory>,
     _parent: ARef<Device>,
 }
@@ -124,7 +124,7 @@ impl SdioIrqSignal {
     }
 
     /// Signals a card interrupt to the MMC core (`sdio_signal_irq()`).
-    pub(crate) fn signal(&self) {
+    pub fn signal(&self) {
         // The handle may outlive the host's registration (leaked, or held by an interrupt
         // handler freed after the host is removed): the work it queues then runs
         // `sdio_run_irqs()` on a removed host, which claims the host (its memory, kept here) and
@@ -158,7 +158,7 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
     /// [`HostOps::ack_sdio_irq`]. Off clears both, also when the device tree says
     /// `cap-sdio-irq`; the core polls the card from its thread. On needs both callbacks and is
     /// off without them. Must be called after [`Self::of_parse`].
-    pub(crate) fn set_sdio_irq(&mut self, on: bool) {
+    pub fn set_sdio_irq(&mut self, on: bool) {
         let on = on && Self::HAS_SDIO_IRQ_OPS;
         let h = self.raw();
         let cap = bindings::MMC_CAP_SDIO_IRQ;
@@ -187,7 +187,7 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
     /// Only for a host whose [`HostOps`] has `enable_sdio_irq` and `ack_sdio_irq`: the core
     /// acknowledges a signalled interrupt through the latter, so without it this does not
     /// build.
-    pub(crate) fn sdio_irq_signal(&self) -> SdioIrqSignal {
+    pub fn sdio_irq_signal(&self) -> SdioIrqSignal {
         if !Self::HAS_SDIO_IRQ_OPS {
             build_error!(concat!(
                 "an SDIO interrupt signal for a host without `HostOps::enable_sdio_irq` ",

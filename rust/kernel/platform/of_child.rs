@@ -63,7 +63,7 @@ impl Drop for ChildDevice {
 /// unit address and name, `<parent's node address>.<parent's node name>:<node's name>`), and no
 /// driver binds to it. Returns `EINVAL` if `node` is not a device tree node, `ENODEV` if the
 /// device cannot be created (the node already has one, for one).
-pub(crate) fn create<'a>(parent: &'a Device<Bound>, node: &FwNode) -> Result<&'a Device> {
+pub fn create<'a>(parent: &'a Device<Bound>, node: &FwNode) -> Result<&'a Device> {
     if !node.is_of_node() {
         return Err(EINVAL);
     }

@@ -26,17 +26,17 @@ use crate::bindings;
 
 /// Flags of a workqueue (`enum wq_flags`), combined with `|`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Flags(u32);
+pub struct Flags(u32);
 
 impl Flags {
     /// Work items run on workers not bound to a CPU (`WQ_UNBOUND`).
-    pub(crate) const UNBOUND: Self = Self(bindings::wq_flags_WQ_UNBOUND);
+    pub const UNBOUND: Self = Self(bindings::wq_flags_WQ_UNBOUND);
     /// Work items run on the CPU that queued them (`WQ_PERCPU`).
-    pub(crate) const PERCPU: Self = Self(bindings::wq_flags_WQ_PERCPU);
+    pub const PERCPU: Self = Self(bindings::wq_flags_WQ_PERCPU);
     /// The queue has a rescuer thread (`WQ_MEM_RECLAIM`).
     ///
     /// Its work items then make progress when no new worker can be created for lack of memory.
-    pub(crate) const MEM_RECLAIM: Self = Self(bindings::wq_flags_WQ_MEM_RECLAIM);
+    pub const MEM_RECLAIM: Self = Self(bindings::wq_flags_WQ_MEM_RECLAIM);
 }
 
 impl BitOr for Flags {
@@ -72,7 +72,7 @@ impl BitOr for Flags {
 /// # Invariants
 ///
 /// `ptr` is a workqueue returned by `alloc_workqueue()`, destroyed only in `drop`.
-pub(crate) struct OwnedQueue {
+pub struct OwnedQueue {
     ptr: NonNull<Queue>,
 }
 
@@ -100,7 +100,7 @@ impl OwnedQueue {
     /// timers of delayed ones, which would queue their work on a freed queue when they fire, and
     /// [`Queue::enqueue_delayed`] takes any `'static` item. Forgetting the queue (`mem::forget`)
     /// is allowed: it is then never destroyed.
-    pub(crate) unsafe fn new(name: &CStr, flags: Flags, max_active: u32) -> Result<Self> {
+    pub unsafe fn new(name: &CStr, flags: Flags, max_active: u32) -> Result<Self> {
         let unbound = flags.0 & Flags::UNBOUND.0 != 0;
         let percpu = flags.0 & Flags::PERCPU.0 != 0;
         if unbound == percpu {

@@ -85,7 +85,7 @@ use crate::bindings;
 /// assert!(deadline.cancel_delayed_sync());
 /// # Ok::<(), Error>(())
 /// ```
-pub(crate) trait ModDelayed {
+pub trait ModDelayed {
     /// Queues `w` to run `delay` jiffies from now, or moves the expiry of its pending work.
     ///
     /// The work is queued or moved with `mod_delayed_work()` on `WORK_CPU_UNBOUND`; a delay of
@@ -138,7 +138,7 @@ impl ModDelayed for Queue {
 /// The [`DelayedWork`](kernel::workqueue::DelayedWork) is field `ID` of the item.
 ///
 /// See [`ModDelayed`] for an example.
-pub(crate) trait CancelDelayed<const ID: u64 = 0> {
+pub trait CancelDelayed<const ID: u64 = 0> {
     /// Takes the item off its queue if it is pending (`cancel_delayed_work()`).
     ///
     /// Drops the reference the queue held for it; a running instance goes on. Returns whether

@@ -85,7 +85,7 @@ use crate::kernel_ext::workqueue::{
 };
 
 /// What a [`Timer`] does when it expires.
-pub(crate) trait TimerHandler: Send + Sync + Sized + 'static {
+pub trait TimerHandler: Send + Sync + Sized + 'static {
     /// Handles the expiry of `timer`, whose data `Self` is.
     ///
     /// Runs on the timer's queue, in process context, and may sleep; it may arm the timer again.
@@ -134,7 +134,7 @@ impl<T: TimerHandler> WorkItem for Shared<T> {
 /// A timer that is forgotten ([`core::mem::forget`]) while armed is never stopped: its work stays
 /// pending on a queue nobody destroys, and may run after the module that armed it is gone, as
 /// a `'static` item queued with [`Queue::enqueue`](kernel::workqueue::Queue::enqueue) may.
-pub(crate) struct Timer<T: TimerHandler> {
+pub struct Timer<T: TimerHandler> {
     timer: TimerRef<T>,
 }
 
@@ -145,7 +145,7 @@ pub(crate) struct Timer<T: TimerHandler> {
 /// [`Timer`] dereferences to it; [`TimerHandler::expired`] gets it by reference alone, so a
 /// handler can neither stop the timer nor drop it.
 #[repr(transparent)]
-pub(crate) struct TimerRef<T: TimerHandler> {
+pub struct TimerRef<T: TimerHandler> {
     shared: Arc<Shared<T>>,
 }
 
@@ -186,7 +186,7 @@ impl<T: TimerHandler> Timer<T> {
     /// Creates a disarmed timer with `data`, on a new workqueue called `name` with `flags`.
     ///
     /// The queue (`alloc_workqueue()`, see [`OwnedQueue::new`]) runs one work item at a time.
-    pub(crate) fn new(name: &CStr, flags: Flags, data: T) -> Result<Self> {
+    pub fn new(name: &CStr, flags: Flags, data: T) -> Result<Self> {
         // SAFETY: The queue goes into the `Shared`, whose only work item is its `work`, queued
         // only on it (type invariant); `stop` takes it out, then cancels that work (and waits for
         // it) before it drops the queue, and nothing queues on a queue taken out.
@@ -214,7 +214,7 @@ impl<T: TimerHandler> Timer<T> {
     /// for (one that armed it before this took the queue away has that undone). This holds for
     /// every caller, also for one that runs while another is stopping the timer or after it was
     /// stopped. May sleep.
-    pub(crate) fn stop(&self) {
+    pub fn stop(&self) {
         let shared = &self.timer.shared;
         let queue = shared.queue.lock().take();
         // Also when another caller took the queue: that one may still be waiting for the
@@ -244,7 +244,7 @@ impl<T: TimerHandler> TimerRef<T> {
     }
 
     /// Returns the timer's data.
-    pub(crate) fn data(&self) -> &T {
+    pub fn data(&self) -> &T {
         &self.shared.data
     }
 
@@ -253,7 +253,7 @@ impl<T: TimerHandler> TimerRef<T> {
     ///
     /// A negative delay is none; the delay is rounded up to whole milliseconds and jiffies. Does
     /// nothing once the timer is stopped ([`Timer::stop`]). Not from hard interrupt context.
-    pub(crate) fn arm(&self, delay: Delta) {
+    pub fn arm(&self, delay: Delta) {
         let queue = self.shared.queue.lock();
         if let Some(queue) = queue.as_ref() {
             // `Err`: it was armed; the queue holds its reference still, this clone goes.
@@ -264,7 +264,7 @@ impl<T: TimerHandler> TimerRef<T> {
     /// Arms the timer to expire `delay` from now unless it is armed (`queue_delayed_work()`).
     ///
     /// As [`Self::arm`] otherwise.
-    pub(crate) fn arm_if_idle(&self, delay: Delta) {
+    pub fn arm_if_idle(&self, delay: Delta) {
         let queue = self.shared.queue.lock();
         if let Some(queue) = queue.as_ref() {
             // `Err`: it was armed, and stays so; this clone goes.

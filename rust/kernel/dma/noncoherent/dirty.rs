@@ -13,7 +13,7 @@
 /// All lie in `lo..hi` (none if `lo >= hi`). Offsets are `u32`, so that the state fits in one
 /// 64-bit atomic ([`Self::to_bits`]); a buffer is at most 4 GiB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Dirty {
+pub struct Dirty {
     lo: u32,
     hi: u32,
 }
@@ -22,23 +22,23 @@ impl Dirty {
     /// Returns the state of a just allocated buffer of `size` bytes.
     ///
     /// Every byte may be dirty.
-    pub(crate) const fn all(size: u32) -> Self {
+    pub const fn all(size: u32) -> Self {
         Self { lo: 0, hi: size }
     }
 
     /// Returns the state in which no byte may be dirty.
-    pub(crate) const fn clean() -> Self {
+    pub const fn clean() -> Self {
         Self { lo: 0, hi: 0 }
     }
 
     /// Returns whether no byte of the buffer may be in a dirty cache line.
-    pub(crate) const fn is_clean(&self) -> bool {
+    pub const fn is_clean(&self) -> bool {
         self.lo >= self.hi
     }
 
     /// Returns the interval of maybe-dirty bytes, `None` when clean.
     #[cfg(any(test, CONFIG_KUNIT))]
-    pub(crate) const fn range(&self) -> Option<(u32, u32)> {
+    pub const fn range(&self) -> Option<(u32, u32)> {
         if self.is_clean() {
             None
         } else {
@@ -48,7 +48,7 @@ impl Dirty {
 
     /// Notes that the CPU is about to write `len` bytes at `offset`, making them maybe dirty.
     #[must_use]
-    pub(crate) fn cpu_write(self, offset: u32, len: u32) -> Self {
+    pub fn cpu_write(self, offset: u32, len: u32) -> Self {
         if len == 0 {
             return self;
         }
@@ -71,7 +71,7 @@ impl Dirty {
     /// None of them is dirty any more. The interval shrinks only where the range covers one of its
     /// ends (it stays a superset).
     #[must_use]
-    pub(crate) fn maintained(self, offset: u32, len: u32) -> Self {
+    pub fn maintained(self, offset: u32, len: u32) -> Self {
         let end = offset.saturating_add(len);
         if self.is_clean() || len == 0 || end <= self.lo || offset >= self.hi {
             return self;
@@ -96,17 +96,17 @@ impl Dirty {
     /// A mapping of the buffer for a transfer in a direction that would invalidate or clean it
     /// first may skip that (`DMA_ATTR_SKIP_CPU_SYNC`) only if the whole buffer is clean, so
     /// that no cache line the range shares with other bytes can be dirty either.
-    pub(crate) const fn may_skip_sync(&self) -> bool {
+    pub const fn may_skip_sync(&self) -> bool {
         self.is_clean()
     }
 
     /// Returns the state as one `u64`, for an atomic.
-    pub(crate) const fn to_bits(self) -> u64 {
+    pub const fn to_bits(self) -> u64 {
         ((self.hi as u64) << 32) | self.lo as u64
     }
 
     /// Returns the state [`Self::to_bits`] gave.
-    pub(crate) const fn from_bits(bits: u64) -> Self {
+    pub const fn from_bits(bits: u64) -> Self {
         Self {
             lo: bits as u32,
             hi: (bits >> 32) as u32,
@@ -119,7 +119,7 @@ impl Dirty {
 /// The maintenance is that of a mapping (`map`) or an unmapping (`!map`) without
 /// `DMA_ATTR_SKIP_CPU_SYNC`. Mapping cleans (to the device, both ways) or invalidates (from the
 /// device); unmapping invalidates from the device and both ways, and does nothing to the device.
-pub(crate) const fn leaves_clean(to_device: bool, from_device: bool, map: bool) -> bool {
+pub const fn leaves_clean(to_device: bool, from_device: bool, map: bool) -> bool {
     if map {
         to_device || from_device
     } else {
