@@ -194,7 +194,7 @@ kit() { # DIR BOARD DTB [module-vermagic] [config line]
     ko pwrseq_emmc "$VM" > "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko"
     cp "$k/lib/modules/$REL/kernel/drivers/mmc/core/pwrseq_emmc.ko" "$p/lib/modules/$REL/kernel/drivers/mmc/core/"
     mkdtb "$k/boot/$3"
-    printf 'CONFIG_RUST=y\n%s\n' "${5:-CONFIG_MMC_MESON_MX_SDHC=y}" > "$k/boot/config-$REL"
+    printf 'CONFIG_RUST=y\n%s\n' "${5:-$(printf 'CONFIG_MMC_MESON_MX_SDHC=y\nCONFIG_MMC_MESON_MX_SDIO=y')}" > "$k/boot/config-$REL"
     cp "$k/boot/config-$REL" "$p/boot/"
     head -c $((9 * 1048576)) /dev/zero > "$p/boot/vmlinuz-$REL"
     printf 'Package: linux-image-%s\nVersion: 7.3.4-1\nArchitecture: armhf\nMaintainer: test <t@t>\nDescription: test\n' "$REL" > "$p/DEBIAN/control"
@@ -526,6 +526,9 @@ grep -qx "REPORT_URL=\"$REPORT_URL\"" "$R/etc/meson-mx-sdhc-rs/KIT" && grep -q "
     ok "board-report on the installed root names KIT's REPORT_URL" || { bad "board-report: no REPORT_URL"; sed 's/^/    | /' "$T/report.out"; }
 [ ! -e "$R/etc/modprobe.d/meson_mx_sdhc_rs.conf" ] && ok "no modprobe.d file (the C driver is built in: the command line keeps it off)" ||
     bad "modprobe.d file installed for a built-in C driver"
+[ ! -e "$R/etc/modprobe.d/meson_mx_sdio_rs-blacklist.conf" ] &&
+    ok "no blacklist of the SD card slot's module (its C driver is built in and binds the slot first)" ||
+    bad "meson_mx_sdio_rs blacklisted for a kernel with the SD card slot's C driver built in"
 run again "$T/kit" "$R"; refused again "a second install" 'installed already' "$B/boot.ini" "$new"
 
 # a later initramfs without the module: the hook refuses it and keeps the uInitrd that works
@@ -690,6 +693,15 @@ if [ "$rc" = 0 ] && grep -qx 'DEFAULT kit-rust' "$E" &&
    [ ! -e "$R/etc/modprobe.d/meson_mx_sdhc_rs.conf" ] && [ -f "$R/lib/modules/$REL/updates/meson_mx_sdhc_rs.ko" ]; then
     ok "--rescue: the kit's entry without initcall_blacklist=, no modprobe.d blacklist (C driver a module), the Rust module installed"
 else bad "--rescue: status $rc"; sed 's/^/    | /' "$T/rescue.out" "$E"; ls -R "$R/etc/modprobe.d" 2>&1 | sed 's/^/    | /'; fi
+# the kit-cmod kernel has no CONFIG_MMC_MESON_MX_SDIO=y: udev must not load the slot's Rust module
+if [ "$rc" = 0 ] && grep -qx 'blacklist meson_mx_sdio_rs' "$R/etc/modprobe.d/meson_mx_sdio_rs-blacklist.conf" &&
+   [ "$(grep -cv '^#' "$R/etc/modprobe.d/meson_mx_sdio_rs-blacklist.conf")" = 1 ]; then
+    ok "--rescue, no built-in C driver for the SD card slot: meson_mx_sdio_rs blacklisted (loaded by name only)"
+else bad "--rescue: no blacklist of meson_mx_sdio_rs for a kernel without the slot's C driver built in"; fi
+run rescue-undo "$T/kit-cmod" "$R" --undo
+[ "$rc" = 0 ] && [ ! -e "$R/etc/modprobe.d/meson_mx_sdio_rs-blacklist.conf" ] &&
+    ok "--undo removes the blacklist of meson_mx_sdio_rs" ||
+    { bad "--undo after --rescue: status $rc, the blacklist of meson_mx_sdio_rs left"; sed 's/^/    | /' "$T/rescue-undo.out"; }
 root "$T/r-devroot" extlinux
 run devroot "$T/kit" "$T/r-devroot" --cmdline "console=ttyAML0,115200 root=/dev/mmcblk1p2 rootwait"
 refused devroot "--cmdline naming the root by device" 'names the root by device' "$T/r-devroot/boot/extlinux/extlinux.conf" "$EXTLINUX"
