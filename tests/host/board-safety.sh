@@ -30,7 +30,8 @@
 #      card is mounted, and has no --force;
 #   7. switch-driver --controller sd-slot finds the SD card slot's card under
 #      the slot's device, refuses a controller of the other kind, a mounted
-#      card and, with --force, the root on it;
+#      card and, with --force, the root on it; an SDIO function of a card
+#      under it with a driver bound is a user, refused unless --force;
 # and that no module tool or fio was run.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -366,7 +367,29 @@ SWITCH_DRIVER_MOUNTINFO="$T/mi-sd" sw_sd rust c1108c20.mmc --force
 [ "$rc" = 3 ] && grep -q 'the root file system is on its card.*the root on the SD card' "$T/err" &&
     pass "switch-driver rust --force refused for the root on the SD card" ||
     failed "switch-driver rust --force with the root on the SD card: exit $rc, '$(cat "$T/err")'"
+# an SDIO card (WiFi) in a second slot of the same controller: its function with a driver bound
+sf=$SD/c1108c20.mmc:slot@1/mmc_host/mmc0/mmc0:0001/mmc0:0001:1
+mkdir -p "$sf" "$S/bus/sdio/drivers/brcmfmac"
+sw_sd users --controller sd-slot
+[ "$rc" = 0 ] && [ ! -s "$T/out" ] && pass "switch-driver users: an SDIO function without a driver is no user" ||
+    failed "switch-driver users with an unbound SDIO function: exit $rc, '$(cat "$T/out" "$T/err")'"
+ln -s "$S/bus/sdio/drivers/brcmfmac" "$sf/driver"
+sw_sd users --controller sd-slot
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "SDIO function mmc0:0001:1 is bound to driver brcmfmac" ] &&
+    pass "switch-driver users: an SDIO function with a driver bound is a user" ||
+    failed "switch-driver users with a bound SDIO function: exit $rc, '$(cat "$T/out" "$T/err")'"
+sw_sd rust --controller sd-slot
+[ "$rc" = 3 ] && grep -q '^switch-driver:   SDIO function mmc0:0001:1 is bound to driver brcmfmac$' "$T/err" &&
+    pass "switch-driver rust --controller sd-slot refused while an SDIO function has a driver" ||
+    failed "switch-driver rust --controller sd-slot with a bound SDIO function: exit $rc, '$(cat "$T/err")'"
 [ ! -e "$SD/driver_override" ] && pass "those refusals left the SD card slot's controller alone" || failed "a refusal wrote the SD card slot's driver_override"
+# --force goes past it (then stops: no Rust driver is registered here)
+sw_sd rust --controller sd-slot --force
+[ "$rc" = 1 ] && grep -q '^switch-driver: --force, although: SDIO function mmc0:0001:1 is bound to driver brcmfmac$' "$T/err" &&
+    grep -q 'not registered' "$T/err" && [ ! -e "$SD/driver_override" ] &&
+    pass "switch-driver rust --force: past the SDIO function, named" ||
+    failed "switch-driver rust --force with a bound SDIO function: exit $rc, '$(cat "$T/err")'"
+rm -r "$sf"
 
 # --help prints the usage and exits 0, also where no SDHC exists (this host)
 for tool in "$SW" "$(dirname "$SW")/check-board-config"; do
