@@ -72,7 +72,7 @@ fn timeout(mrq: &Request, stage: Stage, cmd: &Command, hz: u32, four: bool) -> D
     Delta::from_millis(i64::from(ms))
 }
 
-/// Starts the command of `stage` of the request in `cur` and arms its slot's timer for its deadline.
+/// Starts the command of `stage` of the request in `cur` and arms its slot's timer for it.
 ///
 /// Called with the bus held, so that the timer is armed for the command on the bus: a later
 /// command's arming cannot go before it (`mod_timer()` at each command in the C driver).
