@@ -95,10 +95,35 @@ pub(crate) struct Cur {
     pub(crate) data_error: Option<ErrorKind>,
 }
 
+/// The slots' timers, armed for each command when it starts.
+///
+/// Each entry is set when its slot's host is created and cleared when the host drops its data,
+/// after stopping the timer: the timer's data holds the controller, which holds these.
+pub(crate) struct Timers([Option<TimerRef<Watchdog>>; PORTS]);
+
+impl Timers {
+    /// Arms the timer of the slot on `port` for `deadline`, moving an armed one's expiry.
+    pub(crate) fn arm(&self, port: usize, deadline: Instant<Monotonic>) {
+        if let Some(t) = self.0.get(port).and_then(Option::as_ref) {
+            t.arm(crate::irq::remaining(deadline));
+        }
+    }
+
+    /// Sets the timer of the slot on `port` to `timer` and returns the one it had.
+    fn replace(
+        &mut self,
+        port: usize,
+        timer: Option<TimerRef<Watchdog>>,
+    ) -> Option<TimerRef<Watchdog>> {
+        let entry = self.0.get_mut(port)?;
+        core::mem::replace(entry, timer)
+    }
+}
+
 /// The controller's bus, which the slots take in turn.
 ///
 /// It holds the request on it, those waiting for it (at most one a slot: the MMC core issues a
-/// host's next request once the last is done) and the slots' bus settings.
+/// host's next request once the last is done), the slots' bus settings and their timers.
 pub(crate) struct Bus {
     /// The request in flight.
     pub(crate) cur: Option<Cur>,
@@ -108,6 +133,8 @@ pub(crate) struct Bus {
     pub(crate) last: usize,
     /// The slots' bus settings and those on the controller.
     pub(crate) mux: Mux,
+    /// The slots' timers.
+    pub(crate) timers: Timers,
 }
 
 impl Bus {
@@ -118,6 +145,7 @@ impl Bus {
             waiting: [None, None, None],
             last: 0,
             mux: Mux::new(),
+            timers: Timers([None, None, None]),
         }
     }
 
@@ -191,13 +219,13 @@ impl Sdio {
 
 /// A host's timer, which ends a command the controller never reported.
 ///
-/// Each host arms its own when it gives the controller a request, started or waiting; a timer
-/// ends whichever command is on the bus once its deadline passed, and follows the bus (armed
-/// again for the command then current) until it is idle, so that a request started when
-/// another slot's ended is watched too (its first command's timeout noticed at the latest at
-/// the deadline the timer was armed for).
+/// Each command, of whichever request, arms its slot's timer for its own deadline when it
+/// starts, under the bus lock, as the C driver arms its timer at each command
+/// ([`on_expiry`](crate::logic::timeout::on_expiry) says what a timer does when it fires).
 pub(crate) struct Watchdog {
     pub(crate) sdio: Arc<Sdio>,
+    /// The port of the timer's slot.
+    pub(crate) port: usize,
 }
 
 impl TimerHandler for Watchdog {
@@ -223,7 +251,7 @@ pub(crate) struct SdioHost {
 
 impl SdioHost {
     /// Returns the data of the host of the slot on `port` of `sdio`, with its timer (named
-    /// after the slot's device `slot_dev`).
+    /// after the slot's device `slot_dev`), the one its slot's commands arm.
     pub(crate) fn new(
         sdio: Arc<Sdio>,
         port: usize,
@@ -231,7 +259,10 @@ impl SdioHost {
     ) -> impl PinInit<Self, Error> {
         let watchdog = || {
             let name = CString::try_from_fmt(fmt!("mmc_timer/{}", slot_dev.name()))?;
-            let data = Watchdog { sdio: sdio.clone() };
+            let data = Watchdog {
+                sdio: sdio.clone(),
+                port,
+            };
             Timer::new(&name, Flags::UNBOUND | Flags::MEM_RECLAIM, data)
         };
         let watchdog = watchdog();
@@ -241,11 +272,22 @@ impl SdioHost {
             port,
             set_ios_error <- new_mutex!(None, "meson_mx_sdio_rs::set_ios_error"),
         }? Error)
+        .pin_chain(|host| {
+            host.watch_bus();
+            Ok(())
+        })
     }
 
-    /// Arms the timer for `deadline`.
-    pub(crate) fn arm(&self, deadline: Instant<Monotonic>) {
-        self.watchdog.arm(crate::irq::remaining(deadline));
+    /// Makes the timer the one the commands of the host's slot arm ([`Timers`]).
+    ///
+    /// Called once the host's data is in place (its drop undoes it), before the host is added.
+    fn watch_bus(&self) {
+        let timer = TimerRef::clone(&self.watchdog);
+        let mut bus = self.sdio.bus.lock();
+        // A timer set before (none: each slot has a host of its own) drops after the lock.
+        let old = bus.timers.replace(self.port, Some(timer));
+        drop(bus);
+        drop(old);
     }
 }
 
@@ -256,10 +298,13 @@ impl PinnedDrop for SdioHost {
         // callback arms its timer any more. Another slot's request may be on the bus: the
         // controller is reset only when idle.
         self.watchdog.stop();
-        let bus = self.sdio.bus.lock();
+        let mut bus = self.sdio.bus.lock();
+        let timer = bus.timers.replace(self.port, None);
         if bus.cur.is_none() {
             self.sdio.quiesce();
         }
+        drop(bus);
+        drop(timer);
     }
 }
 

@@ -54,6 +54,10 @@ use crate::{
             ErrorKind,
             Outcome, //
         },
+        timeout::{
+            on_expiry,
+            Expiry, //
+        },
         transfer::{
             bytes_xfered,
             copy_back_len, //
@@ -181,8 +185,10 @@ fn end(sdio: &Sdio, cur: Cur) -> DmaRequest {
 /// transfer without SET_BLOCK_COUNT or with an error), or completes it.
 fn cmd_done(sdio: &Sdio) {
     let mut guard = sdio.bus.lock();
+    let bus = &mut *guard;
+    let timers = &bus.timers;
     // A command the timer ended already.
-    let Some(cur) = &mut guard.cur else {
+    let Some(cur) = &mut bus.cur else {
         return;
     };
     let status = Status(sdio.irqs.load(Acquire));
@@ -229,7 +235,7 @@ fn cmd_done(sdio: &Sdio) {
         }
     };
     match next {
-        Some(stage) => start(sdio, cur, stage),
+        Some(stage) => start(sdio, cur, timers, stage),
         None => {
             if let Some(cur) = guard.cur.take() {
                 finish(sdio, guard, cur);
@@ -248,20 +254,25 @@ pub(crate) fn remaining(deadline: Instant<Monotonic>) -> Delta {
     }
 }
 
-/// Handles the timer's firing.
+/// Handles the firing of a slot's timer.
 ///
-/// The current command, whichever slot's, times out if its deadline passed; otherwise the timer
-/// is armed again for the rest.
+/// The command on the bus, whichever slot's, times out if its deadline passed; the slot's own
+/// command not yet at its deadline has the timer armed again for the rest ([`on_expiry`]).
 pub(crate) fn expired(timer: &TimerRef<Watchdog>) {
     let sdio = &timer.data().sdio;
     let mut guard = sdio.bus.lock();
-    let Some(cur) = guard.cur.as_ref() else {
-        return;
+    let (cur_port, left) = match &guard.cur {
+        Some(c) => (Some(c.port), remaining(c.deadline)),
+        None => (None, Delta::ZERO),
     };
-    let left = remaining(cur.deadline);
-    if !left.is_zero() {
-        timer.arm_if_idle(left);
-        return;
+    match on_expiry(timer.data().port, cur_port, left.is_zero()) {
+        Expiry::Ignore => return,
+        Expiry::Rearm => {
+            // Kept if a command started since has armed it.
+            timer.arm_if_idle(left);
+            return;
+        }
+        Expiry::TimeOut => {}
     }
     hw::disable_cmd_irq(&sdio.regs);
     let Some(mut cur) = guard.cur.take() else {

@@ -32,7 +32,8 @@ use crate::{
         Path,
         Sdio,
         SdioHost,
-        Stage, //
+        Stage,
+        Timers, //
     },
     hw::{
         self,
@@ -71,11 +72,11 @@ fn timeout(mrq: &Request, stage: Stage, cmd: &Command, hz: u32, four: bool) -> D
     Delta::from_millis(i64::from(ms))
 }
 
-/// Starts the command of `stage` of the request in `cur` and sets its deadline.
+/// Starts the command of `stage` of the request in `cur` and arms its slot's timer for it.
 ///
-/// The timer is armed when a request starts; when it fires before the deadline of the command
-/// then current, it arms itself again for the rest (`irq::expired`).
-pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
+/// Called with the bus held, so that the timer is armed for the command on the bus: a later
+/// command's arming cannot go before it (`mod_timer()` at each command in the C driver).
+pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, timers: &Timers, stage: Stage) {
     let Some(cmd) = command(&cur.mrq, stage) else {
         return;
     };
@@ -94,6 +95,7 @@ pub(crate) fn start(sdio: &Sdio, cur: &mut Cur, stage: Stage) {
     cur.deadline =
         Instant::<Monotonic>::now() + timeout(&cur.mrq, stage, cmd, sdio.clkc.rate(), four);
     cur.seq = sdio.started.fetch_add(1, Full).wrapping_add(1);
+    timers.arm(cur.port, cur.deadline);
     hw::start_cmd(&sdio.regs, cur.port, cmd.arg(), &r);
 }
 
@@ -209,7 +211,7 @@ fn begin(sdio: &Sdio, bus: &mut Bus, port: usize, mrq: Request) -> Result<(), Un
         cmd_error: None,
         data_error: None,
     });
-    start(sdio, cur, first);
+    start(sdio, cur, &bus.timers, first);
     Ok(())
 }
 
@@ -255,13 +257,12 @@ pub(crate) fn start_waiting(sdio: &Sdio, bus: &mut Bus) -> Failed {
 /// Handles the `request` callback.
 ///
 /// It fails the request with the last `set_ios` error; starts it on an idle bus, or leaves it
-/// waiting for its turn while another slot's request runs.
-///
-/// The host's timer is armed either way: for the command on the bus, whichever slot's, which
-/// it follows until the bus is idle ([`Watchdog`](crate::host::Watchdog)).
+/// waiting for its turn while another slot's request runs (its commands arm the host's timer
+/// when they start, [`start`]).
 pub(crate) fn request(host: &SdioHost, mrq: Request) {
     let sdio = &host.sdio;
-    if let Some(e) = *host.set_ios_error.lock() {
+    let set_ios_error = *host.set_ios_error.lock();
+    if let Some(e) = set_ios_error {
         sdio.stats.lock().req.record_setup_error();
         mrq.cmd().set_error(e);
         mrq.done();
@@ -281,11 +282,7 @@ pub(crate) fn request(host: &SdioHost, mrq: Request) {
     } else if let Err(f) = begin(sdio, &mut bus, host.port, mrq) {
         failed = Some(f);
     }
-    let deadline = bus.cur.as_ref().map(|c| c.deadline);
     drop(bus);
-    if let Some(d) = deadline {
-        host.arm(d);
-    }
     if waits {
         sdio.stats.lock().record_waited();
     }

@@ -35,6 +35,8 @@ use super::stats::{
 };
 use super::timeout::{
     command_timeout_ms,
+    on_expiry,
+    Expiry,
     CMD_TIMEOUT_MS, //
 };
 use super::transfer::{
@@ -393,4 +395,25 @@ fn mux_settings() {
     // A port out of range has no settings.
     m.set(PORTS, sd);
     assert_eq!(m.unwritten(PORTS), None);
+}
+
+#[test]
+fn a_timer_ends_only_a_passed_command_and_follows_only_its_own() {
+    // Idle bus: nothing to end, whether or not the timer's slot was the last on it.
+    assert_eq!(on_expiry(0, None, false), Expiry::Ignore);
+    assert_eq!(on_expiry(0, None, true), Expiry::Ignore);
+    // Its own slot's command: ended once its deadline passed, else armed for the rest.
+    assert_eq!(on_expiry(1, Some(1), true), Expiry::TimeOut);
+    assert_eq!(on_expiry(1, Some(1), false), Expiry::Rearm);
+    // Another slot's command: its own timer follows it; a passed one is ended by either.
+    assert_eq!(on_expiry(0, Some(2), false), Expiry::Ignore);
+    assert_eq!(on_expiry(0, Some(2), true), Expiry::TimeOut);
+    for port in 0..PORTS {
+        for cur in 0..PORTS {
+            assert_eq!(
+                on_expiry(port, Some(cur), false) == Expiry::Rearm,
+                port == cur
+            );
+        }
+    }
 }

@@ -26,3 +26,29 @@ pub(crate) fn command_timeout_ms(
     let data = data_len.map_or(0, |len| len.saturating_mul(8) / lines / khz);
     ms.saturating_add(data)
 }
+
+/// What a slot's timer does when it fires.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Expiry {
+    /// Nothing: the bus is idle, or its command is another slot's, whose own timer is armed
+    /// for its deadline.
+    Ignore,
+    /// Arm again for the rest of the command's time: the timer fired early (its jiffies).
+    Rearm,
+    /// End the command on the bus: its deadline passed.
+    TimeOut,
+}
+
+/// Returns what the timer of the slot on `port` does when it fires.
+///
+/// `cur_port` is the port of the command on the bus (none when idle), `passed` whether its
+/// deadline passed. Each command's slot's timer is armed for its deadline when it starts; a
+/// command whose deadline passed is ended by whichever timer fires first.
+pub(crate) fn on_expiry(port: usize, cur_port: Option<usize>, passed: bool) -> Expiry {
+    match cur_port {
+        None => Expiry::Ignore,
+        Some(_) if passed => Expiry::TimeOut,
+        Some(p) if p == port => Expiry::Rearm,
+        Some(_) => Expiry::Ignore,
+    }
+}

@@ -129,7 +129,8 @@ impl<T: TimerHandler> WorkItem for Shared<T> {
 /// then on; the queue is destroyed.
 ///
 /// The handler is given a [`TimerRef`], which can arm the timer but neither stop nor drop it: a
-/// `Timer` is never cloned, and the handler never has one.
+/// `Timer` is never cloned, and the handler never has one. A [`TimerRef`] may be cloned, to arm
+/// the timer from elsewhere; dropping a clone stops nothing.
 ///
 /// A timer that is forgotten ([`core::mem::forget`]) while armed is never stopped: its work stays
 /// pending on a queue nobody destroys, and may run after the module that armed it is gone, as
@@ -147,6 +148,18 @@ pub struct Timer<T: TimerHandler> {
 #[repr(transparent)]
 pub struct TimerRef<T: TimerHandler> {
     shared: Arc<Shared<T>>,
+}
+
+impl<T: TimerHandler> Clone for TimerRef<T> {
+    /// Returns another reference to the same timer, which arms it and nothing more.
+    ///
+    /// It keeps the timer's data alive, not the timer: once the [`Timer`] is stopped or dropped,
+    /// arming through a clone does nothing.
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+        }
+    }
 }
 
 /// A lock class and the name lockdep shows for it.
@@ -447,6 +460,19 @@ mod tests {
         assert_eq!(progress.done.load(Relaxed), 1);
         assert!(wait_set(&seen, 1000));
         assert_eq!(seen.load(Relaxed), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_clone_arms_the_timer_until_it_is_stopped() -> Result {
+        let timer = counter(0)?;
+        let clone = TimerRef::clone(&timer);
+        clone.arm(Delta::from_millis(1));
+        assert!(wait_runs(&timer, 1, 1000));
+        timer.stop();
+        clone.arm(Delta::ZERO);
+        fsleep(Delta::from_millis(20));
+        assert_eq!(clone.data().runs.load(Relaxed), 1);
         Ok(())
     }
 
