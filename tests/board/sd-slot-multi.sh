@@ -124,7 +124,12 @@ rm -f /tmp/uart.done
   echo $n > /tmp/fio-sd.runs
 ) &
 sd_fio=$!
-sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || { cat /tmp/uart.out; touch /tmp/uart.done; fail "sdio_uart: bytes lost or out of order beside fio"; }
+# the model's counters are read on a failure too: they tell whether a
+# command went out on another port's bus settings
+sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || {
+  cat /tmp/uart.out; touch /tmp/uart.done; host_sync uart
+  fail "sdio_uart: bytes lost or out of order beside fio"
+}
 touch /tmp/uart.done
 cat /tmp/uart.out
 wait $sd_fio || fail "fio verify on the SD card beside the SDIO card"
@@ -160,11 +165,11 @@ say "unbind and bind: both hosts gone and back, $SD intact, the UART looping"
 say "@@MULTI-TEST done"
 G
 )
+rc=0
 emu --board odroidc1 --driver rust --sd-slot "$T/sd.img" --sd-slot-size 64 --sd-slot-sdio \
     --sdio-model sdio-slot-bus-width=1 --sdio-model sdio-slot-max-frequency=20000000 \
-    --host-script "$T/host.sh" --timeout 600 "$g"
+    --host-script "$T/host.sh" --timeout 600 "$g" || rc=1
 log="$T/serial.log"
-rc=0
 check "the guest script finished" grep -q '@@MULTI-TEST done' "$log" || rc=1
 python3 - "$T/card-uart.json" <<'PY' || rc=1
 import json, sys
@@ -175,6 +180,7 @@ print("  %s: the model looped %d of 8192 bytes, %d overruns, %d interrupts"
 sys.exit(0 if good else 1)
 PY
 for at in uart end; do
+  [ -f "$T/model-$at.txt" ] || { echo "  FAILED: the model's counters not read at $at"; rc=1; continue; }
   python3 - "$T/model-$at.txt" "$at" <<'PY' || rc=1
 import sys
 m = dict(l.split() for l in open(sys.argv[1]))
