@@ -57,6 +57,17 @@
  *                resp-timeout-irq for what the controller does then)
  *  resp-crc      the card takes the command, RESP_CRC7_OK stays clear
  *
+ * Bus settings per port: the model follows each port's card as its
+ * commands set it (ACMD6 and a CMD52 write of CCCR 0x07: the bus width;
+ * CMD6 switching function group 1 and a CMD52 write of CCCR 0x13: high
+ * speed; CMD0 and a CMD52 write of CCCR 0x06's RES bit: back to one line
+ * at default speed) and counts a data command whose CONF bus width is not
+ * its card's (width-mismatches) and a command clocked above what its card
+ * takes (clock-mismatches: 25 MHz, 50 MHz in high speed; on the SDIO
+ * card's port also above the slot node's max-frequency).  The slots share
+ * CONF: a driver that does not write a slot's settings before its
+ * commands is counted here.
+ *
  * A card that sends no data for a read or takes no more for a write (a
  * command it answers without a data phase, a single-block command given
  * more packages, an ejected card): data-timeout-irq says what the
@@ -239,6 +250,80 @@ static void meson_mx_sdio_store_response(MesonMxSdioState *s, uint32_t send,
     }
 }
 
+#define SD_APP_CMD              55
+#define SD_SWITCH               6
+#define SDIO_RW_DIRECT          52
+#define CCCR_ABORT_RES          BIT(3)
+
+/* A CMD52 write to function 0's register reg: its data byte, else -1. */
+static int meson_mx_sdio_cccr_write(uint32_t arg, uint32_t reg)
+{
+    bool write = arg & BIT(31);
+    uint32_t func = (arg >> 28) & 7, addr = (arg >> 9) & 0x1ffff;
+
+    return write && func == 0 && addr == reg ? (int)(arg & 0xff) : -1;
+}
+
+/* The card on port p after command cmd (arg) it took: width, speed. */
+static void meson_mx_sdio_track_card(MesonMxSdioState *s, unsigned p,
+                                     uint32_t cmd, uint32_t arg)
+{
+    bool app = s->card_app_cmd[p];
+    int v;
+
+    s->card_app_cmd[p] = cmd == SD_APP_CMD;
+    if (cmd == 0) {
+        s->card_four[p] = false;
+        s->card_hs[p] = false;
+    } else if (cmd == SD_SWITCH && app) {
+        s->card_four[p] = (arg & 3) == 2;
+    } else if (cmd == SD_SWITCH && (arg & BIT(31))) {
+        /* mode 1 (set), function group 1 (access mode) */
+        if ((arg & 0xf) != 0xf) {
+            s->card_hs[p] = (arg & 0xf) == 1;
+        }
+    } else if (cmd == SDIO_RW_DIRECT) {
+        if ((v = meson_mx_sdio_cccr_write(arg, 0x07)) >= 0) {
+            s->card_four[p] = (v & 3) == 2;
+        } else if ((v = meson_mx_sdio_cccr_write(arg, 0x13)) >= 0) {
+            s->card_hs[p] = v & 2;
+        } else if ((v = meson_mx_sdio_cccr_write(arg, 0x06)) >= 0 &&
+                   (v & CCCR_ABORT_RES)) {
+            s->card_four[p] = false;
+            s->card_hs[p] = false;
+        }
+    }
+}
+
+/* Counts a command whose CONF bus width or clock the port's card refuses. */
+static void meson_mx_sdio_check_settings(MesonMxSdioState *s, unsigned p,
+                                         uint32_t send)
+{
+    bool four = s->regs[R_CONF] & CONF_BUS_WIDTH_4;
+    uint64_t max;
+
+    if (p >= MESON_MX_SDIO_SLOTS) {
+        return;
+    }
+    max = s->card_hs[p] ? 50000000 : 25000000;
+    if (p == s->dt_sdio_slot && s->dt_sdio_max_hz < max) {
+        max = s->dt_sdio_max_hz;
+    }
+    if ((send & (SEND_RESP_HAS_DATA | SEND_DATA)) && four != s->card_four[p]) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: CMD%u on port %u with"
+                      " %d data lines, the card has %d\n",
+                      SEND_CMD_INDEX(send), p, four ? 4 : 1,
+                      s->card_four[p] ? 4 : 1);
+        s->width_mismatches++;
+    }
+    if (meson_mx_sdio_clock_hz(s) > max) {
+        qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: CMD%u on port %u at %"
+                      PRIu64 " Hz, the card takes %" PRIu64 "\n",
+                      SEND_CMD_INDEX(send), p, meson_mx_sdio_clock_hz(s), max);
+        s->clock_mismatches++;
+    }
+}
+
 /* How the data phase ended. */
 enum {
     DATA_OK,
@@ -342,6 +427,9 @@ static void meson_mx_sdio_complete(void *opaque)
     }
     if (bus && fault != FAULT_RESP_TIMEOUT) {
         rlen = sdbus_do_command(bus, &req, rsp);
+        if (rlen || req.cmd == 0) {
+            meson_mx_sdio_track_card(s, s->cur_port, req.cmd, req.arg);
+        }
     }
     if (SEND_RESP_BITS(send) && rlen == 0) {
         /*
@@ -400,6 +488,7 @@ static void meson_mx_sdio_start(MesonMxSdioState *s, uint32_t send)
         qemu_log_mask(LOG_GUEST_ERROR, "meson-mx-sdio: MULT.PORT_SEL %u has"
                       " no slot\n", s->cur_port);
     }
+    meson_mx_sdio_check_settings(s, s->cur_port, send);
     s->cur_fault = meson_mx_sdio_pick_fault(s, send);
     s->commands++;
     s->busy = true;
@@ -510,6 +599,9 @@ static void meson_mx_sdio_reset(DeviceState *dev)
     timer_del(s->done_timer);
     memset(s->regs, 0, sizeof(s->regs));
     memset(s->resp, 0, sizeof(s->resp));
+    memset(s->card_four, 0, sizeof(s->card_four));
+    memset(s->card_hs, 0, sizeof(s->card_hs));
+    memset(s->card_app_cmd, 0, sizeof(s->card_app_cmd));
     s->busy = false;
     s->irq_lost = false;
     meson_mx_sdio_update_irq(s);
@@ -604,6 +696,10 @@ static void meson_mx_sdio_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "soft-resets", &s->soft_resets,
                                    OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "width-mismatches",
+                                   &s->width_mismatches, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "clock-mismatches",
+                                   &s->clock_mismatches, OBJ_PROP_FLAG_READ);
     /*
      * A data phase the card does not complete (it sends no data for a read,
      * or takes no more for a write).  Neither driver enables the
@@ -641,6 +737,11 @@ static void meson_mx_sdio_realize(DeviceState *dev, Error **errp)
          s->dt_sdio_slot == s->dt_slot)) {
         error_setg(errp, "meson-mx-sdio: sdio-slot=%u: a slot 0-2 other "
                    "than slot=%u", s->dt_sdio_slot, s->dt_slot);
+        return;
+    }
+    if (s->dt_sdio_bus_width != 1 && s->dt_sdio_bus_width != 4) {
+        error_setg(errp, "meson-mx-sdio: sdio-slot-bus-width=%u: 1 or 4",
+                   s->dt_sdio_bus_width);
         return;
     }
     if (s->dt_bus_width != 1 && s->dt_bus_width != 4) {
@@ -683,6 +784,11 @@ static const Property meson_mx_sdio_properties[] = {
      */
     DEFINE_PROP_UINT32("sdio-slot", MesonMxSdioState, dt_sdio_slot,
                        UINT32_MAX),
+    /* that slot node's bus-width and max-frequency */
+    DEFINE_PROP_UINT32("sdio-slot-bus-width", MesonMxSdioState,
+                       dt_sdio_bus_width, 4),
+    DEFINE_PROP_UINT32("sdio-slot-max-frequency", MesonMxSdioState,
+                       dt_sdio_max_hz, 50000000),
     DEFINE_PROP_BOOL("non-removable", MesonMxSdioState, dt_non_removable,
                      false),
     DEFINE_PROP_BOOL("vqmmc", MesonMxSdioState, dt_vqmmc, false),

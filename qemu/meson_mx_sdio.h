@@ -47,6 +47,12 @@ struct MesonMxSdioState {
     uint64_t faults_injected;
     uint64_t hung_commands;     /* commands that ended without CMD_INT */
     uint64_t soft_resets;
+    /* each port's card as its commands set it: 4-bit bus, high speed */
+    bool card_four[MESON_MX_SDIO_SLOTS];
+    bool card_hs[MESON_MX_SDIO_SLOTS];
+    bool card_app_cmd[MESON_MX_SDIO_SLOTS];
+    uint64_t width_mismatches;  /* data commands on the wrong CONF width */
+    uint64_t clock_mismatches;  /* commands clocked above the card's max */
 
     /* fault injection (QOM, settable at start and over QMP) */
     uint32_t fault_kind;
@@ -59,6 +65,8 @@ struct MesonMxSdioState {
     char *dt_alias;
     uint32_t dt_slot;
     uint32_t dt_sdio_slot;
+    uint32_t dt_sdio_bus_width;
+    uint32_t dt_sdio_max_hz;
     uint32_t dt_bus_width;
     bool dt_non_removable;
     bool dt_vqmmc;

@@ -211,8 +211,12 @@ impl Sdio {
     }
 
     /// Quiesces the controller after an error, and counts it.
-    pub(crate) fn quiesce_after_error(&self) {
+    ///
+    /// The settings on the controller count as unknown afterwards (`bus`), so that the next
+    /// request writes its slot's.
+    pub(crate) fn quiesce_after_error(&self, bus: &mut Bus) {
         self.quiesce();
+        bus.mux.written(None);
         self.stats.lock().record_reset();
     }
 }

@@ -111,25 +111,25 @@ fn cmd_failed(mrq: &Request) -> bool {
 /// controller or the bounce buffer before, then the next waiting request is started, and the
 /// request completed once the lock is released.
 fn finish(sdio: &Sdio, mut bus: MutexGuard<'_, Bus>, cur: Cur) {
-    let mrq = end(sdio, cur);
+    let mrq = end(sdio, &mut bus, cur);
     let failed = start_waiting(sdio, &mut bus);
     drop(bus);
     mrq.done();
     failed.complete(sdio);
 }
 
-/// Ends the request in `cur` and returns it to complete.
+/// Ends the request in `cur`, taken off `bus`, and returns it to complete.
 ///
 /// After an error the controller is soft-reset first. The data counts as transferred, and a read
 /// through the bounce buffer is copied into the request, only when nothing reported an error
 /// ([`bytes_xfered`], [`copy_back_len`]). The request is counted in the statistics.
-fn end(sdio: &Sdio, cur: Cur) -> DmaRequest {
+fn end(sdio: &Sdio, bus: &mut Bus, cur: Cur) -> DmaRequest {
     let (mut mrq, path) = (cur.mrq, cur.path);
     let (mut cmd_error, mut data_error) = (cur.cmd_error, cur.data_error);
     let cmd_failed = cmd_failed(&mrq);
     let data_failed = mrq.data().is_some_and(|d| d.error().is_some());
     if cmd_failed || data_failed {
-        sdio.quiesce_after_error();
+        sdio.quiesce_after_error(bus);
     }
     mrq.end_transfer();
     // An error no step of the driver noted: counted as the setup's.

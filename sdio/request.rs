@@ -158,8 +158,9 @@ pub(crate) fn pre_request(sdio: &Sdio, mrq: &PreReqRequest) {
 /// Writes the bus settings `s` to the controller.
 ///
 /// The bus width goes first, then the card clock (a failure is logged and returned). The
-/// controller's settings are noted in `bus`.
+/// controller's settings are noted in `bus`, the write counted.
 pub(crate) fn write_settings(sdio: &Sdio, bus: &mut Bus, s: BusSettings) -> Result {
+    sdio.stats.lock().record_settings_write();
     hw::set_bus_width(&sdio.regs, s.four);
     let r = sdio.clkc.set_rate(s.hz).inspect_err(|e| {
         dev_warn!(

@@ -32,6 +32,8 @@ pub(crate) struct SlotStats {
     pub(crate) resets: u64,
     /// Requests that waited for the bus while another slot's request ran.
     pub(crate) waited: u64,
+    /// Writes of a slot's bus settings (bus width and card clock) to the controller.
+    pub(crate) settings_writes: u64,
 }
 
 impl SlotStats {
@@ -41,6 +43,7 @@ impl SlotStats {
             req: Requests::new(),
             resets: 0,
             waited: 0,
+            settings_writes: 0,
         }
     }
 
@@ -53,6 +56,11 @@ impl SlotStats {
     pub(crate) fn record_waited(&mut self) {
         self.waited = self.waited.wrapping_add(1);
     }
+
+    /// Counts a write of a slot's bus settings.
+    pub(crate) fn record_settings_write(&mut self) {
+        self.settings_writes = self.settings_writes.wrapping_add(1);
+    }
 }
 
 /// The text of the file.
@@ -63,6 +71,7 @@ impl fmt::Display for SlotStats {
         fmt::Display::fmt(&self.req, f)?;
         writeln!(f, "resets: {}", Dec(self.resets))?;
         writeln!(f, "waited: {}", Dec(self.waited))?;
+        writeln!(f, "settings_writes: {}", Dec(self.settings_writes))?;
         self.req.fmt_errors(f, &SLOT_ERRORS)?;
         self.req.fmt_sizes(f)
     }

@@ -306,6 +306,9 @@ fn stats_text() {
     s.record_reset();
     s.record_reset();
     s.record_waited();
+    s.record_settings_write();
+    s.record_settings_write();
+    s.record_settings_write();
     let t = s.to_string();
     for line in [
         "commands: 4\n",
@@ -318,6 +321,7 @@ fn stats_text() {
         "pre_mapped: 1\n",
         "resets: 2\n",
         "waited: 1\n",
+        "settings_writes: 3\n",
         "error_data_crc: 1\n",
         "error_deadline: 1\n",
         "error_cmd_crc: 0\n",
@@ -334,7 +338,7 @@ fn stats_text() {
         "{t}"
     );
     let lines: Vec<&str> = t.lines().collect();
-    assert_eq!(lines.len(), 11 + SLOT_ERRORS.len() + 14);
+    assert_eq!(lines.len(), 12 + SLOT_ERRORS.len() + 14);
     for l in lines {
         let (k, v) = l.split_once(": ").unwrap();
         assert!(!k.is_empty() && v.parse::<u64>().is_ok(), "{l}");

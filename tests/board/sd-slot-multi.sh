@@ -3,27 +3,36 @@
 # card on slot@1, as the Odroid-C1 has it, and the project's SDIO card
 # (qemu/sdio_card.c) on slot@0, port A, the GPIOX pins, where the MXIII Plus
 # wires its WiFi module (emu-run --sd-slot-sdio: the slot node of a board's
-# SDIO WiFi slot, non-removable).  The eMMC on the SDHC runs on the SDHC's
+# SDIO WiFi slot, non-removable), here with one data line and at most
+# 20 MHz, so that the slots' bus settings differ and the controller's CONF
+# must be written for each port switch.  The eMMC on the SDHC runs on the SDHC's
 # Rust driver in the same boot (--driver rust).
 # First the in-tree C driver meson-mx-sdio, unmodified: it serves the first
 # slot node only (slot@0: the SDIO card and its functions), warns about the
 # second, and the SD card gets no host.
 # Then the Rust driver meson_mx_sdio_rs: a host for each slot (the SD card's
-# disk with 4 bits and SD high speed, the SDIO card with 4 bits); Linux's
+# disk with 4 bits and SD high speed, the SDIO card with 1 bit); Linux's
 # sdio_uart on the SDIO card's function 2 moves 8 KiB through the UART in
 # loopback at 921600 baud (the MMC core polls the card's interrupt:
 # CMD52s on slot@0) while fio write + crc32c verify runs on the SD card
 # (slot@1) all the time and once on the eMMC: every byte back in order,
 # every fio verify good, the model's UART counters agreeing (every byte
-# looped, no overrun), and the driver's statistics showing requests that
-# waited for the other slot's; then the controller unbound (both hosts
+# looped, no overrun), the driver's statistics showing requests that
+# waited for the other slot's, settings written for the port switches and
+# no error or soft reset, and the model counting no command sent with
+# another port's bus width or clock (width-mismatches, clock-mismatches:
+# the model follows each card's bus width and speed mode); then the controller unbound (both hosts
 # gone, with sdio_uart bound to the card) and bound again: the SD card's
-# data intact and the UART looping again.
+# data intact, the UART looping again and still no command on another
+# port's settings.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
 "$QMP" "\$EMU_QMP" card-stats > "$T/card-\$1.json"
+for c in width-mismatches clock-mismatches commands; do
+  echo "\$c \$("$QMP" "\$EMU_QMP" sdio get \$c)"
+done > "$T/model-\$1.txt"
 HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
@@ -78,7 +87,11 @@ h0=$(slot_host 0); h1=$(slot_host 1)
 say "Rust driver: SDIO card on slot@0 ($h0), SD card $SD on slot@1 ($h1)"
 grep -q 'bus width:.*2 (4 bits)' /sys/kernel/debug/$h1/ios || fail "SD card not 4 bits"
 grep -q 'timing spec:.*sd high-speed' /sys/kernel/debug/$h1/ios || fail "SD card not in SD high speed"
-grep -q 'bus width:.*2 (4 bits)' /sys/kernel/debug/$h0/ios || fail "SDIO card not 4 bits"
+grep -q 'bus width:.*0 (1 bits)' /sys/kernel/debug/$h0/ios || fail "SDIO card not 1 bit"
+clk() { sed -n 's/^actual clock:[^0-9]*\([0-9]*\) Hz/\1/p' /sys/kernel/debug/$1/ios; }
+[ "$(clk $h0)" -gt 0 ] && [ "$(clk $h0)" -le 20000000 ] || fail "SDIO card at $(clk $h0) Hz"
+[ "$(clk $h1)" -gt 20000000 ] || fail "SD card at $(clk $h1) Hz"
+say "bus settings: slot@0 1 bit at $(clk $h0) Hz, slot@1 4 bits at $(clk $h1) Hz"
 # the controller's statistics, in both hosts' debugfs directories
 st=/sys/kernel/debug/$h1/stats
 [ -f /sys/kernel/debug/$h0/stats ] || fail "no statistics file in $h0's directory"
@@ -92,6 +105,7 @@ f2=$(sdio_func 2)
 [ "$(basename "$(readlink /sys/bus/sdio/devices/$f2/driver)")" = sdio_uart ] ||
   fail "sdio_uart did not bind function 2"
 echo 0 > "$st"
+dmesg -c > /dev/null
 
 # fio verify on the SD card all the time the UART moves its bytes
 t0=$(date +%s)
@@ -110,15 +124,26 @@ rm -f /tmp/uart.done
   echo $n > /tmp/fio-sd.runs
 ) &
 sd_fio=$!
-sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || { cat /tmp/uart.out; touch /tmp/uart.done; fail "sdio_uart: bytes lost or out of order beside fio"; }
+# the model's counters are read on a failure too: they tell whether a
+# command went out on another port's bus settings
+sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || {
+  cat /tmp/uart.out; touch /tmp/uart.done; host_sync uart
+  fail "sdio_uart: bytes lost or out of order beside fio"
+}
 touch /tmp/uart.done
 cat /tmp/uart.out
 wait $sd_fio || fail "fio verify on the SD card beside the SDIO card"
 wait $emmc_fio || { cat /tmp/fio-emmc.out; fail "fio verify on the eMMC beside the SD slot's cards"; }
 say "at once: 8 KiB through the SDIO card's UART, $(cat /tmp/fio-sd.runs) fio verify runs of 2 MiB on $SD, 4 MiB on $DEV (eMMC): ok ($(( $(date +%s) - t0 )) s)"
 [ "$(stv waited)" -ge 1 ] || fail "stats: no request waited for the other slot's"
-[ "$(stv error_setup)" = 0 ] || fail "stats: error_setup $(stv error_setup)"
-say "stats: commands $(stv commands), data_requests $(stv data_requests), waited $(stv waited)"
+for k in error_setup error_deadline error_cmd_crc error_data_crc resets; do
+  [ "$(stv $k)" = 0 ] || fail "stats: $k $(stv $k)"
+done
+! dmesg | grep -q "Timeout on CMD" || fail "a command timed out beside the other slot's"
+# each switch between the slots' differing settings writes them
+[ "$(stv settings_writes)" -ge "$(stv waited)" ] ||
+  fail "stats: settings_writes $(stv settings_writes), fewer than the requests that waited ($(stv waited))"
+say "stats: commands $(stv commands), data_requests $(stv data_requests), waited $(stv waited), settings_writes $(stv settings_writes)"
 host_sync uart
 
 # unbind: both hosts go (sdio_uart bound to the card); bind: both come back
@@ -135,14 +160,16 @@ dd if=$SD of=/tmp/back bs=64k count=4 iflag=direct 2>/dev/null || fail "reads fa
 cmp /tmp/pat /tmp/back || fail "the SD card's data differs after unbind and bind"
 sdio-uart-loop /dev/ttySDIO0 921600 1024 || fail "sdio_uart after bind"
 rmmod sdio_uart
+host_sync end
 say "unbind and bind: both hosts gone and back, $SD intact, the UART looping"
 say "@@MULTI-TEST done"
 G
 )
-emu --board odroidc1 --driver rust --sd-slot "$T/sd.img" --sd-slot-size 64 --sd-slot-sdio \
-    --host-script "$T/host.sh" --timeout 600 "$g"
-log="$T/serial.log"
 rc=0
+emu --board odroidc1 --driver rust --sd-slot "$T/sd.img" --sd-slot-size 64 --sd-slot-sdio \
+    --sdio-model sdio-slot-bus-width=1 --sdio-model sdio-slot-max-frequency=20000000 \
+    --host-script "$T/host.sh" --timeout 600 "$g" || rc=1
+log="$T/serial.log"
 check "the guest script finished" grep -q '@@MULTI-TEST done' "$log" || rc=1
 python3 - "$T/card-uart.json" <<'PY' || rc=1
 import json, sys
@@ -152,4 +179,16 @@ print("  %s: the model looped %d of 8192 bytes, %d overruns, %d interrupts"
       % ("ok" if good else "FAILED", u["looped"], u["overruns"], u["irqs"]))
 sys.exit(0 if good else 1)
 PY
+for at in uart end; do
+  [ -f "$T/model-$at.txt" ] || { echo "  FAILED: the model's counters not read at $at"; rc=1; continue; }
+  python3 - "$T/model-$at.txt" "$at" <<'PY' || rc=1
+import sys
+m = dict(l.split() for l in open(sys.argv[1]))
+good = int(m["commands"]) > 0 and m["width-mismatches"] == "0" and m["clock-mismatches"] == "0"
+print("  %s: at %s the model counted %s commands, %s with another port's bus width, %s clocked"
+      " above their card" % ("ok" if good else "FAILED", sys.argv[2], m["commands"],
+                             m["width-mismatches"], m["clock-mismatches"]))
+sys.exit(0 if good else 1)
+PY
+done
 exit $rc
