@@ -27,6 +27,27 @@ static unsigned char pattern(unsigned long i)
     return (unsigned char)(i * 7 + (i >> 8) * 13 + (i >> 16));
 }
 
+/* report_bad: print the bytes from the first bad one on, what was expected, and where they match the pattern */
+static void report_bad(unsigned long first, const unsigned char *v, unsigned long nv,
+                       unsigned long n)
+{
+    unsigned long i, j, k;
+
+    printf("@@UART-BAD at=%lu got=", first);
+    for (i = 0; i < nv; i++)
+        printf("%02x", v[i]);
+    printf(" want=");
+    for (i = 0; i < nv; i++)
+        printf("%02x", pattern(first + i));
+    printf("\n");
+    for (j = 0; j + 8 <= n + 4096; j++) {
+        for (k = 0; k < 8 && v[k] == pattern(j + k); k++)
+            ;
+        if (k == 8)
+            printf("@@UART-BAD match offset=%lu\n", j);
+    }
+}
+
 static speed_t speed_of(long baud)
 {
     switch (baud) {
@@ -55,6 +76,8 @@ int main(int argc, char **argv)
     struct termios tio;
     unsigned char buf[4096];
     unsigned long n, sent = 0, got = 0, bad = 0, first_bad = (unsigned long)-1;
+    unsigned char badv[64];
+    unsigned long nbadv = 0;
     double t0, limit;
     long baud;
     speed_t sp;
@@ -146,8 +169,14 @@ int main(int argc, char **argv)
                 if (buf[i] != pattern(got)) {
                     if (!bad)
                         first_bad = got;
+                    if (got - first_bad < sizeof(badv))
+                        badv[got - first_bad] = buf[i];
                     bad++;
+                } else if (bad && got - first_bad < sizeof(badv)) {
+                    badv[got - first_bad] = buf[i];
                 }
+                if (bad && got - first_bad < sizeof(badv))
+                    nbadv = got - first_bad + 1;
             }
         }
         if (p.revents & (POLLERR | POLLHUP)) {
@@ -157,6 +186,8 @@ int main(int argc, char **argv)
     }
     printf("@@UART baud=%ld bytes=%lu received=%lu mismatches=%lu first_bad=%ld"
            " ms=%.0f\n", baud, n, got, bad, (long)first_bad, now_ms() - t0);
+    if (bad)
+        report_bad(first_bad, badv, nbadv, n);
     m &= ~TIOCM_LOOP;
     ioctl(fd, TIOCMSET, &m);
     close(fd);
