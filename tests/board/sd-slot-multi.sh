@@ -11,8 +11,10 @@
 # Then the Rust driver meson_mx_sdio_rs: a host for each slot (the SD card's
 # disk with 4 bits and SD high speed, the SDIO card with 4 bits); Linux's
 # sdio_uart on the SDIO card's function 2 moves 8 KiB through the UART in
-# loopback at 921600 baud (the MMC core polls the card's interrupt:
-# CMD52s on slot@0) while fio write + crc32c verify runs on the SD card
+# loopback at 921600 baud with 16 bytes in flight at most, so that its
+# 16-byte receive FIFO cannot overrun however long the SD card's transfers
+# hold the controller (the MMC core polls the card's interrupt: CMD52s on
+# slot@0), while fio write + crc32c verify runs on the SD card
 # (slot@1) all the time and once on the eMMC: every byte back in order,
 # every fio verify good, the model's UART counters agreeing (every byte
 # looped, no overrun), and the driver's statistics showing requests that
@@ -110,7 +112,7 @@ rm -f /tmp/uart.done
   echo $n > /tmp/fio-sd.runs
 ) &
 sd_fio=$!
-sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || { cat /tmp/uart.out; touch /tmp/uart.done; fail "sdio_uart: bytes lost or out of order beside fio"; }
+sdio-uart-loop /dev/ttySDIO0 921600 8192 300 16 > /tmp/uart.out || { cat /tmp/uart.out; touch /tmp/uart.done; fail "sdio_uart: bytes lost or out of order beside fio"; }
 touch /tmp/uart.done
 cat /tmp/uart.out
 wait $sd_fio || fail "fio verify on the SD card beside the SDIO card"
