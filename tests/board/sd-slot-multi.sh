@@ -13,16 +13,18 @@
 # Then the Rust driver meson_mx_sdio_rs: a host for each slot (the SD card's
 # disk with 4 bits and SD high speed, the SDIO card with 1 bit); Linux's
 # sdio_uart on the SDIO card's function 2 moves 8 KiB through the UART in
-# loopback at 921600 baud (the MMC core polls the card's interrupt:
-# CMD52s on slot@0) while fio write + crc32c verify runs on the SD card
+# loopback at 921600 baud with 16 bytes in flight at most, so that its
+# 16-byte receive FIFO cannot overrun however long the SD card's transfers
+# hold the controller (the MMC core polls the card's interrupt: CMD52s on
+# slot@0), while fio write + crc32c verify runs on the SD card
 # (slot@1) all the time and once on the eMMC: every byte back in order,
 # every fio verify good, the model's UART counters agreeing (every byte
 # looped, no overrun), the driver's statistics showing requests that
 # waited for the other slot's, settings written for the port switches and
 # no error or soft reset, and the model counting no command sent with
 # another port's bus width or clock (width-mismatches, clock-mismatches:
-# the model follows each card's bus width and speed mode); then the controller unbound (both hosts
-# gone, with sdio_uart bound to the card) and bound again: the SD card's
+# the model follows each card's bus width and speed mode); then the
+# controller unbound (both hosts gone, with sdio_uart bound to the card) and bound again: the SD card's
 # data intact, the UART looping again and still no command on another
 # port's settings.
 . "$(dirname "$0")/../lib.sh"
@@ -126,7 +128,7 @@ rm -f /tmp/uart.done
 sd_fio=$!
 # the model's counters are read on a failure too: they tell whether a
 # command went out on another port's bus settings
-sdio-uart-loop /dev/ttySDIO0 921600 8192 > /tmp/uart.out || {
+sdio-uart-loop /dev/ttySDIO0 921600 8192 300 16 > /tmp/uart.out || {
   cat /tmp/uart.out; touch /tmp/uart.done; host_sync uart
   fail "sdio_uart: bytes lost or out of order beside fio"
 }

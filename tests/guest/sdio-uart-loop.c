@@ -1,11 +1,16 @@
 /*
- * sdio-uart-loop DEV BAUD BYTES [TIMEOUT_S]: put the UART behind DEV (the
- * in-tree sdio_uart's /dev/ttySDIO0 on the emulated SDIO card) into loopback
- * with TIOCMSET/TIOCM_LOOP (keeping DTR, RTS, OUT1, OUT2), raw 8N1 at BAUD,
- * send BYTES of a pattern and read them back.  Prints
+ * sdio-uart-loop DEV BAUD BYTES [TIMEOUT_S [WINDOW]]: put the UART behind DEV
+ * (the in-tree sdio_uart's /dev/ttySDIO0 on the emulated SDIO card) into
+ * loopback with TIOCMSET/TIOCM_LOOP (keeping DTR, RTS, OUT1, OUT2), raw 8N1
+ * at BAUD, send BYTES of a pattern and read them back, with WINDOW (16 at
+ * most) bytes sent and not yet read back at most when given: then the
+ * 16-byte receive FIFO cannot overrun, however late the host serves the
+ * card.  Prints
  *   @@UART baud=B bytes=N received=N mismatches=N first_bad=I ms=T
- * (ms in the guest's clock) and exits 0
- * when every byte came back, in order.
+ * (ms in the guest's clock), and after a mismatch
+ *   @@UART-BAD at=I got=HEX want=HEX
+ *   @@UART-BAD match offset=J      (each J where the pattern has the bytes got)
+ * and exits 0 when every byte came back, in order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +30,27 @@
 static unsigned char pattern(unsigned long i)
 {
     return (unsigned char)(i * 7 + (i >> 8) * 13 + (i >> 16));
+}
+
+/* report_bad: print the bytes from the first bad one on, what was expected, and where they match the pattern */
+static void report_bad(unsigned long first, const unsigned char *v, unsigned long nv,
+                       unsigned long n)
+{
+    unsigned long i, j, k;
+
+    printf("@@UART-BAD at=%lu got=", first);
+    for (i = 0; i < nv; i++)
+        printf("%02x", v[i]);
+    printf(" want=");
+    for (i = 0; i < nv; i++)
+        printf("%02x", pattern(first + i));
+    printf("\n");
+    for (j = 0; j + 8 <= n + 4096; j++) {
+        for (k = 0; k < 8 && v[k] == pattern(j + k); k++)
+            ;
+        if (k == 8)
+            printf("@@UART-BAD match offset=%lu\n", j);
+    }
 }
 
 static speed_t speed_of(long baud)
@@ -55,6 +81,8 @@ int main(int argc, char **argv)
     struct termios tio;
     unsigned char buf[4096];
     unsigned long n, sent = 0, got = 0, bad = 0, first_bad = (unsigned long)-1;
+    unsigned char badv[64];
+    unsigned long nbadv = 0, window;
     double t0, limit;
     long baud;
     speed_t sp;
@@ -67,6 +95,11 @@ int main(int argc, char **argv)
     baud = atol(argv[2]);
     n = strtoul(argv[3], NULL, 0);
     limit = (argc > 4 ? atof(argv[4]) : 300) * 1e3;
+    window = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
+    if (window > 16) {
+        fprintf(stderr, "window %lu: 16 bytes at most\n", window);
+        return 2;
+    }
     sp = speed_of(baud);
     if (!sp) {
         fprintf(stderr, "unsupported baud rate %ld\n", baud);
@@ -84,7 +117,7 @@ int main(int argc, char **argv)
     cfmakeraw(&tio);
     tio.c_cflag |= CLOCAL | CREAD;
     /* wake the reader per 255 bytes, not per 16-byte interrupt */
-    tio.c_cc[VMIN] = 255;
+    tio.c_cc[VMIN] = window ? window : 255;
     tio.c_cc[VTIME] = 0;
     tio.c_cflag &= ~(CRTSCTS | CSTOPB | PARENB);
     cfsetispeed(&tio, sp);
@@ -113,7 +146,7 @@ int main(int argc, char **argv)
         struct pollfd p = { .fd = fd, .events = POLLIN };
         ssize_t r;
 
-        if (sent < n)
+        if (sent < n && (!window || sent - got < window))
             p.events |= POLLOUT;
         int pr = poll(&p, 1, 100);
 
@@ -125,6 +158,9 @@ int main(int argc, char **argv)
             p.revents |= POLLIN;        /* a tail shorter than VMIN */
         if ((p.revents & POLLOUT) && sent < n) {
             size_t k = n - sent < sizeof(buf) ? n - sent : sizeof(buf);
+
+            if (window && k > window - (sent - got))
+                k = window - (sent - got);
 
             for (size_t i = 0; i < k; i++)
                 buf[i] = pattern(sent + i);
@@ -146,8 +182,14 @@ int main(int argc, char **argv)
                 if (buf[i] != pattern(got)) {
                     if (!bad)
                         first_bad = got;
+                    if (got - first_bad < sizeof(badv))
+                        badv[got - first_bad] = buf[i];
                     bad++;
+                } else if (bad && got - first_bad < sizeof(badv)) {
+                    badv[got - first_bad] = buf[i];
                 }
+                if (bad && got - first_bad < sizeof(badv))
+                    nbadv = got - first_bad + 1;
             }
         }
         if (p.revents & (POLLERR | POLLHUP)) {
@@ -157,6 +199,8 @@ int main(int argc, char **argv)
     }
     printf("@@UART baud=%ld bytes=%lu received=%lu mismatches=%lu first_bad=%ld"
            " ms=%.0f\n", baud, n, got, bad, (long)first_bad, now_ms() - t0);
+    if (bad)
+        report_bad(first_bad, badv, nbadv, n);
     m &= ~TIOCM_LOOP;
     ioctl(fd, TIOCMSET, &m);
     close(fd);
