@@ -24,9 +24,9 @@
 # no error or soft reset, and the model counting no command sent with
 # another port's bus width or clock (width-mismatches, clock-mismatches:
 # the model follows each card's bus width and speed mode); then the
-# controller unbound (both hosts gone, with sdio_uart bound to the card) and bound again: the SD card's
-# data intact, the UART looping again and still no command on another
-# port's settings.
+# controller unbound (both hosts gone, with sdio_uart bound to the card)
+# and bound again: the SD card's data intact, the UART looping again and
+# still no command on another port's settings.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
