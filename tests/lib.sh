@@ -31,6 +31,13 @@ check() { # check DESCRIPTION COMMAND...
     if "${@:2}"; then echo "  ok: $1"; else echo "  FAILED: $1"; return 1; fi
 }
 
+# log_checks ARGS...: runs the Python checks on stdin (python3 - ARGS...) with
+# tests/board_log.py importable (markers, need, done: the serial log's @@JSON and
+# @@DT lines, each check printed, the exit status)
+log_checks() {
+    PYTHONPATH="$TOP/tests" python3 -B - "$@"
+}
+
 # fault_host: write $T/host.sh, a --host-script for `host_sync` in the guest:
 # "arm,KIND,opt=val,..." arms faults over QMP (scripts/qmp faults KIND opt=val ...),
 # "stats" saves the model's counters to $T/stats.json.

@@ -36,16 +36,13 @@
 # file the three boots wrote is read out with debugfs and matches its MD5SUMS.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/scripts/common.sh"
+. "$TOP/tests/root-card.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 [ -f "$CACHE/kernel-board/.done" ] || die "the board kernel is not built (make kernel-board)"
 [ -f "$TOP/build/guest-board/initrd.gz" ] || die "no board guest (make guest-board)"
 [ -f "$TOP/build/module-board/meson_mx_sdhc_rs.ko" ] || die "no module for the board kernel (make guest-board)"
-BB="$CACHE/src/busybox-static/bin/busybox"
-[ -x "$BB" ] || die "busybox-static (armhf) missing (make setup)"
-for t in sfdisk mkfs.ext4 e2fsck debugfs; do
-    command -v "$t" >/dev/null || die "$t missing (make setup: fdisk, e2fsprogs)"
-done
+root_card_tools
 grep -qx 'CONFIG_MMC_MESON_MX_SDHC=y' "$CACHE/kernel-board/.config" || die "the board kernel does not build the C driver in"
 # The initcall to blacklist is the one check-board-config --kdir finds in the
 # board kernel's System.map (what board.rst tells owners to run).
@@ -59,22 +56,9 @@ echo "  ok: check-board-config --kdir on the board kernel: initcall_blacklist=$I
 # --- the card: DOS partition table, one ext4 partition with the root ----------
 MIB=64
 R="$T/root"
-mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,etc,data,root,var/lib/board-test}
-cp "$BB" "$R/bin/busybox"
-cp "$TOP/tests/guest/emu-lib.sh" "$TOP/scripts/switch-driver" "$R/bin/"
-cp "$HERE/root-init" "$R/sbin/init"
-mkdir -p "$R/lib/modules"
-cp "$TOP/build/module-board/meson_mx_sdhc_rs.ko" "$R/lib/modules/"
-chmod 755 "$R/bin/busybox" "$R/bin/switch-driver" "$R/sbin/init"
-echo "root file system of tests/board-kernel/root-on-emmc.sh" > "$R/etc/board-root"
+root_tree "$R" "$HERE/root-init" "$TOP/build/module-board/meson_mx_sdhc_rs.ko" "tests/board-kernel/root-on-emmc.sh"
 IMG="$T/card.img"
-truncate -s "${MIB}M" "$IMG"
-printf 'label: dos\nstart=2048, type=83\n' | sfdisk -q "$IMG"
-read -r start size < <(sfdisk -d "$IMG" | sed -nE 's/.*start= *([0-9]+), size= *([0-9]+).*/\1 \2/p')
-[ -n "$start" ] && [ -n "$size" ] || die "cannot read the partition back from sfdisk -d"
-truncate -s $((size * 512)) "$T/part.img"
-mkfs.ext4 -q -F -L emmc-root -d "$R" "$T/part.img"
-dd if="$T/part.img" of="$IMG" bs=512 seek="$start" conv=notrunc status=none
+root_card "$IMG" "$MIB" emmc-root "$R"
 echo "  ok: card $MIB MiB, partition 1 at sector $start, $size sectors, ext4 from $R"
 sfdisk -l "$IMG" | sed 's/^/    /'
 
@@ -108,19 +92,9 @@ grep -qE "^\[eMMC root\] .*switch-driver rust \(refused\): .*${ROOTDEV}.* is mou
 echo "  ok: boot 4: no initramfs, root /dev/root through the C driver; switch-driver rust refused ($((SECONDS - s)) s)"
 
 # --- the file system afterwards, on the host ------------------------------------
-dd if="$IMG" of="$T/part.img" bs=512 skip="$start" count="$size" status=none
-e2fsck -fn "$T/part.img" > "$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; die "e2fsck -fn found problems"; }
-echo "  ok: e2fsck -fn: $(tail -1 "$T/fsck.out")"
-debugfs -R 'cat /var/lib/board-test/boots' "$T/part.img" 2>/dev/null > "$T/boots"
+root_card_fsck "$IMG"
 sed 's/^/    /' "$T/boots"
 printf "boot 1 driver=c modparams='%s'\nboot 2 driver=rust modparams='%s'\nboot 3 driver=c modparams='%s'\nboot 4 driver=c modparams=''\n" \
     "$MODPARAMS" "$MODPARAMS" "$MODPARAMS" | cmp -s - "$T/boots" || die "the boot log on the card is not boots 1-4 (c, rust, c, c)"
-mkdir "$T/out"
-debugfs -R "rdump /data $T/out" "$T/part.img" 2>/dev/null
-for n in 1 2 3 4; do
-    d="$T/out/data/boot-$n"
-    [ -f "$d/MD5SUMS" ] || die "no /data/boot-$n/MD5SUMS on the card"
-    (cd "$d" && md5sum -c --quiet MD5SUMS) || die "/data/boot-$n differs when read on the host"
-    echo "  ok: /data/boot-$n ($(cat "$d/DRIVER") driver): $(wc -l < "$d/MD5SUMS") files match on the host"
-done
+root_card_files 1 2 3 4
 echo "ok: root on the eMMC through the built-in C driver and, with $BL, through the Rust driver"

@@ -30,13 +30,7 @@ N=${D#/dev/}
 FC="first-contact --controller sd-slot --c-module $SDC --rust-module $SDR"
 holder() { switch-driver status --controller sd-slot | cut -d' ' -f2; }
 drivers_unchanged() { [ "$(holder)" = c ] && [ ! -d /sys/module/meson_mx_sdio_rs ] || fail "$1: the drivers changed"; }
-expect() { # RC PATTERN WHAT ARGS...: first-contact ARGS exits RC, its output has PATTERN
-    want=$1 pat=$2 what=$3; shift 3
-    rc=0
-    $FC "$@" > /tmp/o 2> /tmp/e || rc=$?
-    [ $rc = "$want" ] && grep -q -- "$pat" /tmp/e /tmp/o ||
-        { cat /tmp/o /tmp/e; fail "$what: exit $rc (expected $want), no '$pat'"; }
-}
+. /bin/first-contact-lib.sh
 # the slot's DT node (the card's host's), as the guest reads it itself
 node=$(readlink -f /sys/bus/platform/devices/c1108c20.mmc/*:slot@1/of_node)
 B=$(readlink -f /sys/firmware/devicetree/base)
@@ -47,17 +41,7 @@ dd if=/tmp/pat of=$D bs=256k seek=16 oflag=direct 2>/dev/null || fail "pattern w
 cmp -n 4194304 /dev/zero $D || fail "the card's first 4 MiB are not zero"
 
 # 1. raw mode on a blank card
-rc=0
-$FC --offset 0 --size 2m --destroy-partition-table --no-backup --save /tmp/fc.save --json /tmp/raw.json > /tmp/o 2> /tmp/e || rc=$?
-cat /tmp/e /tmp/o
-[ $rc = 0 ] || fail "raw mode on a blank SD card: exit $rc"
-grep -q '^first-contact: PASS (raw mode)' /tmp/o || fail "raw mode: no PASS line"
-grep -q "read comparison: \[0, 16777216): same" /tmp/o || fail "raw mode: the read comparison is not 'same'"
-echo "@@JSON raw $(tr -d '\n' < /tmp/raw.json)"
-drivers_unchanged "raw mode"
-if cmp -n 2097152 /dev/zero $D > /dev/null 2>&1; then fail "raw mode: the region did not change"; fi
-expect 0 "restored \[0," "--restore" --restore /tmp/fc.save
-cmp -n 4194304 /dev/zero $D || fail "--restore: the card's start is not blank again"
+blank_raw_run "raw mode on a blank SD card" 16777216
 drivers_unchanged "--restore"
 say "ok: raw mode on the blank SD card passes through both drivers, --restore puts the region back"
 
@@ -93,23 +77,10 @@ G
 )
 emu --board odroidc1 --driver none --sd-slot "$T/sd.img" --sd-slot-size 16 --timeout 600 "$g"
 grep -E '^\[guest\]' "$T/serial.log" || true
-python3 - "$T/serial.log" <<'P'
-import json, re, sys
-log = open(sys.argv[1], errors="replace").read().splitlines()
-js = {}
-dt = None
-for l in log:
-    m = re.match(r"@@JSON (\S+) (.*)", l)
-    if m:
-        js[m.group(1)] = json.loads(m.group(2))
-    m = re.match(r"@@DT (\S+) (\S+)$", l)
-    if m:
-        dt = m.groups()
-ok = True
-def need(cond, what):
-    global ok
-    print(("  ok: " if cond else "  FAILED: ") + what)
-    ok &= bool(cond)
+log_checks "$T/serial.log" <<'P'
+import sys
+from board_log import markers, need, done
+js, dt = markers(sys.argv[1], r"(\S+) (\S+)")
 need(set(js) == {"raw", "bad"}, "JSON of the two runs: %s" % sorted(js))
 need(dt is not None and dt[0].endswith("/slot@1") and int(dt[1], 16) == 4, "the guest's reading of the slot's DT node: %s" % (dt,))
 for k, d in js.items():
@@ -135,5 +106,5 @@ need(r.get("backup") == "none (--no-backup)", "raw: backup %s" % r.get("backup")
 b = js.get("bad", {})
 need(b.get("result") == "fail" and b.get("mode") == "read" and b.get("read_compare", {}).get("result") == "differ"
      and b.get("mismatches") == 1, "bad: fail, the read comparison differs: %s" % b.get("first_mismatch"))
-sys.exit(0 if ok else 1)
+done()
 P

@@ -87,13 +87,7 @@ regsum() { dd if=$D bs=1M skip=$1 count=$2 iflag=direct 2>/dev/null | md5sum | c
 $FC --help | tr -s ' \n' '  ' | grep -q -- "--no-backup .* of a raw region only its first 4 MiB are checked for being blank" ||
     fail "--help does not say that --no-backup checks only a raw region's first 4 MiB"
 drivers_unchanged() { [ "$(sdhc_driver)" = c ] && [ ! -d /sys/module/meson_mx_sdhc_rs ] || fail "$1: the drivers changed"; }
-expect() { # RC PATTERN WHAT ARGS...: first-contact ARGS exits RC, stderr/stdout has PATTERN
-    want=$1 pat=$2 what=$3; shift 3
-    rc=0
-    $FC "$@" > /tmp/o 2> /tmp/e || rc=$?
-    [ $rc = "$want" ] && grep -q -- "$pat" /tmp/e /tmp/o ||
-        { cat /tmp/o /tmp/e; fail "$what: exit $rc (expected $want), no '$pat'"; }
-}
+. /bin/first-contact-lib.sh
 # the SDHC's DT node, found here by its compatible string (first-contact
 # goes through the card's host): path, max-frequency, mmc-hs200-1_8v, bus-width
 B=/sys/firmware/devicetree/base
@@ -112,18 +106,8 @@ expect 3 "--no-backup is for a blank card, and $D is not blank: it has no partit
     "--no-backup on a card with data and no table" --offset 0 --size 2m --destroy-partition-table --no-backup
 dd if=/dev/zero of=$D bs=4096 seek=512 count=1 oflag=direct 2>/dev/null
 drivers_unchanged "not blank, no table"
-rc=0
-$FC --offset 0 --size 2m --destroy-partition-table --no-backup --save /tmp/fc.save --json /tmp/raw.json > /tmp/o 2> /tmp/e || rc=$?
-cat /tmp/e /tmp/o
-[ $rc = 0 ] || fail "raw mode on a blank card, healthy: exit $rc"
-grep -q '^first-contact: PASS (raw mode)' /tmp/o || fail "raw mode: no PASS line"
-grep -q "read comparison: \[0, 8388608): same" /tmp/o || fail "raw mode: the read comparison is not 'same'"
-grep -q "read comparison, Rust driver: 100 % (8.0 of 8.0 MiB) in [0-9.]* s, [0-9.]* MiB/s" /tmp/e || fail "raw mode: no progress line with a rate"
-echo "@@JSON raw $(tr -d '\n' < /tmp/raw.json)"
-drivers_unchanged "raw mode"
-if cmp -n 2097152 /dev/zero $D > /dev/null 2>&1; then fail "raw mode: the region did not change"; fi
-expect 0 "restored \[0," "--restore" --restore /tmp/fc.save
-cmp -n 4194304 /dev/zero $D || fail "--restore: the card's start is not blank again"
+blank_raw_run "raw mode on a blank card, healthy" 8388608 \
+    "read comparison, Rust driver: 100 % (8.0 of 8.0 MiB) in [0-9.]* s, [0-9.]* MiB/s"
 [ ! -e /tmp/fc.save ] || fail "--restore left its file"
 say "ok: a blank card: raw mode with --no-backup passes, --restore puts the region back; data without a table refused"
 
@@ -355,23 +339,10 @@ G
 )
 emu --card emmc --size 8 --driver c --timeout 600 --host-script "$T/host.sh" "$g"
 grep -E '^\[guest\]' "$T/serial.log" || true
-python3 - "$T/serial.log" "$T/stats.json" <<'P'
+log_checks "$T/serial.log" "$T/stats.json" <<'P'
 import json, re, sys
-log = open(sys.argv[1], errors="replace").read().splitlines()
-js = {}
-dt = None
-for l in log:
-    m = re.match(r"@@JSON (\S+) (.*)", l)
-    if m:
-        js[m.group(1)] = json.loads(m.group(2))
-    m = re.match(r"@@DT (\S+) (\S+) (yes|no) (\S+)$", l)
-    if m:
-        dt = m.groups()
-ok = True
-def need(cond, what):
-    global ok
-    print(("  ok: " if cond else "  FAILED: ") + what)
-    ok &= bool(cond)
+from board_log import markers, need, done
+js, dt = markers(sys.argv[1], r"(\S+) (\S+) (yes|no) (\S+)")
 need(set(js) == {"raw", "file", "stale", "fsck-before", "error", "warn", "raw-bad", "file-readbad", "file-bad", "write-bad"},
      "JSON of the ten runs: %s" % sorted(js))
 for k, d in js.items():
@@ -453,5 +424,5 @@ for k in ("raw-bad", "file-readbad", "file-bad", "write-bad"):
 st = json.load(open(sys.argv[2]))
 need(st.get("corrupted_reads") == 4, "the model corrupted 4 reads: %s" % st.get("corrupted_reads"))
 need(st.get("corrupted_writes") == 1, "the model corrupted 1 write: %s" % st.get("corrupted_writes"))
-sys.exit(0 if ok else 1)
+done()
 P

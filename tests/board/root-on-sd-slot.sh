@@ -25,13 +25,10 @@
 # file both boots wrote is read out with debugfs and matches its MD5SUMS.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/scripts/common.sh"
+. "$TOP/tests/root-card.sh"
 SDR="$TOP/build/module-test/sdio/meson_mx_sdio_rs.ko"
 [ -f "$SDR" ] || die "no $SDR (make guest)"
-BB="$CACHE/src/busybox-static/bin/busybox"
-[ -x "$BB" ] || die "busybox-static (armhf) missing (make setup)"
-for t in sfdisk mkfs.ext4 e2fsck debugfs; do
-    command -v "$t" > /dev/null || die "$t missing (make setup: fdisk, e2fsprogs)"
-done
+root_card_tools
 
 # --- the initramfs's init: load the slot's driver, wait for root=, switch_root ---
 cat > "$T/initramfs-init.in" <<'INIT'
@@ -187,21 +184,9 @@ INIT
 
 # --- the card: DOS partition table, one ext4 partition with the root ----------
 R="$T/root"
-mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,etc,data,root,var/lib/board-test,lib/modules}
-cp "$BB" "$R/bin/busybox"
-cp "$TOP/tests/guest/emu-lib.sh" "$TOP/scripts/switch-driver" "$R/bin/"
-cp "$T/root-init" "$R/sbin/init"
-cp "$SDR" "$R/lib/modules/"
-chmod 755 "$R/bin/busybox" "$R/bin/switch-driver" "$R/sbin/init"
-echo "root file system of the root-on-sd-slot test" > "$R/etc/board-root"
+root_tree "$R" "$T/root-init" "$SDR" "the root-on-sd-slot test"
 IMG="$T/sd.img"
-truncate -s 32M "$IMG"
-printf 'label: dos\nstart=2048, type=83\n' | sfdisk -q "$IMG"
-read -r start size < <(sfdisk -d "$IMG" | sed -nE 's/.*start= *([0-9]+), size= *([0-9]+).*/\1 \2/p')
-[ -n "$start" ] && [ -n "$size" ] || die "cannot read the partition back from sfdisk -d"
-truncate -s $((size * 512)) "$T/part.img"
-mkfs.ext4 -q -F -L sd-root -d "$R" "$T/part.img"
-dd if="$T/part.img" of="$IMG" bs=512 seek="$start" conv=notrunc status=none
+root_card "$IMG" 32 sd-root "$R"
 echo "  ok: SD card 32 MiB, partition 1 at sector $start, $size sectors, ext4 from $R"
 
 # --- two boots -------------------------------------------------------------------
@@ -221,18 +206,8 @@ for n in 1 2; do
 done
 
 # --- the file system afterwards, on the host ----------------------------------------
-dd if="$IMG" of="$T/part.img" bs=512 skip="$start" count="$size" status=none
-e2fsck -fn "$T/part.img" > "$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; die "e2fsck -fn found problems"; }
-echo "  ok: e2fsck -fn: $(tail -1 "$T/fsck.out")"
-debugfs -R 'cat /var/lib/board-test/boots' "$T/part.img" 2> /dev/null > "$T/boots"
+root_card_fsck "$IMG"
 printf 'boot 1 driver=rust\nboot 2 driver=c\n' | cmp -s - "$T/boots" ||
     { cat "$T/boots"; die "the boot log on the card is not boots 1-2 (rust, c)"; }
-mkdir "$T/out"
-debugfs -R "rdump /data $T/out" "$T/part.img" 2> /dev/null
-for n in 1 2; do
-    d="$T/out/data/boot-$n"
-    [ -f "$d/MD5SUMS" ] || die "no /data/boot-$n/MD5SUMS on the card"
-    (cd "$d" && md5sum -c --quiet MD5SUMS) || die "/data/boot-$n differs when read on the host"
-    echo "  ok: /data/boot-$n ($(cat "$d/DRIVER") driver): $(wc -l < "$d/MD5SUMS") files match on the host"
-done
+root_card_files 1 2
 echo "ok: root on the SD card through the Rust driver of the SD card slot from the initramfs, and back through the C driver"

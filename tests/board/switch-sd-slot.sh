@@ -22,6 +22,21 @@ until SD=$(slot_disk) && [ -b "$SD" ]; do
 done
 sw() { switch-driver "$@" --controller sd-slot; }
 holder() { sw status | cut -d' ' -f2; }
+# switch_with FILE DISK SEEK FROM TO: 4 random MiB in FILE written to DISK at SEEK MiB
+# through the FROM driver, then switch-driver TO; D: the card's disk, readable as soon
+# as switch-driver returns
+switch_with() {
+  dd if=/dev/urandom of=$1 bs=1M count=4 2>/dev/null
+  dd if=$1 of=$2 bs=1M seek=$3 oflag=direct 2>/dev/null || fail "write through the $4 driver"
+  sw $5 || fail "switch-driver $5"
+  D=$(sw disk) || fail "switch-driver $5 returned before the card was back"
+  dd if="$D" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || fail "$D not readable right after switch-driver $5"
+}
+# same FILE SKIP WHAT: the 4 MiB at SKIP MiB of $D are FILE's
+same() {
+  dd if=$D of=/tmp/back bs=1M skip=$2 count=4 iflag=direct 2>/dev/null
+  cmp $1 /tmp/back || fail "$3"
+}
 st=$(sw status) || fail "switch-driver status --controller sd-slot"
 [ "$st" = "c1108c20.mmc: c" ] || fail "status: '$st'"
 [ "$(switch-driver status c1108c20.mmc)" = "c1108c20.mmc: c" ] || fail "status c1108c20.mmc: the device did not choose the controller"
@@ -51,26 +66,15 @@ umount /mnt/p1 || fail "umount"
 say "ok: rust and reload refused while ${SD}p1 is mounted, the C driver kept the card"
 
 # C -> Rust -> C, the data checked across the switches (past the partition)
-dd if=/dev/urandom of=/tmp/a bs=1M count=4 2>/dev/null
-dd if=/tmp/a of=$SD bs=1M seek=32 oflag=direct 2>/dev/null || fail "write through the C driver"
-sw rust || fail "switch-driver rust"
-D=$(sw disk) || fail "switch-driver rust returned before the card was back"
-dd if="$D" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || fail "$D not readable right after switch-driver rust"
+switch_with /tmp/a $SD 32 C rust
 drv=$(basename "$(readlink /sys/bus/platform/devices/c1108c20.mmc/driver)")
 [ "$drv" = meson-mx-sdio-rs ] || fail "after switch-driver rust the controller is bound to '$drv'"
-dd if=$D of=/tmp/back bs=1M skip=32 count=4 iflag=direct 2>/dev/null
-cmp /tmp/a /tmp/back || fail "data written by the C driver differs when read by the Rust driver"
+same /tmp/a 32 "data written by the C driver differs when read by the Rust driver"
 say "C -> Rust: 4 MiB verified on $D"
-dd if=/dev/urandom of=/tmp/b bs=1M count=4 2>/dev/null
-dd if=/tmp/b of=$D bs=1M seek=40 oflag=direct 2>/dev/null || fail "write through the Rust driver"
-sw c || fail "switch-driver c"
-D=$(sw disk) || fail "switch-driver c returned before the card was back"
-dd if="$D" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || fail "$D not readable right after switch-driver c"
+switch_with /tmp/b $D 40 Rust c
 [ "$(holder)" = c ] || fail "switch-driver c did not move the controller"
-dd if=$D of=/tmp/back bs=1M skip=40 count=4 iflag=direct 2>/dev/null
-cmp /tmp/b /tmp/back || fail "data written by the Rust driver differs when read by the C driver"
-dd if=$D of=/tmp/back bs=1M skip=32 count=4 iflag=direct 2>/dev/null
-cmp /tmp/a /tmp/back || fail "the first 4 MiB changed"
+same /tmp/b 40 "data written by the Rust driver differs when read by the C driver"
+same /tmp/a 32 "the first 4 MiB changed"
 say "Rust -> C: 4 MiB verified, the first 4 MiB intact"
 
 # reload on a free card: the Rust driver with the new parameter
@@ -81,8 +85,7 @@ cat /tmp/o /tmp/e
 grep -q '^  max_segments: 1$' /tmp/o || fail "reload: the limits it prints do not say max_segments: 1"
 [ "$(holder)" = rust ] || fail "reload: the Rust driver does not hold the controller"
 D=$(sw disk) || fail "reload: no card"
-dd if=$D of=/tmp/back bs=1M skip=40 count=4 iflag=direct 2>/dev/null
-cmp /tmp/b /tmp/back || fail "data differs after the reload"
+same /tmp/b 40 "data differs after the reload"
 say "ok: reload max_segs=1: the Rust driver holds $D with one segment a request, data intact"
 G
 )
