@@ -430,7 +430,7 @@ impl SdhcHost {
         Self::watch_sdio_irq(timer);
     }
 
-    /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover`) when no
+    /// Looks for an SDIO card interrupt no interrupt reported (`SdioIrqs::recover_missed`) when no
     /// request is in flight, and arms the watchdog to look again while the interrupt is
     /// enabled, unless a request's deadline has it armed already.
     pub(crate) fn watch_sdio_irq(timer: &TimerRef<Watchdog>) {
@@ -438,7 +438,7 @@ impl SdhcHost {
         {
             // Under the lock no command starts: DAT1 is the card's interrupt, not data.
             let cur = sdhc.cur.lock();
-            if cur.is_none() && sdhc.sdio.recover(&sdhc.regs) {
+            if cur.is_none() && sdhc.sdio.recover_missed(&sdhc.regs) {
                 sdhc.debugfs.stats().record_sdio_irq_recovered();
             }
         }

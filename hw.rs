@@ -8,7 +8,10 @@
 use kernel::{
     device::Device,
     interrupt::local_interrupt_disable,
-    io::poll::read_poll_timeout,
+    io::{
+        poll::read_poll_timeout,
+        Io, //
+    },
     num::Bounded,
     prelude::*,
     time::{
@@ -443,20 +446,24 @@ impl Hw<'_> {
     pub(crate) fn flush_rx_fifo(&self, opcode: u32, wait: bool) -> Result {
         let first = {
             let _irqs = local_interrupt_disable();
-            // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become 2.
-            // Without this, reading SD cards sometimes transfers garbage, which results in
-            // cards not being detected due to: unrecognised SCR structure version.
-            self.regs.update(regs::PDMA, |r| {
-                r.with_rxfifo_manual_flush(Bounded::from_expr(
-                    (r.rxfifo_manual_flush().get() | 2) & 0x3,
-                ))
-            });
-            wait.then(|| self.regs.read(regs::STAT))
+            // The flush and the first look at the FIFO under one guard: the look follows the
+            // flush as closely as the C driver's does.
+            self.regs.mapping().try_access_with(|io| {
+                // If RXFIFO_MANUAL_FLUSH was 1 it has to become 3, if it was 0 it has to become
+                // 2. Without this, reading SD cards sometimes transfers garbage, which results in
+                // cards not being detected due to: unrecognised SCR structure version.
+                io.update(regs::PDMA, |r| {
+                    r.with_rxfifo_manual_flush(Bounded::from_expr(
+                        (r.rxfifo_manual_flush().get() | 2) & 0x3,
+                    ))
+                });
+                wait.then(|| io.read(regs::STAT))
+            })
         };
         match first {
-            None => return Ok(()),
-            Some(s) if s.rxfifo_cnt().get() == 0 => return Ok(()),
-            Some(_) => {}
+            None | Some(None) => return Ok(()),
+            Some(Some(s)) if s.rxfifo_cnt().get() == 0 => return Ok(()),
+            Some(Some(_)) => {}
         }
         read_poll_timeout(
             || Ok(self.regs.read(regs::STAT)),

@@ -10,7 +10,7 @@
 //! controller uses them; the driver is written for both readings: it never clears a DAT1 it
 //! has not signalled ([`SdioIrqs::enable`]), and while the interrupt is enabled and no command
 //! is in flight the driver's timer looks at DAT1 itself every [`RECOVER_PERIOD_MS`]
-//! ([`SdioIrqs::recover`]), for an edge that was missed (a reset in between, an edge the
+//! ([`SdioIrqs::recover_missed`]), for an edge that was missed (a reset in between, an edge the
 //! interrupt controller did not see).
 //!
 //! The interrupt stays enabled in `ICTL` across requests, from `enable_sdio_irq` until the core
@@ -111,6 +111,11 @@ struct State {
     /// Both, less each one seen not to clear when written 1 (Amlogic's header marks only bit 10
     /// write-1-to-clear; a fault may keep either).
     dat1: u32,
+    /// [`State::gen`] when the driver's timer last found DAT1 latched, enabled.
+    ///
+    /// The interrupt of that latch may be on its way to the handler; the timer takes it as missed
+    /// only if it finds it latched again with no change since.
+    seen_latched: Option<u32>,
 }
 
 /// The SDIO card interrupt and every write of `ICTL`, serialized with the threaded IRQ handler.
@@ -134,6 +139,7 @@ impl SdioIrqs {
                     gen: 0,
                     cmds: 0,
                     dat1: DAT1_IRQS,
+                    seen_latched: None,
                 },
                 "meson_mx_sdhc_rs::sdio_irq"
             ),
@@ -214,9 +220,23 @@ impl SdioIrqs {
         if enable && st.signal.is_some() && Self::dat1_low(regs) {
             Self::mask_and_clear(&mut st, regs);
             Self::signal(&st);
-        } else {
-            Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+            return;
         }
+        Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
+        // And again after: a card that pulled DAT1 low between that look and the enable did so
+        // while DAT1 was masked, which an edge latch may not have seen. DAT1 low with nothing
+        // latched now is such an interrupt (STAT is read first: an edge after the enable would
+        // show latched); DAT1 low and latched raises the interrupt by itself.
+        let held_low = enable && st.signal.is_some() && Self::dat1_low(regs);
+        if held_low && !Self::dat1_latched(&st, regs) {
+            Self::mask_and_clear(&mut st, regs);
+            Self::signal(&st);
+        }
+    }
+
+    /// Returns whether `ISTA` holds one of the DAT1 bits in use latched.
+    fn dat1_latched(st: &State, regs: &Regs) -> bool {
+        regs.read(regs::ISTA).into_raw() & st.dat1 != 0
     }
 
     /// Acks the interrupt as the test knob `sdio_ack_fault` has it.
@@ -281,8 +301,36 @@ impl SdioIrqs {
         if !st.enabled || st.signal.is_none() {
             return false;
         }
-        let latched = regs.read(regs::ISTA).into_raw() & st.dat1 != 0;
-        if !latched && !Self::dat1_low(regs) {
+        if !Self::dat1_latched(&st, regs) && !Self::dat1_low(regs) {
+            return false;
+        }
+        Self::mask_and_clear(&mut st, regs);
+        Self::signal(&st);
+        true
+    }
+
+    /// Signals an SDIO card interrupt whose report went missing, for the driver's timer.
+    ///
+    /// DAT1 held low with nothing latched is signalled at once: the controller did not latch its
+    /// edge. A DAT1 latched in `ISTA` is signalled only when the previous look found it latched
+    /// too, with no service, ack or reset since: until then its interrupt may be on its way to
+    /// the handler, which would find it cleared. Returns whether it signalled one. The caller
+    /// guarantees that no command is in flight: DAT1 is data during a transfer.
+    pub(crate) fn recover_missed(&self, regs: &Regs) -> bool {
+        let mut st = self.state.lock();
+        if !st.enabled || st.signal.is_none() {
+            st.seen_latched = None;
+            return false;
+        }
+        // STAT first: a fall after this read shows latched below, not low and unlatched.
+        let low = Self::dat1_low(regs);
+        let latched = Self::dat1_latched(&st, regs);
+        if latched && st.seen_latched != Some(st.gen) {
+            st.seen_latched = Some(st.gen);
+            return false;
+        }
+        st.seen_latched = None;
+        if !latched && !low {
             return false;
         }
         Self::mask_and_clear(&mut st, regs);
