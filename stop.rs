@@ -9,9 +9,10 @@
 //! itself after any error; Amlogic's `aml_sdhc_m8.c` sends one (`aml_sdhc_send_stop()`) after
 //! a timeout or a FIFO error on an eMMC (not after a CRC error, not on an SD card). A card left
 //! in its sending-data or receiving-data state takes no command but CMD12 and CMD13: the
-//! core's recovery (CMD13, then CMD12) would have to bring it back. So once the controller is reset after the error (`Sdhc::quiesce`), the driver sends
-//! the stop itself, as `sdhci` and `meson-mx-sdio` do after a data error, and gives it its
-//! response, or its error: the core finds the card in its transfer state again.
+//! core's recovery (CMD13, then CMD12) would have to bring it back. So once the controller is
+//! reset after the error (`Sdhc::quiesce`), the driver sends the stop itself, as `sdhci` and
+//! `meson-mx-sdio` do after a data error, and gives it its response, or its error: the core
+//! finds the card in its transfer state again.
 //! `logic::stop_after_error` says after which errors.
 //!
 //! The stop is polled, not completed by an interrupt: the request is still being completed

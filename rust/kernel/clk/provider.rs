@@ -454,9 +454,10 @@ where
         let hw = raw.cast::<bindings::clk_hw>();
         // SAFETY: `hw` is the `struct clk_hw` of the clock structure `raw` (just allocated, not
         // registered), the structure `ops` expects, whose register address is valid until the
-        // mapping of `reg` is revoked, which is after the clock is unregistered (below). `raw_init`, the name and the parent data
-        // only need to live during `of_clk_hw_register()`, which copies them and clears
-        // `hw->init`. `of_node` is the node `node` holds a reference to.
+        // mapping of `reg` is revoked, which is after the clock is unregistered (below).
+        // `raw_init`, the name and the parent data only need to live during
+        // `of_clk_hw_register()`, which copies them and clears `hw->init`. `of_node` is the node
+        // `node` holds a reference to.
         let ret = unsafe {
             (*hw).init = &raw_init;
             to_result(bindings::of_clk_hw_register(of_node, hw))
