@@ -35,6 +35,8 @@ use super::{
 };
 use crate::bindings;
 use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
+#[cfg(CONFIG_OF_ADDRESS)]
+use crate::kernel_ext::platform::of_child;
 
 /// The callbacks of an MMC host controller (`struct mmc_host_ops`).
 ///
@@ -189,24 +191,26 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         Self::alloc(dev, None, data)
     }
 
-    /// Allocates a host whose parent is `child`, a device that belongs to `dev` (the slot of a
-    /// controller, `kernel::platform::of_child::create()`), with `data` in its private area.
+    /// Allocates a host whose parent is `child`'s device, a device that belongs to the bound
+    /// device `child.parent()` (the slot of a controller, `kernel::platform::of_child::create()`),
+    /// with `data` in its private area.
     ///
-    /// `child` is the host's device for the MMC core (`mmc_dev()`): its device tree node is the
-    /// one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets, and the
-    /// data of requests is mapped for its DMA. The host holds the reference `child` until it is
-    /// freed; as with [`Self::new`], its registration belongs to the devres of `dev`.
+    /// The child's device is the host's device for the MMC core (`mmc_dev()`): its device tree
+    /// node is the one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets,
+    /// and the data of requests is mapped for its DMA. The host holds a reference of it until it
+    /// is freed; as with [`Self::new`], its registration belongs to the devres of the bound
+    /// device.
     ///
-    /// `child` must stay registered while `dev` is bound (`of_child::create()` destroys it when
-    /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
-    /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
-    /// registered.
+    /// `child` proves that the child's device stays registered while the bound device is: the
+    /// bound device's devres destroys it when it is unbound, after removing the host, whose
+    /// registration it got later. Where the layer requires a host's parent to be there (the DMA
+    /// mappings of [`DmaRequest`](super::DmaRequest)), a child parent is registered.
+    #[cfg(CONFIG_OF_ADDRESS)]
     pub fn new_for_child(
-        dev: &'a Device<Bound>,
-        child: ARef<Device>,
+        child: &of_child::Child<'a>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        Self::alloc(dev, Some(child), data)
+        Self::alloc(child.parent(), Some(child.device().into()), data)
     }
 
     fn alloc(
