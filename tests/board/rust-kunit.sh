@@ -25,7 +25,8 @@ for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy
          meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
          rust_kernel_workqueue_rearm rust_kernel_workqueue_timer meson_mx_sdhc_rs_logic \
          rust_kernel_dma_cpu_copy \
-         meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request rust_kernel_pm; do
+         meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request rust_kernel_pm \
+         rust_kernel_dma_noncoherent; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
 # rust_kernel_mmc_request drops a request without done(): the layer's one warning for it
