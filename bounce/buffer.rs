@@ -263,7 +263,13 @@ impl BounceBuffer {
         }
         let (first, bytes) = (usize::try_from(first)?, usize::try_from(bytes)?);
         if let Memory::Cached(n) = &self.mem {
-            let m = n.map(dev, first, bytes, DataDirection::Bidirectional, MapSync::Always)?;
+            let m = n.map(
+                dev,
+                first,
+                bytes,
+                DataDirection::Bidirectional,
+                MapSync::Always,
+            )?;
             n.unmap(m)?;
         }
         let mut words = [0u32; policy::TAIL_MARKS_MAX as usize];
@@ -289,7 +295,13 @@ impl BounceBuffer {
             if len != 0 {
                 // Clean since the unmap: the map skips its own sync, the unmap invalidates
                 // (both ways, as for the marks: not counted as a read's invalidate).
-                n.unmap(n.map(dev, 0, len, DataDirection::Bidirectional, MapSync::SkipIfClean)?)?;
+                n.unmap(n.map(
+                    dev,
+                    0,
+                    len,
+                    DataDirection::Bidirectional,
+                    MapSync::SkipIfClean,
+                )?)?;
             }
         }
         Ok(())

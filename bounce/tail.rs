@@ -157,12 +157,7 @@ impl Bouncer {
     ///
     /// `EIO` if they are not within [`TAIL_WAIT`]; the buffer then waits for them before its next
     /// use ([`Self::settle_tail`]).
-    pub(super) fn check_tail(
-        &self,
-        dev: &Device<Bound>,
-        buf: &BounceBuffer,
-        slot: Slot,
-    ) -> Result {
+    pub(super) fn check_tail(&self, dev: &Device<Bound>, buf: &BounceBuffer, slot: Slot) -> Result {
         let armed = self
             .tails
             .lock()

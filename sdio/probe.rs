@@ -25,8 +25,8 @@ use kernel::{
 };
 
 use crate::kernel_ext::irq::managed;
-use crate::kernel_ext::platform::of_child;
 use crate::kernel_ext::out_of_tree::FixedIoRequest as _;
+use crate::kernel_ext::platform::of_child;
 use crate::mmc::{
     Cap,
     HostConfig,

@@ -399,7 +399,10 @@ impl NoncoherentPages {
     ///
     /// Returns `EINVAL` if `dev` is not the device the pages are for, `ENODEV` if it was unbound
     /// since they were allocated (the pages outlived its binding).
-    fn dma_side(&self, dev: &Device<Bound>) -> Result<kernel::revocable::RevocableGuard<'_, DmaSide>> {
+    fn dma_side(
+        &self,
+        dev: &Device<Bound>,
+    ) -> Result<kernel::revocable::RevocableGuard<'_, DmaSide>> {
         if self.dma.device().as_raw() != dev.as_raw() {
             return Err(EINVAL);
         }

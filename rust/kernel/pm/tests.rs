@@ -48,7 +48,7 @@ mod suite {
         let raw = dev.as_raw();
         let first = Arc::new(First, GFP_KERNEL)?;
         let second = Arc::new(Second, GFP_KERNEL)?;
-        let folded = Some(Runtime::<First>::release as _);
+        let folded: bindings::dr_release_t = Some(Runtime::<First>::release);
         let first_node = Runtime::<First>::new_node(first.clone(), folded)?;
         let second_node = Runtime::<Second>::new_node(second.clone(), folded)?;
         // SAFETY: Both nodes are initialised; the device is bound. The second, released by
