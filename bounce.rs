@@ -52,7 +52,10 @@ mod tail;
 
 use kernel::{
     debugfs::Writer,
-    device::Device,
+    device::{
+        Bound,
+        Device, //
+    },
     dma::DataDirection,
     new_mutex,
     prelude::*,
@@ -241,6 +244,7 @@ impl Bouncer {
     /// A mapping left from an earlier user of the buffer is undone first. Returns the DMA address.
     fn map_slot(
         &self,
+        dev: &Device<Bound>,
         buf: &BounceBuffer,
         slot: Slot,
         len: u32,
@@ -248,13 +252,13 @@ impl Bouncer {
     ) -> Result<u64> {
         self.unmap_slot(slot);
         let sync = if dir == DataDirection::FromDevice {
-            self.arm_tail(buf, slot, len)?;
+            self.arm_tail(dev, buf, slot, len)?;
             self.read_sync()
         } else {
             self.disarm_tail(slot);
             MapSync::Always
         };
-        let (addr, mapping) = buf.to_device(len, dir, sync)?;
+        let (addr, mapping) = buf.to_device(dev, len, dir, sync)?;
         if let Some(s) = self.maps.lock().get_mut(slot.index()) {
             *s = mapping;
         }
@@ -427,7 +431,9 @@ impl Bouncer {
             self.release(slot);
             return Err(EIO);
         };
-        if let Err(e) = self.settle_tail(dev, buf, slot) {
+        // The host's bound device, which maps the buffer while the request is in flight.
+        let bound = mrq.bound_device();
+        if let Err(e) = self.settle_tail(bound, buf, slot) {
             self.release(slot);
             return Err(e);
         }
@@ -436,7 +442,7 @@ impl Bouncer {
             self.prepared_address(buf, slot)
         } else if !mrq.data().is_some_and(|d| d.is_write()) {
             // No dirty cache line may be written back over what the controller stores.
-            self.map_slot(buf, slot, len, DataDirection::FromDevice)
+            self.map_slot(bound, buf, slot, len, DataDirection::FromDevice)
         } else {
             // A mapping left by a request this buffer was prepared for goes before the CPU
             // writes.
@@ -456,7 +462,7 @@ impl Bouncer {
                 self.release(slot);
                 return Err(EIO);
             }
-            self.map_slot(buf, slot, len, DataDirection::ToDevice)
+            self.map_slot(bound, buf, slot, len, DataDirection::ToDevice)
         };
         let dma_addr = match synced {
             Ok(a) => a,
@@ -500,9 +506,11 @@ impl Bouncer {
         if self.check_tail {
             let unmapped = self.unmap_slot(slot);
             let checked = match self.buf(slot) {
-                Some(buf) if unmapped => self
-                    .check_tail(dev, buf, slot)
-                    .and_then(|()| buf.invalidate_landed(len)),
+                Some(buf) if unmapped => {
+                    let bound = mrq.bound_device();
+                    self.check_tail(bound, buf, slot)
+                        .and_then(|()| buf.invalidate_landed(bound, len))
+                }
                 _ => Err(EIO),
             };
             if let Err(e) = checked {

@@ -70,7 +70,7 @@ mod tuning;
 /// tree (`rust/kernel/`), where they are `kernel::mmc` and the like.
 ///
 /// They are `pub`, as in the kernel crate: what this driver does not use of them (the SD card
-/// slot driver's slot device, CMD23 and fixed-factor clock, more than one threaded interrupt by
+/// slot driver's slot device and its hosts on it, CMD23 and fixed-factor clock, more than one threaded interrupt by
 /// index) is their API, not dead code. `out_of_tree`, `clk::round_rate`, `debugfs::foreign_dir`
 /// and `io::mem` stand in for what the kernel crate has or the upstream series adds to or fixes
 /// in its existing modules.
@@ -107,6 +107,10 @@ pub mod kernel_ext {
     pub mod debugfs {
         // Out of tree only: the series adds `ScopedDir::from_raw()` to `kernel::debugfs` itself.
         pub mod foreign_dir;
+    }
+    /// Platform devices.
+    pub mod platform {
+        pub mod of_child;
     }
     /// Work items and their queues.
     pub mod workqueue {

@@ -133,8 +133,8 @@ impl BounceBuffer {
             DataDirection::Bidirectional,
             GFP_KERNEL | __GFP_NOWARN,
         )?;
-        let m = pages.map(0, len, DataDirection::ToDevice, MapSync::Always)?;
-        let target = pages.map_target(&m);
+        let m = pages.map(dev, 0, len, DataDirection::ToDevice, MapSync::Always)?;
+        let target = pages.map_target(dev, &m);
         pages.unmap(m)?;
         let mapping = match target? {
             MapTarget::Pages => BufferMapping::Identity,
@@ -205,6 +205,7 @@ impl BounceBuffer {
     /// coherent memory has its one address. `EINVAL` if the buffer is shorter.
     pub(super) fn to_device(
         &self,
+        dev: &Device<Bound>,
         len: u32,
         dir: DataDirection,
         sync: MapSync,
@@ -213,7 +214,7 @@ impl BounceBuffer {
         match &self.mem {
             Memory::Cached(n) => {
                 let dev_len = policy::device_len(len, self.size());
-                let m = n.map(0, usize::try_from(dev_len)?, dir, sync)?;
+                let m = n.map(dev, 0, usize::try_from(dev_len)?, dir, sync)?;
                 Ok((u64::from(m.dma_address()), Some(m)))
             }
             Memory::Coherent(c) => Ok((u64::from(c.dma_address()), None)),
@@ -225,7 +226,7 @@ impl BounceBuffer {
     ///
     /// Cached memory is cleaned over them (a read's mapping only invalidates). The buffer must not
     /// be mapped.
-    pub(super) fn arm_tail(&self, len: u32, seq: u32) -> Result {
+    pub(super) fn arm_tail(&self, dev: &Device<Bound>, len: u32, seq: u32) -> Result {
         let marks = policy::TailMarks::of(len);
         let (first, bytes) = marks.span();
         if bytes == 0 {
@@ -244,7 +245,7 @@ impl BounceBuffer {
         // Mapped next: the view goes first.
         drop(cpu);
         if let Memory::Cached(n) = &self.mem {
-            n.unmap(n.map(first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
+            n.unmap(n.map(dev, first, bytes, DataDirection::ToDevice, MapSync::Always)?)?;
         }
         Ok(())
     }
@@ -254,7 +255,7 @@ impl BounceBuffer {
     /// Each of its marked words changed ([`policy::tail_landed`]). Cached memory is invalidated
     /// over them first, so that a look before they landed is not what the next look sees. The
     /// buffer must not be mapped.
-    pub(super) fn tail_landed(&self, len: u32, seq: u32) -> Result<bool> {
+    pub(super) fn tail_landed(&self, dev: &Device<Bound>, len: u32, seq: u32) -> Result<bool> {
         let marks = policy::TailMarks::of(len);
         let (first, bytes) = marks.span();
         if bytes == 0 {
@@ -262,7 +263,14 @@ impl BounceBuffer {
         }
         let (first, bytes) = (usize::try_from(first)?, usize::try_from(bytes)?);
         if let Memory::Cached(n) = &self.mem {
-            n.unmap(n.map(first, bytes, DataDirection::Bidirectional, MapSync::Always)?)?;
+            let m = n.map(
+                dev,
+                first,
+                bytes,
+                DataDirection::Bidirectional,
+                MapSync::Always,
+            )?;
+            n.unmap(m)?;
         }
         let mut words = [0u32; policy::TAIL_MARKS_MAX as usize];
         let cpu = self.cpu_read()?;
@@ -281,13 +289,19 @@ impl BounceBuffer {
     /// The unmap after the transfer invalidated them before all of the data may have been there,
     /// and a line the CPU fetched since (a prefetch while the marks were polled) may hold what the
     /// buffer held before. Nothing to do for coherent memory. The buffer must not be mapped.
-    pub(super) fn invalidate_landed(&self, len: u32) -> Result {
+    pub(super) fn invalidate_landed(&self, dev: &Device<Bound>, len: u32) -> Result {
         if let Memory::Cached(n) = &self.mem {
             let len = usize::try_from(len)?;
             if len != 0 {
                 // Clean since the unmap: the map skips its own sync, the unmap invalidates
                 // (both ways, as for the marks: not counted as a read's invalidate).
-                n.unmap(n.map(0, len, DataDirection::Bidirectional, MapSync::SkipIfClean)?)?;
+                n.unmap(n.map(
+                    dev,
+                    0,
+                    len,
+                    DataDirection::Bidirectional,
+                    MapSync::SkipIfClean,
+                )?)?;
             }
         }
         Ok(())

@@ -88,7 +88,9 @@ impl Bouncer {
             self.slots.lock().free(slot);
             return false;
         };
-        if self.settle_tail(dev, buf, slot).is_err() {
+        // The host's bound device, which maps the buffer in its `pre_req`.
+        let bound = mrq.bound_device();
+        if self.settle_tail(bound, buf, slot).is_err() {
             self.slots.lock().free(slot);
             return false;
         }
@@ -112,7 +114,7 @@ impl Bouncer {
             // As in `set_up_bounce`; the buffer stays untouched until the request starts.
             DataDirection::FromDevice
         };
-        if self.map_slot(buf, slot, len, dir).is_err() {
+        if self.map_slot(bound, buf, slot, len, dir).is_err() {
             self.slots.lock().free(slot);
             return false;
         }

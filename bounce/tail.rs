@@ -18,7 +18,10 @@
 //! This needs the data in a buffer the driver owns: with the check every read is bounced.
 
 use kernel::{
-    device::Device,
+    device::{
+        Bound,
+        Device, //
+    },
     io::poll::read_poll_timeout,
     prelude::*,
     sync::atomic::{
@@ -79,9 +82,9 @@ impl TailCounts {
 }
 
 /// Waits up to `timeout` for the last words of `mark` to land in `buf`.
-fn wait_landed(buf: &BounceBuffer, mark: TailMark, timeout: Delta) -> Result {
+fn wait_landed(dev: &Device<Bound>, buf: &BounceBuffer, mark: TailMark, timeout: Delta) -> Result {
     read_poll_timeout(
-        || buf.tail_landed(mark.len, mark.seq),
+        || buf.tail_landed(dev, mark.len, mark.seq),
         |landed| *landed,
         TAIL_POLL,
         timeout,
@@ -93,7 +96,12 @@ impl Bouncer {
     /// Waits, before buffer `slot` takes a request, for late last words of an earlier read.
     ///
     /// If they never come the request fails; the buffer is free for the next one.
-    pub(super) fn settle_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
+    pub(super) fn settle_tail(
+        &self,
+        dev: &Device<Bound>,
+        buf: &BounceBuffer,
+        slot: Slot,
+    ) -> Result {
         let late = self
             .tails
             .lock()
@@ -102,7 +110,7 @@ impl Bouncer {
         let Some(mark) = late else {
             return Ok(());
         };
-        wait_landed(buf, mark, LATE_TAIL_WAIT).inspect_err(|_| {
+        wait_landed(dev, buf, mark, LATE_TAIL_WAIT).inspect_err(|_| {
             dev_err!(
                 dev,
                 "bounce buffer {}: the last words of a {} byte read did not reach memory in {} ms\n",
@@ -114,7 +122,13 @@ impl Bouncer {
     }
 
     /// Marks the last words of a read of `len` bytes into buffer `slot`, which is not mapped.
-    pub(super) fn arm_tail(&self, buf: &BounceBuffer, slot: Slot, len: u32) -> Result {
+    pub(super) fn arm_tail(
+        &self,
+        dev: &Device<Bound>,
+        buf: &BounceBuffer,
+        slot: Slot,
+        len: u32,
+    ) -> Result {
         if !self.check_tail {
             return Ok(());
         }
@@ -122,7 +136,7 @@ impl Bouncer {
             len,
             seq: self.tail_seq.fetch_add(1, Relaxed),
         };
-        buf.arm_tail(mark.len, mark.seq)?;
+        buf.arm_tail(dev, mark.len, mark.seq)?;
         if let Some(t) = self.tails.lock().get_mut(slot.index()) {
             t.armed = Some(mark);
         }
@@ -143,7 +157,7 @@ impl Bouncer {
     ///
     /// `EIO` if they are not within [`TAIL_WAIT`]; the buffer then waits for them before its next
     /// use ([`Self::settle_tail`]).
-    pub(super) fn check_tail(&self, dev: &Device, buf: &BounceBuffer, slot: Slot) -> Result {
+    pub(super) fn check_tail(&self, dev: &Device<Bound>, buf: &BounceBuffer, slot: Slot) -> Result {
         let armed = self
             .tails
             .lock()
@@ -153,11 +167,11 @@ impl Bouncer {
             return Ok(());
         };
         self.tail_counts.checked.add(1, Relaxed);
-        if buf.tail_landed(mark.len, mark.seq)? {
+        if buf.tail_landed(dev, mark.len, mark.seq)? {
             return Ok(());
         }
         self.tail_counts.waited.add(1, Relaxed);
-        wait_landed(buf, mark, TAIL_WAIT).map_err(|_| {
+        wait_landed(dev, buf, mark, TAIL_WAIT).map_err(|_| {
             self.tail_counts.late.add(1, Relaxed);
             dev_err!(
                 dev,

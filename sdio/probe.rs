@@ -26,6 +26,7 @@ use kernel::{
 
 use crate::kernel_ext::irq::managed;
 use crate::kernel_ext::out_of_tree::FixedIoRequest as _;
+use crate::kernel_ext::platform::of_child;
 use crate::mmc::{
     Cap,
     HostConfig,
@@ -126,13 +127,13 @@ fn new_sdio(pdev: &platform::Device<Bound>, params: &Params) -> Result<Arc<Sdio>
 /// slot's node.
 fn new_host<'a>(
     dev: &'a Device<Bound>,
-    slot_dev: &Device,
+    slot_dev: &of_child::Child<'a>,
     port: usize,
     sdio: &Arc<Sdio>,
     params: &Params,
 ) -> Result<UnregisteredHost<'a, SdioHost>> {
-    let data = SdioHost::new(sdio.clone(), port, slot_dev);
-    let mut host = UnregisteredHost::new_for_child(dev, slot_dev.into(), data)
+    let data = SdioHost::new(sdio.clone(), port, slot_dev.device());
+    let mut host = UnregisteredHost::new_for_child(slot_dev, data)
         .map_err(|e| probe_err(dev, "failed to allocate the MMC host", e))?;
     host.regulator_get_supply()
         .map_err(|e| probe_err(dev, "failed to get the vmmc/vqmmc supplies", e))?;
@@ -178,7 +179,7 @@ fn probe_sdio(pdev: &platform::Device<Bound>) -> Result {
     for slot in &slots {
         let slot_dev = slot.create(dev)?;
         hosts.push(
-            new_host(dev, slot_dev, slot.id, &sdio, &params)?,
+            new_host(dev, &slot_dev, slot.id, &sdio, &params)?,
             GFP_KERNEL,
         )?;
     }

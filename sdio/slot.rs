@@ -64,7 +64,7 @@ impl Slot {
     }
 
     /// Creates the slot's device, destroyed when `dev` is unbound.
-    pub(crate) fn create<'a>(&self, dev: &'a Device<Bound>) -> Result<&'a Device> {
+    pub(crate) fn create<'a>(&self, dev: &'a Device<Bound>) -> Result<of_child::Child<'a>> {
         of_child::create(dev, &self.node).inspect_err(|_| {
             dev_err!(
                 dev,

@@ -17,6 +17,7 @@
 //! `pm_runtime_disable()`.
 
 use core::{
+    any::TypeId,
     ffi::c_void,
     marker::PhantomData,
     ptr::NonNull, //
@@ -147,6 +148,35 @@ impl<T: Driver> Adapter<T> {
     }
 }
 
+/// The devres data of [`Runtime::enable`]: the state of type `P` and the key of that type.
+///
+/// The callbacks of a driver whose state is of type `P` look for the node of `P`: devres finds a
+/// node by the address of its release function, which two monomorphisations of
+/// [`Runtime::release`] may share (identical code folding merges functions whose machine code is
+/// the same), so the node also holds `P`'s [`TypeId`], which the search compares
+/// ([`same_key`]). `repr(C)`: the key is at the start of every node, whatever `P`.
+#[repr(C)]
+struct Node<P> {
+    key: TypeId,
+    pm: Arc<P>,
+}
+
+/// Returns whether the devres node `res` holds the key `data` points to.
+///
+/// # Safety
+///
+/// Only `devres_find()` calls this, from [`Runtime::find`], with `res` a [`Node`] (the data of a
+/// node whose release function is a [`Runtime::release`]) and `data` a valid [`TypeId`].
+unsafe extern "C" fn same_key(
+    _dev: *mut bindings::device,
+    res: *mut c_void,
+    data: *mut c_void,
+) -> c_int {
+    // SAFETY: `res` is a `Node` of some type, whose first field is its key (`repr(C)`), and
+    // `data` a valid key (safety requirements); both are only read.
+    c_int::from(unsafe { *res.cast::<TypeId>() == *data.cast::<TypeId>() })
+}
+
 /// Runtime PM of a bound device with the state `P`, enabled by [`Runtime::enable`] until the
 /// device is unbound.
 pub struct Runtime<P: PmOps>(PhantomData<P>);
@@ -162,20 +192,7 @@ impl<P: PmOps> Runtime<P> {
     /// devres holds from before this call is released after that, with the device active.
     pub fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
         let raw = dev.as_raw();
-        // SAFETY: `release` takes a `*mut Arc<P>` node of this size; a NUL-terminated name.
-        let node = unsafe {
-            bindings::__devres_alloc_node(
-                Some(Self::release),
-                size_of::<Arc<P>>(),
-                bindings::GFP_KERNEL,
-                bindings::NUMA_NO_NODE,
-                c"kernel::pm::Runtime".as_char_ptr(),
-            )
-        };
-        let node = NonNull::new(node.cast::<Arc<P>>()).ok_or(ENOMEM)?;
-        // SAFETY: `node` is a fresh allocation of an `Arc<P>`'s size, aligned for any type up to
-        // `ARCH_DMA_MINALIGN` (devres data are), which an `Arc` is.
-        unsafe { node.as_ptr().write(pm) };
+        let node = Self::new_node(pm, Some(Self::release))?;
         // SAFETY: `raw` is the valid, bound device; runtime PM is not enabled for it (only this
         // function enables it, once per binding: its devres disables it again), so setting its
         // status cannot fail on a parent's state that changes.
@@ -184,13 +201,42 @@ impl<P: PmOps> Runtime<P> {
             bindings::pm_runtime_set_autosuspend_delay(raw, autosuspend_ms);
             bindings::__pm_runtime_use_autosuspend(raw, true);
         }
-        // SAFETY: `node` holds an initialised `Arc<P>` and is handed to the devres of the bound
-        // device, which calls `release` once when the device is unbound (or its probe fails).
+        // SAFETY: `node` is a node of `release` holding an initialised `Node<P>`, handed to the
+        // devres of the bound device, which calls `release` once when the device is unbound (or
+        // its probe fails).
         unsafe { bindings::devres_add(raw, node.as_ptr().cast()) };
         // SAFETY: `raw` is valid; the callbacks find `node` from now until `release` disables
         // runtime PM again.
         unsafe { bindings::pm_runtime_enable(raw) };
         Ok(())
+    }
+
+    /// Allocates the devres node of `pm`, released by `release`, not added to a device yet.
+    ///
+    /// `release` is [`Self::release`] but in a test, which gives another type's to play
+    /// identical code folding.
+    fn new_node(pm: Arc<P>, release: bindings::dr_release_t) -> Result<NonNull<Node<P>>> {
+        // SAFETY: `release` takes a `*mut Node<P>` node of this size (or is never called, in a
+        // test); a NUL-terminated name.
+        let node = unsafe {
+            bindings::__devres_alloc_node(
+                release,
+                size_of::<Node<P>>(),
+                bindings::GFP_KERNEL,
+                bindings::NUMA_NO_NODE,
+                c"kernel::pm::Runtime".as_char_ptr(),
+            )
+        };
+        let node = NonNull::new(node.cast::<Node<P>>()).ok_or(ENOMEM)?;
+        // SAFETY: `node` is a fresh allocation of a `Node<P>`'s size, aligned for any type up to
+        // `ARCH_DMA_MINALIGN` (devres data are), which a `TypeId` and an `Arc` are.
+        unsafe {
+            node.as_ptr().write(Node {
+                key: TypeId::of::<P>(),
+                pm,
+            })
+        };
+        Ok(node)
     }
 
     /// Returns the state of `dev`, if its devres holds one for `P`.
@@ -201,15 +247,27 @@ impl<P: PmOps> Runtime<P> {
     /// of `pm_runtime_force_suspend()`/`pm_runtime_force_resume()` included, which run with the
     /// device locked, so never during an unbind).
     unsafe fn find<'a>(dev: *mut bindings::device) -> Option<&'a P> {
-        // SAFETY: `dev` is valid; NULL match arguments match any node of `release`.
-        let node =
-            unsafe { bindings::devres_find(dev, Some(Self::release), None, core::ptr::null_mut()) };
-        let node = NonNull::new(node.cast::<Arc<P>>())?;
-        // SAFETY: A node of `release` holds an `Arc<P>` (`enable`). It is dropped by `release`
-        // only after `__pm_runtime_disable()` has waited for the runtime PM callback running, the
-        // caller's, to return; a system sleep callback runs with the device locked, which an
-        // unbind (the only caller of `release`) holds throughout.
-        Some(unsafe { &**node.as_ptr() })
+        let mut key = TypeId::of::<P>();
+        // SAFETY: `dev` is valid; `same_key` reads the key at the start of a node of a
+        // `release` of this type, every such node being a `Node` (below), and `key` lives
+        // during the call.
+        let node = unsafe {
+            bindings::devres_find(
+                dev,
+                Some(Self::release),
+                Some(same_key),
+                (&raw mut key).cast(),
+            )
+        };
+        let node = NonNull::new(node.cast::<Node<P>>())?;
+        // SAFETY: The node was made by `enable` of the type whose `TypeId` it holds (`same_key`),
+        // `P`: it holds a `Node<P>`. A node found by the address of `release` is a `Node` of some
+        // type even if two monomorphisations of `release` share one address (identical code
+        // folding), so its key may be read. It is dropped by `release` only after
+        // `__pm_runtime_disable()` has waited for the runtime PM callback running, the caller's,
+        // to return; a system sleep callback runs with the device locked, which an unbind (the
+        // only caller of `release`) holds throughout.
+        Some(unsafe { &*(*node.as_ptr()).pm })
     }
 
     /// Disables runtime PM of `dev` and drops the state `node`, with the device resumed.
@@ -221,8 +279,9 @@ impl<P: PmOps> Runtime<P> {
         // SAFETY: `dev` is valid during its devres release. Disabling waits for a callback in
         // progress to finish; none runs or starts afterwards.
         unsafe { bindings::__pm_runtime_disable(dev, true) };
-        // SAFETY: The node holds the `Arc<P>` written by `enable`, dropped below, after this.
-        let pm = unsafe { &*node.cast::<Arc<P>>() };
+        // SAFETY: The node holds the `Node<P>` written by `enable`, dropped below, after this.
+        // A folded `release` of another type does the same as this one to that type's node.
+        let pm = unsafe { &*(*node.cast::<Node<P>>()).pm };
         // SAFETY: Runtime PM is disabled, so the status is stable and may be set.
         unsafe {
             if (*dev).power.runtime_status == bindings::rpm_status_RPM_SUSPENDED
@@ -234,7 +293,7 @@ impl<P: PmOps> Runtime<P> {
         }
         // SAFETY: No callback runs or will run (runtime PM is disabled, system sleep callbacks
         // are excluded by the unbind holding the device lock); devres frees the node after this.
-        unsafe { core::ptr::drop_in_place(node.cast::<Arc<P>>()) };
+        unsafe { core::ptr::drop_in_place(node.cast::<Node<P>>()) };
     }
 }
 
@@ -281,3 +340,6 @@ impl Drop for Active {
         };
     }
 }
+
+#[cfg(CONFIG_KUNIT)]
+mod tests;

@@ -6,7 +6,9 @@
 # pages' rust/kernel/dma/noncoherent/dirty/tests.rs, and their CPU views in
 # rust/kernel/dma/cpu_copy.rs), of the workqueue extension
 # (rust/kernel/workqueue/rearm.rs: arming and cancelling delayed work; timer.rs: the timer with
-# a queue of its own that the driver's watchdog is) and of the driver's
+# a queue of its own that the driver's watchdog is), of runtime PM (rust/kernel/pm/tests.rs: each
+# state type finds its own devres node, also when two types' release functions are one) and of
+# the driver's
 # pure logic (logic/tests.rs, and the bounce buffer's bounce/policy/tests.rs and
 # bounce/slots/tests.rs; the four pure suites are also the host's cargo tests) run in the guest
 # when the
@@ -23,7 +25,8 @@ for s in rust_kernel_mmc_caps rust_kernel_mmc_ios meson_mx_sdhc_rs_bounce_policy
          meson_mx_sdhc_rs_bounce_slots rust_kernel_dma_noncoherent_dirty \
          rust_kernel_workqueue_rearm rust_kernel_workqueue_timer meson_mx_sdhc_rs_logic \
          rust_kernel_dma_cpu_copy \
-         meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request; do
+         meson_mx_sdhc_rs_debugfs_foreign_dir rust_kernel_mmc_request rust_kernel_pm \
+         rust_kernel_dma_noncoherent; do
   grep -qE "] +ok [0-9]+ $s\$" /tmp/kunit || fail "KUnit suite $s did not run or did not pass"
 done
 # rust_kernel_mmc_request drops a request without done(): the layer's one warning for it

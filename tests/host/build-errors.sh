@@ -23,7 +23,11 @@
 #                            E0599, no method `stop` on TimerRef), and a CPU write into cached
 #                            DMA pages but through NoncoherentPages::cpu_write()'s view (the
 #                            next mapping could skip the clean the write needs: E0277,
-#                            NoncoherentPages is no CpuBufferMut).
+#                            NoncoherentPages is no CpuBufferMut), a mapping of those pages
+#                            without the bound device (one could be made after the unbinding:
+#                            E0308, a &Device is no &Device<Bound>), and a host on a device
+#                            that is no of_child::Child (nothing would keep it registered while
+#                            the host is: E0308).
 # and a build that must succeed, so that the others fail for the borrow or the misuse alone:
 #   static-data-builds       both, with data that borrows a `static`, and the layer-misuse
 #                            file without its "// misuse" lines.
@@ -135,10 +139,11 @@ RS
 must_fail irq-handler-borrows "argument requires that \`local\` is borrowed for \`'static\`"
 # The layer-misuse file: what the layer allows, with one misuse per "// misuse" line.
 cat > "$T/misuse.rs" <<'RS'
-    use crate::kernel_ext::dma::{cpu_copy, noncoherent::NoncoherentPages};
+    use crate::kernel_ext::dma::{cpu_copy, noncoherent::{MapSync, NoncoherentPages}};
+    use crate::kernel_ext::platform::of_child::Child;
     use crate::kernel_ext::workqueue::timer::{TimerHandler, TimerRef};
-    use crate::mmc::{Host, HostOps, Ios, PostReqRequest, PreReqRequest, Request};
-    use kernel::{prelude::*, time::Delta};
+    use crate::mmc::{Host, HostOps, Ios, PostReqRequest, PreReqRequest, Request, UnregisteredHost};
+    use kernel::{device::{Bound, Device}, dma::DataDirection, prelude::*, time::Delta};
 
     struct Misuse;
 
@@ -169,13 +174,27 @@ cat > "$T/misuse.rs" <<'RS'
         cpu_copy::write_buffer_word(pages, 0, 1)?; // misuse
         Ok(())
     }
+
+    fn map(pages: &NoncoherentPages, bound: &Device<Bound>, _dev: &Device) -> Result {
+        pages.unmap(pages.map(bound, 0, 4, DataDirection::ToDevice, MapSync::Always)?)?;
+        pages.unmap(pages.map(_dev, 0, 4, DataDirection::ToDevice, MapSync::Always)?)?; // misuse
+        Ok(())
+    }
+
+    fn slot_host(child: &Child<'_>, _dev: &Device) -> Result {
+        let _host = UnregisteredHost::<Misuse>::new_for_child(child, Ok::<_, Error>(Misuse))?;
+        let _host = UnregisteredHost::<Misuse>::new_for_child(_dev, Ok::<_, Error>(Misuse))?; // misuse
+        Ok(())
+    }
 RS
-[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 3 ] ||
+[ "$(grep -c '// misuse$' "$T/misuse.rs")" = 5 ] ||
     { echo "  FAILED: the layer-misuse file has not one misuse per case"; exit 1; }
 add_to_probe layer-misuse < "$T/misuse.rs"
 must_fail layer-misuse "no method named \`pre_map\` found for reference \`&PostReqRequest\`" \
     "no method named \`stop\` found for reference \`&[a-z:]*TimerRef<" \
-    "[a-z_:]*NoncoherentPages: [a-z_:]*CpuBufferMut\` is not satisfied\|CpuBufferMut\` is not implemented for \`[a-z_:]*NoncoherentPages\`"
+    "[a-z_:]*NoncoherentPages: [a-z_:]*CpuBufferMut\` is not satisfied\|CpuBufferMut\` is not implemented for \`[a-z_:]*NoncoherentPages\`" \
+    "expected \`&[A-Za-z_:]*Device<[A-Za-z_:]*Bound>\`, found \`&[A-Za-z_:]*Device\`" \
+    "expected \`&[A-Za-z_:]*Child<'_>\`, found \`&[A-Za-z_:]*Device\`"
 
 add_to_probe static-data-builds <<'RS'
     use crate::kernel_ext::irq::managed;

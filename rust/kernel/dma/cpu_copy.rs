@@ -247,7 +247,7 @@ mod tests {
         // While it lives, no other view and no mapping (refused before the DMA API is called).
         assert!(pages.cpu_read().is_err());
         assert!(pages.cpu_write(0, 4).is_err());
-        let mapped = pages.map(0, 8, DataDirection::ToDevice, MapSync::Always);
+        let mapped = pages.map(dev, 0, 8, DataDirection::ToDevice, MapSync::Always);
         assert!(matches!(mapped, Err(e) if e == EBUSY));
         drop(write);
         let read = pages.cpu_read()?;

@@ -14,6 +14,14 @@
 //! maybe dirty before it is written, [`CpuReadView`] ([`NoncoherentPages::cpu_read`]) reads
 //! what the last unmapping handed back (its invalidate done). No mapping is made while a view
 //! lives.
+//!
+//! As with 7.3's [`Coherent`](kernel::dma::Coherent), the memory is the CPU's to keep after the
+//! device is unbound, and the pages hold a reference to the device. Unlike there, what the device
+//! holds of them, a mapping, is a device resource that does not outlive the binding: a mapping is
+//! made only with the bound device at hand ([`NoncoherentPages::map`]), and the pages' side of the
+//! DMA API is a [`Devres`] object, which undoes a mapping still there when the device is unbound
+//! (before the driver core tears the device's DMA configuration down). Nothing calls the DMA API
+//! for the device after that; dropping the pages then only frees them.
 
 pub mod dirty;
 
@@ -28,6 +36,7 @@ use kernel::{
         Bound,
         Device, //
     },
+    devres::Devres,
     dma::{
         DataDirection,
         DmaAddress, //
@@ -43,7 +52,8 @@ use kernel::{
             Atomic,
             Full,
             Relaxed, //
-        }, //
+        },
+        Arc, //
     }, //
 };
 
@@ -114,8 +124,8 @@ pub enum MapSync {
 
 /// The range a mapping of the pages covers.
 ///
-/// The pages keep it, so that a mapping whose [`Mapping`] was leaked is still unmapped before
-/// the pages are freed.
+/// The pages keep it, so that a mapping whose [`Mapping`] was leaked is still unmapped when the
+/// pages are dropped or the device is unbound.
 #[derive(Clone, Copy)]
 struct MapState {
     addr: DmaAddress,
@@ -128,7 +138,7 @@ struct MapState {
 /// A mapping of (a range of) [`NoncoherentPages`] for one transfer, from [`NoncoherentPages::map`].
 ///
 /// [`NoncoherentPages::unmap`] takes it back. If it is leaked the pages stay mapped until they
-/// are dropped, which unmaps them first.
+/// are dropped or the device is unbound, whichever comes first, which unmaps them.
 #[must_use = "the pages stay mapped until unmapped or dropped"]
 pub struct Mapping {
     /// The mapping's id, [`NEXT_ID`] when it was made, never 0.
@@ -186,11 +196,20 @@ pub struct SyncCounts {
 ///
 /// The pages are freed (`__free_pages()`) when dropped.
 ///
-/// The pages hold a reference to the device, as [`Coherent`](kernel::dma::Coherent) does. At
-/// most one range is mapped at a time ([`Self::map`]); while it is, the device owns it and the
-/// CPU cannot have a view of it. The CPU reaches the memory only through one view at a time,
-/// taken while nothing is mapped: [`Self::cpu_write`] for writes, which notes the range as
-/// maybe dirty first, and [`Self::cpu_read`] for reads.
+/// At most one range is mapped at a time ([`Self::map`], which takes the bound device); while it
+/// is, the device owns it and the CPU cannot have a view of it. The CPU reaches the memory only
+/// through one view at a time, taken while nothing is mapped: [`Self::cpu_write`] for writes,
+/// which notes the range as maybe dirty first, and [`Self::cpu_read`] for reads. A mapping still
+/// there when the pages are dropped, or when the device is unbound, is undone then; after the
+/// unbinding the pages are the CPU's alone (as the memory of a [`Coherent`](kernel::dma::Coherent)
+/// is), and cannot be mapped again.
+pub struct NoncoherentPages {
+    /// The device's side: dropped first, which undoes a mapping still there.
+    dma: Devres<DmaSide>,
+    pages: Arc<Pages>,
+}
+
+/// The pages, their state and what is known of their cache lines.
 ///
 /// # Invariants
 ///
@@ -201,12 +220,14 @@ pub struct SyncCounts {
 ///   bytes while this object lives.
 /// - `mapped` is 0 while nothing is mapped, `MAPPING` while a mapping is being made,
 ///   `CPU_VIEW` while a [`CpuWriteView`] or [`CpuReadView`] of the pages lives, and the id of
-///   the [`Mapping`] while a range of the pages is mapped for `dev`; `map_state` holds that
-///   mapping then. Only the caller that changed `mapped` from 0 to `MAPPING`
-///   writes `map_state`, before it hands out the [`Mapping`]; only the holder of that
-///   [`Mapping`] (one exists: it is not `Clone`) or the destructor clears it and `mapped`.
-pub struct NoncoherentPages {
-    dev: ARef<Device>,
+///   the [`Mapping`] while a range of the pages is mapped for the device; `map_state` holds that
+///   mapping then. Only the caller that changed `mapped` from 0 to `MAPPING` (holding access to
+///   the [`DmaSide`]) writes `map_state`, before it hands out the [`Mapping`]; only the holder of
+///   that [`Mapping`] (one exists: it is not `Clone`), while it has access to the [`DmaSide`], or
+///   the [`DmaSide`]'s drop, which no such access overlaps, clears it and `mapped`.
+/// - Nothing is mapped when this object is dropped: the [`DmaSide`] holds a reference to it
+///   until its drop has undone a mapping.
+struct Pages {
     page: NonNull<bindings::page>,
     order: u32,
     cpu_addr: NonNull<u8>,
@@ -220,14 +241,103 @@ pub struct NoncoherentPages {
     invalidates_skipped: Atomic<usize>,
 }
 
-// SAFETY: The pages are plain memory owned by this object; the DMA API may be called on them from
-// any thread, and `ARef<Device>` is `Send`.
-unsafe impl Send for NoncoherentPages {}
+// SAFETY: The pages are plain memory owned by this object, which may be freed on any thread.
+unsafe impl Send for Pages {}
 
-// SAFETY: The `&self` methods map and unmap through the DMA API, which may be called
-// concurrently, update atomics, or read plain values; `map_state` is only accessed by the owner
-// of the mapping (see the type invariants).
-unsafe impl Sync for NoncoherentPages {}
+// SAFETY: Shared access updates atomics or reads plain values; `map_state` is only accessed as the
+// type invariants say, by one party at a time.
+unsafe impl Sync for Pages {}
+
+impl Drop for Pages {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants the pages were allocated with this order, are owned by
+        // this object, which goes now, and are not mapped.
+        unsafe { bindings::__free_pages(self.page.as_ptr(), self.order) };
+    }
+}
+
+/// The pages' side of the DMA API, [`Devres`]-managed: dropped when the pages are, or when the
+/// device is unbound, whichever comes first.
+///
+/// Dropping it undoes a mapping still there ([`Pages`]' `map_state`): every mapping is undone
+/// while the device is bound, with the device's DMA configuration still in place.
+///
+/// # Invariants
+///
+/// `dev` is the device the pages were allocated for.
+struct DmaSide {
+    dev: ARef<Device>,
+    pages: Arc<Pages>,
+}
+
+impl Drop for DmaSide {
+    fn drop(&mut self) {
+        let pages = &*self.pages;
+        let id = pages.mapped.load(kernel::sync::atomic::Acquire);
+        // Nothing is mapped, or a view (which does not need the device) lives: not `MAPPING`,
+        // which only a caller with access to this object sets, and none has it now.
+        if id == 0 || id == CPU_VIEW || id == MAPPING {
+            return;
+        }
+        // SAFETY: A mapping is there, and no one has access to this object, which goes: its
+        // drop is the one to clear `map_state` (type invariants of `Pages`).
+        let leaked = unsafe { (*pages.map_state.get()).take() };
+        if let Some(MapState { addr, len, dir, .. }) = leaked {
+            // SAFETY: The mapping was made for `dev` with these values (type invariants), and
+            // nobody else can unmap it now.
+            unsafe { bindings::dma_unmap_page_attrs(self.dev.as_raw(), addr, len, dir.into(), 0) };
+        }
+        // INVARIANT: Unmapped, `map_state` cleared; views may be taken.
+        pages.mapped.store(0, kernel::sync::atomic::Release);
+    }
+}
+
+// SAFETY: `ARef<Device>` and `Arc<Pages>` may be sent to and shared with any thread; the DMA API
+// may be called from any thread.
+unsafe impl Send for DmaSide {}
+
+// SAFETY: As for `Send`; shared access only maps and unmaps through the DMA API, which may be
+// called concurrently, under the rules of `Pages`.
+unsafe impl Sync for DmaSide {}
+
+impl Pages {
+    /// Takes the pages for the CPU (`mapped` from 0 to `CPU_VIEW`) for a view.
+    ///
+    /// Returns `EBUSY` while a range is mapped or another view lives.
+    fn claim_for_cpu(&self) -> Result {
+        self.mapped
+            .cmpxchg(0, CPU_VIEW, Full)
+            .map(|_| ())
+            .map_err(|_| EBUSY)
+    }
+
+    fn dirty(&self) -> Dirty {
+        Dirty::from_bits(self.dirty.load(Relaxed))
+    }
+
+    fn update_dirty(&self, f: impl Fn(Dirty) -> Dirty) {
+        let mut old = self.dirty.load(Relaxed);
+        loop {
+            let new = f(Dirty::from_bits(old)).to_bits();
+            match self.dirty.cmpxchg(old, new, Full) {
+                Ok(_) => return,
+                Err(cur) => old = cur,
+            }
+        }
+    }
+
+    /// Checks that `len` bytes at `offset` lie inside the buffer and returns them as `u32`.
+    fn range(&self, offset: usize, len: usize) -> Result<(u32, u32)> {
+        match offset.checked_add(len) {
+            // `size` fits in `u32` (type invariants), so do `offset` and `len`.
+            Some(end) if end <= self.size => Ok((
+                u32::try_from(offset).map_err(|_| EINVAL)?,
+                u32::try_from(len).map_err(|_| EINVAL)?,
+            )),
+            _ => Err(EINVAL),
+        }
+    }
+}
 
 impl NoncoherentPages {
     /// Allocates `size` bytes of pages for `dev`, for transfers in `dir`.
@@ -259,10 +369,9 @@ impl NoncoherentPages {
             unsafe { bindings::__free_pages(page.as_ptr(), order) };
             return Err(ENOMEM);
         };
-        // INVARIANT: Allocated above, low memory, `PAGE_SIZE << order >= size`, owned now;
-        // `cpu_addr` is its address; nothing is mapped.
-        Ok(Self {
-            dev: dev.into(),
+        // INVARIANT: Allocated above, low memory, `PAGE_SIZE << order >= size`, owned now (freed
+        // by its drop if what follows fails); `cpu_addr` is its address; nothing is mapped.
+        let pages = Pages {
             page,
             order,
             cpu_addr,
@@ -273,67 +382,49 @@ impl NoncoherentPages {
             dirty: Atomic::new(Dirty::all(size32).to_bits()),
             invalidates_done: Atomic::new(0),
             invalidates_skipped: Atomic::new(0),
+        };
+        let pages = Arc::new(pages, gfp_flags)?;
+        // INVARIANT: The pages are for `dev`.
+        let side = DmaSide {
+            dev: dev.into(),
+            pages: pages.clone(),
+        };
+        Ok(Self {
+            dma: Devres::new(dev, side)?,
+            pages,
         })
     }
 
-    /// Returns the device the pages are for.
-    fn dev(&self) -> &Device {
-        &self.dev
+    /// Returns access to the device's side of the pages, for mapping them on `dev`.
+    ///
+    /// Returns `EINVAL` if `dev` is not the device the pages are for, `ENODEV` if it was unbound
+    /// since they were allocated (the pages outlived its binding).
+    fn dma_side(
+        &self,
+        dev: &Device<Bound>,
+    ) -> Result<kernel::revocable::RevocableGuard<'_, DmaSide>> {
+        if self.dma.device().as_raw() != dev.as_raw() {
+            return Err(EINVAL);
+        }
+        self.dma.try_access().ok_or(ENODEV)
     }
 
     /// Returns the size in bytes.
     #[inline]
     pub fn size(&self) -> usize {
-        self.size
-    }
-
-    /// Takes the pages for the CPU (`mapped` from 0 to `CPU_VIEW`) for a view.
-    ///
-    /// Returns `EBUSY` while a range is mapped or another view lives.
-    fn claim_for_cpu(&self) -> Result {
-        self.mapped
-            .cmpxchg(0, CPU_VIEW, Full)
-            .map(|_| ())
-            .map_err(|_| EBUSY)
+        self.pages.size
     }
 
     /// Returns whether no byte of the pages can be in a dirty cache line.
     pub fn is_clean(&self) -> bool {
-        self.dirty().is_clean()
+        self.pages.dirty().is_clean()
     }
 
     /// Returns the counts of mappings from the device that invalidated or skipped.
     pub fn counts(&self) -> SyncCounts {
         SyncCounts {
-            invalidates_done: self.invalidates_done.load(Relaxed),
-            invalidates_skipped: self.invalidates_skipped.load(Relaxed),
-        }
-    }
-
-    fn dirty(&self) -> Dirty {
-        Dirty::from_bits(self.dirty.load(Relaxed))
-    }
-
-    fn update_dirty(&self, f: impl Fn(Dirty) -> Dirty) {
-        let mut old = self.dirty.load(Relaxed);
-        loop {
-            let new = f(Dirty::from_bits(old)).to_bits();
-            match self.dirty.cmpxchg(old, new, Full) {
-                Ok(_) => return,
-                Err(cur) => old = cur,
-            }
-        }
-    }
-
-    /// Checks that `len` bytes at `offset` lie inside the buffer and returns them as `u32`.
-    fn range(&self, offset: usize, len: usize) -> Result<(u32, u32)> {
-        match offset.checked_add(len) {
-            // `size` fits in `u32` (type invariants), so do `offset` and `len`.
-            Some(end) if end <= self.size => Ok((
-                u32::try_from(offset).map_err(|_| EINVAL)?,
-                u32::try_from(len).map_err(|_| EINVAL)?,
-            )),
-            _ => Err(EINVAL),
+            invalidates_done: self.pages.invalidates_done.load(Relaxed),
+            invalidates_skipped: self.pages.invalidates_skipped.load(Relaxed),
         }
     }
 
@@ -343,12 +434,12 @@ impl NoncoherentPages {
     /// mapping or unmapping cleans or invalidates them. Returns `EINVAL` if the range is not
     /// inside the buffer, `EBUSY` while a range is mapped or another view lives.
     pub fn cpu_write(&self, offset: usize, len: usize) -> Result<CpuWriteView<'_>> {
-        let (off32, len32) = self.range(offset, len)?;
-        self.claim_for_cpu()?;
-        self.update_dirty(|d| d.cpu_write(off32, len32));
+        let (off32, len32) = self.pages.range(offset, len)?;
+        self.pages.claim_for_cpu()?;
+        self.pages.update_dirty(|d| d.cpu_write(off32, len32));
         // INVARIANT: Claimed for the CPU above, inside the buffer (checked), noted as written.
         Ok(CpuWriteView {
-            pages: self,
+            pages: &self.pages,
             offset,
             len,
         })
@@ -360,48 +451,53 @@ impl NoncoherentPages {
     /// invalidated the CPU caches over its range, so the view reads what the device wrote.
     /// Returns `EBUSY` while a range is mapped or another view lives.
     pub fn cpu_read(&self) -> Result<CpuReadView<'_>> {
-        self.claim_for_cpu()?;
+        self.pages.claim_for_cpu()?;
         // INVARIANT: Claimed for the CPU above.
-        Ok(CpuReadView { pages: self })
+        Ok(CpuReadView { pages: &self.pages })
     }
 
-    /// Maps `len` bytes at `offset` for one transfer in `dir` (`dma_map_page_attrs()`).
+    /// Maps `len` bytes at `offset` for one transfer in `dir` on `dev` (`dma_map_page_attrs()`).
     ///
-    /// The mapping cleans the CPU caches over them (to the device, both ways) or invalidates them
-    /// (from the device); with [`MapSync::SkipIfClean`] that is skipped when no byte of the pages
-    /// can be in a dirty cache line (`DMA_ATTR_SKIP_CPU_SYNC`). The device owns the range until
-    /// [`Self::unmap`].
+    /// `dev` is the device the pages were allocated for, bound: a mapping is made only while it
+    /// is, and is undone at the latest when it is unbound. The mapping cleans the CPU caches over
+    /// the bytes (to the device, both ways) or invalidates them (from the device); with
+    /// [`MapSync::SkipIfClean`] that is skipped when no byte of the pages can be in a dirty cache
+    /// line (`DMA_ATTR_SKIP_CPU_SYNC`). The device owns the range until [`Self::unmap`].
     ///
-    /// Returns `EINVAL` if the range is not inside the buffer, empty, or `dir` is not allowed
-    /// by the allocation's direction; `EBUSY` if a range is mapped already or the CPU has a view
-    /// of the pages; `ENOMEM` if the mapping fails.
+    /// Returns `EINVAL` if `dev` is another device, the range is not inside the buffer, empty,
+    /// or `dir` is not allowed by the allocation's direction; `ENODEV` if the device was unbound
+    /// since the allocation; `EBUSY` if a range is mapped already or the CPU has a view of the
+    /// pages; `ENOMEM` if the mapping fails.
     pub fn map(
         &self,
+        dev: &Device<Bound>,
         offset: usize,
         len: usize,
         dir: DataDirection,
         sync: MapSync,
     ) -> Result<Mapping> {
-        let (off32, len32) = self.range(offset, len)?;
-        if len == 0 || !dir_allowed(self.dir, dir) {
+        let pages = &*self.pages;
+        let (off32, len32) = pages.range(offset, len)?;
+        if len == 0 || !dir_allowed(pages.dir, dir) {
             return Err(EINVAL);
         }
-        if self.mapped.cmpxchg(0, MAPPING, Full).is_err() {
+        // Held until the mapping is handed out: the device is not unbound meanwhile.
+        let _side = self.dma_side(dev)?;
+        if pages.mapped.cmpxchg(0, MAPPING, Full).is_err() {
             return Err(EBUSY);
         }
         let (to_device, from_device) = dir_sides(dir);
-        let skip = sync == MapSync::SkipIfClean && self.dirty().may_skip_sync();
+        let skip = sync == MapSync::SkipIfClean && pages.dirty().may_skip_sync();
         let attrs = if skip { SKIP_CPU_SYNC } else { 0 };
         // The pages start at a page boundary: `offset` may be larger than a page.
         let page_offset = offset % kernel::page::PAGE_SIZE;
-        let dev = self.dev();
         // SAFETY: By the type invariants `page` owns at least `size` bytes of low memory;
         // `offset / PAGE_SIZE` pages on is inside them, and `len` bytes from `page_offset` in it
-        // are inside the buffer (checked above). `dev` is a valid device.
+        // are inside the buffer (checked above). `dev` is a valid, bound device.
         let addr = unsafe {
             bindings::dma_map_page_attrs(
                 dev.as_raw(),
-                self.page.as_ptr().add(offset / kernel::page::PAGE_SIZE),
+                pages.page.as_ptr().add(offset / kernel::page::PAGE_SIZE),
                 page_offset,
                 len,
                 dir.into(),
@@ -409,7 +505,7 @@ impl NoncoherentPages {
             )
         };
         if mapping_error(dev, addr) {
-            self.mapped.store(0, kernel::sync::atomic::Release);
+            pages.mapped.store(0, kernel::sync::atomic::Release);
             return Err(ENOMEM);
         }
         let state = MapState {
@@ -420,25 +516,25 @@ impl NoncoherentPages {
         };
         // SAFETY: This caller changed `mapped` from 0 to `MAPPING` above: it is the only one to
         // access `map_state` until it hands out the mapping (type invariants).
-        unsafe { *self.map_state.get() = Some(state) };
+        unsafe { *pages.map_state.get() = Some(state) };
         if !skip && dirty::leaves_clean(to_device, from_device, true) {
-            self.update_dirty(|d| d.maintained(off32, len32));
+            pages.update_dirty(|d| d.maintained(off32, len32));
         }
         if from_device && !to_device {
             let count = if skip {
-                &self.invalidates_skipped
+                &pages.invalidates_skipped
             } else {
-                &self.invalidates_done
+                &pages.invalidates_done
             };
             count.add(1, Relaxed);
         }
         let id = NEXT_ID.fetch_add(1, Relaxed);
         // INVARIANT: `mapped` is the id of the mapping, `map_state` holds it.
-        self.mapped.store(id, kernel::sync::atomic::Release);
+        pages.mapped.store(id, kernel::sync::atomic::Release);
         Ok(Mapping { id, state })
     }
 
-    /// Returns what the DMA address of `mapping`, a mapping of these pages, reaches.
+    /// Returns what the DMA address of `mapping`, a mapping of these pages on `dev`, reaches.
     ///
     /// It reaches the pages themselves when the DMA API hands the device the memory it maps,
     /// other memory when it bounces the data through a buffer of its own (SWIOTLB:
@@ -450,14 +546,15 @@ impl NoncoherentPages {
     /// address (`memremap()`: the linear mapping, for low memory) is the mapped bytes'. Nothing
     /// is read or written.
     ///
-    /// Returns `EINVAL` if `mapping` is not a mapping of these pages.
-    pub fn map_target(&self, mapping: &Mapping) -> Result<MapTarget> {
-        if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
+    /// Returns `EINVAL` if `dev` is another device or `mapping` is not a mapping of these pages.
+    pub fn map_target(&self, dev: &Device<Bound>, mapping: &Mapping) -> Result<MapTarget> {
+        if self.dma.device().as_raw() != dev.as_raw()
+            || self.pages.mapped.load(kernel::sync::atomic::Acquire) != mapping.id
+        {
             return Err(EINVAL);
         }
-        let dev = self.dev();
-        // SAFETY: `dev` is a valid device. Its DMA ranges are set up before it is probed, and
-        // this only reads whether it has any.
+        // SAFETY: `dev` is a valid, bound device: its DMA ranges are set up before it is probed
+        // and stay until it is unbound, and this only reads whether it has any.
         let ranges = unsafe { (*dev.as_raw()).dma_range_map };
         if !ranges.is_null() {
             return Ok(MapTarget::Unknown);
@@ -490,6 +587,7 @@ impl NoncoherentPages {
         }
         // `offset` is inside the pages (it was checked when mapped).
         let own = self
+            .pages
             .cpu_addr
             .as_ptr()
             .wrapping_add(usize::try_from(mapping.state.offset).unwrap_or(usize::MAX));
@@ -506,12 +604,18 @@ impl NoncoherentPages {
     /// Unmaps `mapping` (`dma_unmap_page_attrs()`), handing the bytes back to the CPU.
     ///
     /// Unmapping invalidates the CPU caches over the range after a transfer from the device or
-    /// both ways.
+    /// both ways. It needs no bound device: a mapping is there only while the device is bound,
+    /// its unbinding undoes it.
     ///
-    /// Returns `EINVAL`, and leaves the pages mapped until they are dropped, if `mapping` is
-    /// not a mapping of these pages.
+    /// Returns `EINVAL`, and leaves the pages mapped until they are dropped or the device is
+    /// unbound, if `mapping` is not a mapping of these pages; `ENODEV` if the device was unbound
+    /// since the mapping was made, which undid it (a transfer from the device is invalidated
+    /// then).
     pub fn unmap(&self, mapping: Mapping) -> Result {
-        if self.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
+        // Held until the mapping is undone: the device's side is not dropped meanwhile.
+        let side = self.dma.try_access().ok_or(ENODEV)?;
+        let pages = &*self.pages;
+        if pages.mapped.load(kernel::sync::atomic::Acquire) != mapping.id {
             return Err(EINVAL);
         }
         let MapState {
@@ -520,21 +624,22 @@ impl NoncoherentPages {
             len,
             dir,
         } = mapping.state;
-        let dev = self.dev();
         // SAFETY: `mapping` is the mapping of these pages (its id is theirs, type invariants),
-        // made by `dma_map_page_attrs()` with these values, and consumed here.
-        unsafe { bindings::dma_unmap_page_attrs(dev.as_raw(), addr, len, dir.into(), 0) };
+        // made by `dma_map_page_attrs()` for the device (`side.dev`, type invariant of `DmaSide`)
+        // with these values, and consumed here; the device's side, which would undo it at unbind,
+        // is not dropped while `side` is held.
+        unsafe { bindings::dma_unmap_page_attrs(side.dev.as_raw(), addr, len, dir.into(), 0) };
         let (to_device, from_device) = dir_sides(dir);
         if dirty::leaves_clean(to_device, from_device, false) {
             // `len` fits in `u32`: it was checked against the size when mapped.
             let len32 = u32::try_from(len).unwrap_or(u32::MAX);
-            self.update_dirty(|d| d.maintained(offset, len32));
+            pages.update_dirty(|d| d.maintained(offset, len32));
         }
-        // SAFETY: The holder of the mapping accesses `map_state` (type invariants); it is
-        // consumed here.
-        unsafe { *self.map_state.get() = None };
+        // SAFETY: The holder of the mapping, with access to the device's side, accesses
+        // `map_state` (type invariants); it is consumed here.
+        unsafe { *pages.map_state.get() = None };
         // INVARIANT: Unmapped, `map_state` cleared.
-        self.mapped.store(0, kernel::sync::atomic::Release);
+        pages.mapped.store(0, kernel::sync::atomic::Release);
         Ok(())
     }
 }
@@ -550,7 +655,7 @@ impl NoncoherentPages {
 /// `pages.mapped` is `CPU_VIEW`, set for this view; `len` bytes at `offset` are inside the
 /// pages and noted as written ([`Dirty::cpu_write`]).
 pub struct CpuWriteView<'a> {
-    pages: &'a NoncoherentPages,
+    pages: &'a Pages,
     offset: usize,
     len: usize,
 }
@@ -586,7 +691,7 @@ impl Drop for CpuWriteView<'_> {
 ///
 /// `pages.mapped` is `CPU_VIEW`, set for this view.
 pub struct CpuReadView<'a> {
-    pages: &'a NoncoherentPages,
+    pages: &'a Pages,
 }
 
 impl CpuReadView<'_> {
@@ -612,20 +717,5 @@ impl Drop for CpuReadView<'_> {
     }
 }
 
-/// Frees the pages, unmapping a leaked mapping first.
-///
-/// The device must be done with the buffer before it is dropped.
-impl Drop for NoncoherentPages {
-    fn drop(&mut self) {
-        let leaked = self.map_state.get_mut().take();
-        let dev = self.dev();
-        if let Some(MapState { addr, len, dir, .. }) = leaked {
-            // SAFETY: A mapping was leaked: by the type invariants it was made with these
-            // values and nobody else can unmap it now (`&mut self`).
-            unsafe { bindings::dma_unmap_page_attrs(dev.as_raw(), addr, len, dir.into(), 0) };
-        }
-        // SAFETY: By the type invariants the pages were allocated with this order, are owned by
-        // this object, which goes now, and are not mapped any more.
-        unsafe { bindings::__free_pages(self.page.as_ptr(), self.order) };
-    }
-}
+#[cfg(CONFIG_KUNIT)]
+mod tests;

@@ -131,7 +131,18 @@ impl PreMap<'_> {
     /// Unmaps the list if [`Self::map`] mapped it, synchronizing it for the CPU (the invalidate
     /// after a read), and clears the cookie.
     ///
-    /// Returns whether it did. The device must be done with the list.
+    /// Returns whether it did. The device should be done with the list: for the data to be right
+    /// (a read's invalidate before its last bytes land is undone by them), not for soundness.
+    /// Whether a device still moves data is no condition of a safe function in the kernel crate,
+    /// which cannot know it: the drop of `scatterlist::SGTable<Owned<P>>` unmaps its table
+    /// (`Devres<DmaMappedSgt>`, also at unbind) and frees its pages whatever the device does, and
+    /// that of `dma::Coherent` frees its memory with only a note that the device must be halted;
+    /// a driver writes DMA addresses into its registers with safe `Io` writes, so nothing safe
+    /// could keep a device from any memory. What unmapping must guarantee is the CPU's side: the
+    /// list is valid, was mapped by [`Self::map`] for this device and direction, and is
+    /// unmapped once (the type invariants). A transfer still running when it is unmapped moves
+    /// bytes of a DMA buffer (the list's pages, which the request keeps until it completes, or
+    /// a SWIOTLB slot), never memory this API gives the CPU as anything but bytes.
     pub fn unmap(&self) -> bool {
         if !self.is_mapped() {
             return false;
@@ -140,7 +151,9 @@ impl PreMap<'_> {
         // SAFETY: By the type invariant the cookie is valid and nothing else accesses it.
         unsafe { self.cookie.as_ptr().write(0) };
         // SAFETY: The cookie said `map` mapped the list of one entry for `dir` on `dev` (type
-        // invariant) and nothing unmapped it since; the device is done with it.
+        // invariant) and nothing unmapped it since, so this is the one unmapping of that mapping,
+        // on a valid list. Whether the device is done with it is not the CPU's concern (see
+        // above): the list's memory stays valid, as the request keeps it.
         unsafe {
             bindings::dma_unmap_sg_attrs(self.dev.as_ptr(), self.sg.as_ptr(), 1, self.dir.into(), 0)
         };

@@ -35,6 +35,8 @@ use super::{
 };
 use crate::bindings;
 use crate::kernel_ext::out_of_tree::DeviceAsRaw as _;
+#[cfg(CONFIG_OF_ADDRESS)]
+use crate::kernel_ext::platform::of_child;
 
 /// The callbacks of an MMC host controller (`struct mmc_host_ops`).
 ///
@@ -151,14 +153,59 @@ pub struct HostConfig {
     pub caps: Caps,
 }
 
+/// The private area of a host of this layer: the bound device it belongs to, then the driver data.
+///
+/// `repr(C)`: the device is at the start whatever `T`, so that [`bound_device`] finds it from the
+/// host alone.
+#[repr(C)]
+struct Private<T> {
+    /// The bound device whose devres holds the host's registration ([`UnregisteredHost::new`]'s
+    /// `dev`).
+    bound: *mut bindings::device,
+    data: T,
+}
+
 /// Returns a pointer to the private area of `host`.
 ///
 /// # Safety
 ///
-/// `host` must be a valid host allocated with room for a `T` in its private area.
-unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
+/// `host` must be a valid host allocated with room for a `Private<T>` in its private area.
+unsafe fn private_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut Private<T> {
     // SAFETY: `private` is the trailing flexible array of a valid host (safety requirements).
-    unsafe { &raw mut (*host).private }.cast::<T>()
+    unsafe { &raw mut (*host).private }.cast::<Private<T>>()
+}
+
+/// Returns a pointer to the driver data in the private area of `host`.
+///
+/// # Safety
+///
+/// `host` must be a valid host allocated with room for a `Private<T>` in its private area.
+unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
+    // SAFETY: The private area holds a `Private<T>` (safety requirements).
+    unsafe { &raw mut (*private_ptr::<T>(host)).data }
+}
+
+/// Returns the bound device a host of this layer belongs to, whose devres holds its registration.
+///
+/// It is bound while the host is registered: the devres of the device removes the host (which
+/// waits for its callbacks and requests) before the device's unbinding goes past it, as the
+/// handler of an interrupt requested through devres is given the device bound.
+///
+/// # Safety
+///
+/// `host` must be a host allocated by [`UnregisteredHost`] and registered for `'a`: a callback of
+/// it runs, or a request of it is in flight, during `'a`.
+pub(super) unsafe fn bound_device<'a>(host: NonNull<bindings::mmc_host>) -> &'a Device<Bound> {
+    // SAFETY: The private area of a host of this layer starts with its bound device (`Private`,
+    // `repr(C)`), written before the host was added and never changed.
+    let dev = unsafe {
+        (&raw const (*host.as_ptr()).private)
+            .cast::<*mut bindings::device>()
+            .read()
+    };
+    // SAFETY: The device is valid and bound while the host is registered, during `'a` (safety
+    // requirements, and the devres of the device holds the registration).
+    unsafe { Device::<Bound>::from_raw(dev) }
 }
 
 /// An allocated host with its driver data initialised, not registered yet.
@@ -172,8 +219,8 @@ unsafe fn priv_ptr<T: HostOps>(host: *mut bindings::mmc_host) -> *mut T {
 /// # Invariants
 ///
 /// `host` was returned by `mmc_alloc_host()` with `child` as its parent, or `parent` when
-/// `child` is `None`, is owned by this object and not added; its private area holds an
-/// initialised, pinned `T`.
+/// `child` is `None`, is owned by this object and not added; its private area holds a
+/// `Private<T>` whose device is `parent` and whose `T` is initialised and pinned.
 pub struct UnregisteredHost<'a, T: HostOps> {
     pub(super) host: NonNull<bindings::mmc_host>,
     pub(super) parent: &'a Device<Bound>,
@@ -189,24 +236,26 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         Self::alloc(dev, None, data)
     }
 
-    /// Allocates a host whose parent is `child`, a device that belongs to `dev` (the slot of a
-    /// controller, `kernel::platform::of_child::create()`), with `data` in its private area.
+    /// Allocates a host whose parent is `child`'s device, a device that belongs to the bound
+    /// device `child.parent()` (the slot of a controller, `kernel::platform::of_child::create()`),
+    /// with `data` in its private area.
     ///
-    /// `child` is the host's device for the MMC core (`mmc_dev()`): its device tree node is the
-    /// one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets, and the
-    /// data of requests is mapped for its DMA. The host holds the reference `child` until it is
-    /// freed; as with [`Self::new`], its registration belongs to the devres of `dev`.
+    /// The child's device is the host's device for the MMC core (`mmc_dev()`): its device tree
+    /// node is the one [`Self::of_parse`] reads, its supplies [`Self::regulator_get_supply`] gets,
+    /// and the data of requests is mapped for its DMA. The host holds a reference of it until it
+    /// is freed; as with [`Self::new`], its registration belongs to the devres of the bound
+    /// device.
     ///
-    /// `child` must stay registered while `dev` is bound (`of_child::create()` destroys it when
-    /// `dev` is unbound, after the host is removed): where the layer requires a host's parent to
-    /// be bound (the DMA mappings of [`DmaRequest`](super::DmaRequest)), a child parent is
-    /// registered.
+    /// `child` proves that the child's device stays registered while the bound device is: the
+    /// bound device's devres destroys it when it is unbound, after removing the host, whose
+    /// registration it got later. Where the layer requires a host's parent to be there (the DMA
+    /// mappings of [`DmaRequest`](super::DmaRequest)), a child parent is registered.
+    #[cfg(CONFIG_OF_ADDRESS)]
     pub fn new_for_child(
-        dev: &'a Device<Bound>,
-        child: ARef<Device>,
+        child: &of_child::Child<'a>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        Self::alloc(dev, Some(child), data)
+        Self::alloc(child.parent(), Some(child.device().into()), data)
     }
 
     fn alloc(
@@ -214,7 +263,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         child: Option<ARef<Device>>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        let extra = c_int::try_from(size_of::<T>())?;
+        let extra = c_int::try_from(size_of::<Private<T>>())?;
         let parent = child.as_ref().map_or(dev.as_raw(), |c| c.as_raw());
         // SAFETY: `parent` is a valid device: `dev`, bound, or `child`, a reference of which is
         // held. `mmc_alloc_host()` stores it as the host's parent without taking a reference;
@@ -222,20 +271,26 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // reads the parent) on drop, within `'a`, before `child` is put.
         let raw = unsafe { bindings::mmc_alloc_host(extra, parent) };
         let host = NonNull::new(raw).ok_or(ENOMEM)?;
-        // SAFETY: `host` was allocated with `size_of::<T>()` bytes of private area.
-        let slot = unsafe { priv_ptr::<T>(host.as_ptr()) };
+        // SAFETY: `host` was allocated with `size_of::<Private<T>>()` bytes of private area.
+        let private = unsafe { private_ptr::<T>(host.as_ptr()) };
         // The private area is `____cacheline_aligned`; check rather than assume.
-        let aligned = slot.cast::<u8>().align_offset(align_of::<T>()) == 0;
-        // SAFETY: `slot` is valid for writes of a `T` and aligned when `aligned`; the host is not
-        // shared, so the data never moves before `Registration` (or `Self::drop`) drops it in
-        // place, before freeing the host.
-        let init = aligned.then(|| unsafe { pin_init::raw_try_init(slot, data) });
+        let aligned = private.cast::<u8>().align_offset(align_of::<Private<T>>()) == 0;
+        let init = aligned.then(|| {
+            // SAFETY: `private` is valid for writes of a `Private<T>` and aligned; the host is not
+            // shared, so the data never moves before `Registration` (or `Self::drop`) drops it in
+            // place, before freeing the host.
+            unsafe {
+                (&raw mut (*private).bound).write(dev.as_raw());
+                pin_init::raw_try_init(&raw mut (*private).data, data)
+            }
+        });
         if !matches!(init, Some(Ok(()))) {
             // SAFETY: The host was allocated above and never added; no `T` lives in it.
             unsafe { bindings::mmc_free_host(host.as_ptr()) };
             return Err(init.map_or(EINVAL, |r| r.err().unwrap_or(EINVAL)));
         }
-        // INVARIANT: Allocated with `child`, or else `dev`, as parent, initialised, not added.
+        // INVARIANT: Allocated with `child`, or else `dev`, as parent, initialised with `dev` as
+        // its bound device, not added.
         Ok(Self {
             host,
             parent: dev,

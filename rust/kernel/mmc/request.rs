@@ -16,6 +16,10 @@ use core::{
 };
 
 use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
     pr_warn_once,
     prelude::*,
     types::Opaque, //
@@ -31,8 +35,9 @@ use crate::bindings;
 ///
 /// # Invariants
 ///
-/// `mrq` was passed to the `request` callback of `host` and is not completed yet; it stays
-/// valid until `mmc_request_done()`.
+/// `mrq` was passed to the `request` callback of `host`, a host of this layer
+/// ([`UnregisteredHost`](super::UnregisteredHost)), and is not completed yet; it stays valid until
+/// `mmc_request_done()`.
 pub struct Request {
     host: NonNull<bindings::mmc_host>,
     mrq: NonNull<bindings::mmc_request>,
@@ -47,7 +52,8 @@ impl Request {
     ///
     /// # Safety
     ///
-    /// `mrq` must be a request the MMC core just passed to the `request` callback of `host`.
+    /// `mrq` must be a request the MMC core just passed to the `request` callback of `host`, a
+    /// host of this layer (whose private area starts with its bound device).
     pub(super) unsafe fn from_raw(
         host: NonNull<bindings::mmc_host>,
         mrq: NonNull<bindings::mmc_request>,
@@ -59,6 +65,16 @@ impl Request {
     /// Returns the host the request is in flight on.
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
+    }
+
+    /// Returns the bound device the request's host belongs to, whose devres holds the host's
+    /// registration.
+    ///
+    /// It is bound while the request is in flight: the host's removal waits for it.
+    pub fn bound_device(&self) -> &Device<Bound> {
+        // SAFETY: By the type invariant the request is in flight on `host`, a host of this layer,
+        // which stays registered until the request is completed, after `self`.
+        unsafe { super::host::bound_device(self.host) }
     }
 
     /// Completes the request (`mmc_request_done()`) with the errors set on it.
@@ -183,8 +199,8 @@ impl RequestView {
 ///
 /// # Invariants
 ///
-/// `mrq` is a valid request that is not in flight on the host whose `pre_req` or `post_req`
-/// callback is running (`host`, when it is kept): the controller is not using its data, so the
+/// `mrq` is a valid request that is not in flight on the host of this layer whose `pre_req` or
+/// `post_req` callback is running (`host`, when it is kept): the controller is not using its data, so the
 /// CPU may copy into or out of its scatterlist.
 pub struct IdleRequest {
     /// The host whose callback the request was passed to.
@@ -213,6 +229,15 @@ impl IdleRequest {
     /// Returns the host whose callback the request was passed to.
     pub(super) fn host_raw(&self) -> NonNull<bindings::mmc_host> {
         self.host
+    }
+
+    /// Returns the bound device the host belongs to, whose devres holds the host's registration.
+    ///
+    /// It is bound while the host's callback runs.
+    pub fn bound_device(&self) -> &Device<Bound> {
+        // SAFETY: The `pre_req` or `post_req` callback of `host`, a host of this layer, runs
+        // while `self` lives (type invariant), so the host is registered.
+        unsafe { super::host::bound_device(self.host) }
     }
 }
 
@@ -606,9 +631,16 @@ mod tests {
         let parent = faux::Registration::new(c_str!("rust-mmc-request-test"), None)?;
         let faux_dev: &faux::Device<Bound> = parent.as_ref();
         let dev: &Device<Bound> = faux_dev.as_ref();
+        let extra = c_int::try_from(size_of::<*mut bindings::device>())?;
         // SAFETY: `dev` is a valid, bound device, alive until the host is freed below.
         let host =
-            NonNull::new(unsafe { bindings::mmc_alloc_host(0, dev.as_raw()) }).ok_or(ENOMEM)?;
+            NonNull::new(unsafe { bindings::mmc_alloc_host(extra, dev.as_raw()) }).ok_or(ENOMEM)?;
+        // SAFETY: The private area has room for the device a host of this layer starts it with.
+        unsafe {
+            (&raw mut (*host.as_ptr()).private)
+                .cast::<*mut bindings::device>()
+                .write(dev.as_raw())
+        };
         let mut cmd: KBox<bindings::mmc_command> = KBox::new(Default::default(), GFP_KERNEL)?;
         cmd.error = preset;
         let mut mrq: KBox<bindings::mmc_request> = KBox::new(Default::default(), GFP_KERNEL)?;

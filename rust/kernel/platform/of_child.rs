@@ -12,7 +12,10 @@
 //!
 //! [`create`] does both: the child's device lives until the parent is unbound (the parent's
 //! devres destroys it). No driver binds to it; it is a device for the controller's driver to
-//! hang things on.
+//! hang things on. What [`create`] returns, a [`Child`], is the proof of that: what takes one
+//! (`kernel::mmc::UnregisteredHost::new_for_child`) may rely on the device staying registered
+//! while the parent is bound, and on its own devres actions on the parent, added later, being
+//! released first.
 
 use core::ptr::NonNull;
 
@@ -54,6 +57,37 @@ impl Drop for ChildDevice {
     }
 }
 
+/// The platform device of a child node [`create`] made, borrowed for as long as its parent is.
+///
+/// # Invariants
+///
+/// `dev` is the device of a platform device [`create`] made under `parent`, registered; the
+/// devres of `parent` destroys it when `parent` is unbound, not before, so it stays registered
+/// during `'a`, and every devres action added to `parent` after it is released before it.
+#[derive(Clone, Copy)]
+pub struct Child<'a> {
+    parent: &'a Device<Bound>,
+    dev: &'a Device,
+}
+
+impl<'a> Child<'a> {
+    /// Returns the bound device the child belongs to.
+    pub fn parent(&self) -> &'a Device<Bound> {
+        self.parent
+    }
+
+    /// Returns the child's device.
+    pub fn device(&self) -> &'a Device {
+        self.dev
+    }
+}
+
+impl AsRef<Device> for Child<'_> {
+    fn as_ref(&self) -> &Device {
+        self.dev
+    }
+}
+
 /// Creates the platform device of `node`, a child node of the device tree node of `parent`, and
 /// returns it.
 ///
@@ -63,7 +97,7 @@ impl Drop for ChildDevice {
 /// unit address and name, `<parent's node address>.<parent's node name>:<node's name>`), and no
 /// driver binds to it. Returns `EINVAL` if `node` is not a device tree node, `ENODEV` if the
 /// device cannot be created (the node already has one, for one).
-pub fn create<'a>(parent: &'a Device<Bound>, node: &FwNode) -> Result<&'a Device> {
+pub fn create<'a>(parent: &'a Device<Bound>, node: &FwNode) -> Result<Child<'a>> {
     if !node.is_of_node() {
         return Err(EINVAL);
     }
@@ -88,5 +122,8 @@ pub fn create<'a>(parent: &'a Device<Bound>, node: &FwNode) -> Result<&'a Device
     devres::register(parent, child, GFP_KERNEL)?;
     // SAFETY: The device is registered and holds a reference of itself until the parent's
     // devres destroys it, when `parent` is unbound, after `'a`.
-    Ok(unsafe { Device::from_raw(dev) })
+    let dev = unsafe { Device::from_raw(dev) };
+    // INVARIANT: Created under `parent` just now, its destruction the newest devres action of
+    // `parent`, run when `parent` is unbound.
+    Ok(Child { parent, dev })
 }
