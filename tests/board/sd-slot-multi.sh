@@ -23,18 +23,30 @@
 # waited for the other slot's, settings written for the port switches and
 # no error or soft reset, and the model counting no command sent with
 # another port's bus width or clock (width-mismatches, clock-mismatches:
-# the model follows each card's bus width and speed mode); then the
-# controller unbound (both hosts gone, with sdio_uart bound to the card)
-# and bound again: the SD card's data intact, the UART looping again and
-# still no command on another port's settings.
+# the model follows each card's bus width and speed mode); then a command
+# timeout on the SD card's slot while the UART loops 3 KiB again (the model's
+# resp-timeout on the next read, which only the SD card sends: its command
+# reaches no card and the controller waits for a response until a soft reset;
+# the model counts one fault injected and the command left hanging): the
+# driver's timer ends it at its deadline (1 s and the data's time on the bus),
+# timed in the guest's clock from the read's start to the statistics'
+# error_deadline, with a soft reset and no other error counted; the core reads
+# the data again, right; the UART loop, running before and after the stall,
+# gets every byte back in order, and requests that waited for the other slot's
+# are counted; then the controller unbound (both hosts gone, with sdio_uart
+# bound to the card) and bound again: the SD card's data intact, the UART
+# looping again and still no command on another port's settings.
 . "$(dirname "$0")/../lib.sh"
 cat > "$T/host.sh" <<HOST
 #!/usr/bin/env bash
 set -e
-"$QMP" "\$EMU_QMP" card-stats > "$T/card-\$1.json"
-for c in width-mismatches clock-mismatches commands; do
-  echo "\$c \$("$QMP" "\$EMU_QMP" sdio get \$c)"
-done > "$T/model-\$1.txt"
+case "\$1" in
+stall) "$QMP" "\$EMU_QMP" sdio-faults resp-timeout count=1 dir=read ;;
+*) "$QMP" "\$EMU_QMP" card-stats > "$T/card-\$1.json"
+   for c in width-mismatches clock-mismatches commands hung-commands faults-injected fault-kind; do
+     echo "\$c \$("$QMP" "\$EMU_QMP" sdio get \$c)"
+   done > "$T/model-\$1.txt" ;;
+esac
 HOST
 chmod +x "$T/host.sh"
 g=$(guest t <<'G'
@@ -148,6 +160,42 @@ done
 say "stats: commands $(stv commands), data_requests $(stv data_requests), waited $(stv waited), settings_writes $(stv settings_writes)"
 host_sync uart
 
+# a command timeout on the SD card's slot, the UART looping beside it
+uptime_cs() { tr -d . < /proc/uptime | cut -d' ' -f1; }
+phase=$(uptime_cs)
+dd if=/dev/urandom of=/tmp/stall.pat bs=64k count=1 2>/dev/null
+dd if=/tmp/stall.pat of=$SD bs=64k seek=320 oflag=direct 2>/dev/null || fail "pattern write before the stall"
+echo 0 > "$st"
+sdio-uart-loop /dev/ttySDIO0 921600 3072 300 16 > /tmp/uart-stall.out &
+uart=$!
+rm -f /tmp/caught
+# the watcher: when error_deadline counts the timeout (5 s at most)
+( n=0; while [ "$(stv error_deadline)" = 0 ] && [ $n -lt 500 ]; do usleep 10000; n=$((n + 1)); done
+  uptime_cs > /tmp/caught ) &
+watch=$!
+usleep 500000
+host_sync stall
+t0=$(uptime_cs)
+dd if=$SD of=/tmp/stall.back bs=64k count=1 skip=320 iflag=direct 2>/dev/null || fail "the read that timed out: an I/O error"
+t1=$(uptime_cs)
+wait $watch
+kill -0 $uart 2>/dev/null || fail "the UART loop ended before the stall was over: it did not run beside it"
+wait $uart || { cat /tmp/uart-stall.out; fail "sdio_uart: bytes lost or out of order beside the SD card's command timeout"; }
+cat /tmp/uart-stall.out
+cmp /tmp/stall.pat /tmp/stall.back || fail "the read after the command timeout returned wrong data"
+caught=$(( $(cat /tmp/caught) - t0 ))
+# 1000 ms (CMD_TIMEOUT_MS) and 64 KiB on four lines at about 35 MHz (4 ms); the
+# watcher polls every 10 ms, the guest's clock counts in 10 ms
+[ $caught -ge 100 ] && [ $caught -le 125 ] ||
+  fail "the command timeout caught ${caught}0 ms after the read started, not at its deadline (1000-1250 ms)"
+[ "$(stv error_deadline)" = 1 ] || fail "stats: error_deadline $(stv error_deadline) after one command timeout"
+[ "$(stv resets)" -ge 1 ] || fail "stats: no soft reset after the command timeout"
+[ "$(stv waited)" -ge 1 ] || fail "stats: no request waited for the other slot's beside the command timeout"
+for k in error_setup error_cmd_crc error_data_crc; do
+  [ "$(stv $k)" = 0 ] || fail "stats: $k $(stv $k) after a command timeout"
+done
+say "a command timeout on $SD: caught ${caught}0 ms after the read started (the read took $(( t1 - t0 ))0 ms), error_deadline 1, resets $(stv resets), waited $(stv waited); the data read again right; 3 KiB through the UART beside it, every byte in order ($(( $(uptime_cs) - phase ))0 ms in all)"
+
 # unbind: both hosts go (sdio_uart bound to the card); bind: both come back
 dd if=$SD of=/tmp/pat bs=64k count=4 iflag=direct 2>/dev/null
 echo c1108c20.mmc > /sys/bus/platform/drivers/meson-mx-sdio-rs/unbind
@@ -183,14 +231,22 @@ sys.exit(0 if good else 1)
 PY
 for at in uart end; do
   [ -f "$T/model-$at.txt" ] || { echo "  FAILED: the model's counters not read at $at"; rc=1; continue; }
-  python3 - "$T/model-$at.txt" "$at" <<'PY' || rc=1
+  python3 - "$T/model-$at.txt" "$at" "$T/model-uart.txt" <<'PY' || rc=1
 import sys
 m = dict(l.split() for l in open(sys.argv[1]))
 good = int(m["commands"]) > 0 and m["width-mismatches"] == "0" and m["clock-mismatches"] == "0"
 print("  %s: at %s the model counted %s commands, %s with another port's bus width, %s clocked"
       " above their card" % ("ok" if good else "FAILED", sys.argv[2], m["commands"],
                              m["width-mismatches"], m["clock-mismatches"]))
-sys.exit(0 if good else 1)
+# the command timeout: none injected before it; after it one, and at least one more command
+# left hanging (a command the card does not answer at a card's initialisation hangs too)
+n = 0 if sys.argv[2] == "uart" else 1
+hung = int(m["hung-commands"]) - (0 if n == 0 else int(dict(l.split() for l in open(sys.argv[3]))["hung-commands"]))
+stall = m["faults-injected"] == str(n) and m["fault-kind"] == "none" and (n == 0 or hung >= 1)
+print("  %s: at %s the model had injected %s command timeouts (%s expected), fault-kind %s, %s commands"
+      " left hanging%s" % ("ok" if stall else "FAILED", sys.argv[2], m["faults-injected"], n,
+                           m["fault-kind"], m["hung-commands"], "" if n == 0 else " (%d since uart)" % hung))
+sys.exit(0 if good and stall else 1)
 PY
 done
 exit $rc
