@@ -32,7 +32,10 @@ use kernel::{
         DriverLayout,
         RegistrationOps, //
     },
-    error::from_result,
+    error::{
+        from_result,
+        to_result, //
+    },
     platform,
     prelude::*,
     sync::{
@@ -190,20 +193,24 @@ impl<P: PmOps> Runtime<P> {
     /// find `pm` in the device's devres. When `dev` is unbound, runtime PM is disabled, the
     /// device resumed (`P::runtime_resume`) if it was suspended, and `pm` dropped; what `dev`'s
     /// devres holds from before this call is released after that, with the device active.
-    /// Returns `EBUSY` if this binding enabled it already.
+    /// Returns `EBUSY` if this binding enabled it already, or the error of
+    /// `pm_runtime_set_active()` (a parent or supplier that is not active).
     pub fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
         let raw = dev.as_raw();
         // SAFETY: `raw` is the valid, bound device.
         if unsafe { Self::find_node(raw) }.is_some() {
             return Err(EBUSY);
         }
-        let node = Self::new_node(pm, Some(Self::release))?;
         // SAFETY: `raw` is the valid, bound device. Runtime PM is not enabled for it by this
         // function before in this binding (`EBUSY` above); were it enabled otherwise,
         // `__pm_runtime_set_status()` would refuse (`-EAGAIN`) and change nothing, and
         // `pm_runtime_enable()` below warn of the imbalance: nothing this call relies on.
+        to_result(unsafe {
+            bindings::__pm_runtime_set_status(raw, bindings::rpm_status_RPM_ACTIVE as u32)
+        })?;
+        let node = Self::new_node(pm, Some(Self::release))?;
+        // SAFETY: `raw` is the valid, bound device, its runtime PM not enabled by this function.
         unsafe {
-            bindings::__pm_runtime_set_status(raw, bindings::rpm_status_RPM_ACTIVE as u32);
             bindings::pm_runtime_set_autosuspend_delay(raw, autosuspend_ms);
             bindings::__pm_runtime_use_autosuspend(raw, true);
         }
