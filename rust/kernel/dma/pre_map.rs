@@ -45,13 +45,13 @@ const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 ///
 /// For `'a`: `dev` is a device the DMA API maps on, bound or registered as the child of a bound
 /// device (an MMC slot's, as `meson-mx-sdio.c` creates it, which no driver binds: its DMA
-/// configuration is `of_platform_device_create()`'s, without `of_dma_configure()`); `sg` points to `nents` valid, chained scatterlist
-/// entries, of which no mapping exists but one made by [`PreMap::map`] (the caller of
-/// [`PreMap::from_raw`] guarantees it), so no device uses them but through such a mapping;
-/// `cookie` points to a valid `int` that is [`COOKIE_PRE_MAPPED`] exactly while `sg` is mapped
-/// on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a negative value
-/// into it; nothing else accesses the cookie while `self` does (the subsystem serializes the
-/// callbacks that do).
+/// configuration is `of_platform_device_create()`'s, without `of_dma_configure()`); `sg` points to
+/// `nents` valid, chained scatterlist entries, of which no mapping exists but one made by
+/// [`PreMap::map`] (the caller of [`PreMap::from_raw`] guarantees it), so no device uses them but
+/// through such a mapping; `cookie` points to a valid `int` that is [`COOKIE_PRE_MAPPED`] exactly
+/// while `sg` is mapped on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a
+/// negative value into it; nothing else accesses the cookie while `self` does (the subsystem
+/// serializes the callbacks that do).
 pub struct PreMap<'a> {
     dev: NonNull<bindings::device>,
     sg: NonNull<bindings::scatterlist>,

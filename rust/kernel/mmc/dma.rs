@@ -184,13 +184,14 @@ pub fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 ///
 /// # Invariants
 ///
-/// `dev` is the DMA device of the host `mrq` is in flight on (`mmc_dev()`), bound (registered,
-/// for a host on a child device) until `mrq` is completed (the host is removed, which waits for
-/// its requests, before its parent unbinds or the child is destroyed). If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for
-/// the direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
-/// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
-/// device since; with `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it
-/// while this object holds it (the request is not idle).
+/// `dev` is the DMA device of the host `mrq` is in flight on (`mmc_dev()`), bound (registered, for
+/// a host on a child device) until `mrq` is completed (the host is removed, which waits for its
+/// requests, before its parent unbinds or the child is destroyed). If `mapped` is `Some(m)`, the
+/// data scatterlist of `mrq` is DMA-mapped on `dev` for the direction in `m`: with
+/// `Mapping::Counted` or `Mapping::ForDevice` by this object, with `DMA_ATTR_SKIP_CPU_SYNC`, and
+/// with `Mapping::ForDevice` it has also been synchronized for the device since; with
+/// `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it while this object holds it
+/// (the request is not idle).
 pub struct DmaRequest {
     mrq: ManuallyDrop<Request>,
     dev: NonNull<bindings::device>,
