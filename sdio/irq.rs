@@ -76,6 +76,11 @@ pub(crate) struct IrqHandler(pub(crate) Arc<Sdio>);
 
 impl ThreadedHandler for IrqHandler {
     /// Latches `IRQS` for the thread and acknowledges every pending interrupt.
+    ///
+    /// An interrupt with no command's end in `IRQS` is handled all the same, as
+    /// `meson-mx-sdio.c` handles it: its driver notes command interrupts that seem to come twice
+    /// on the silicon, and the line serves every slot, which the spurious interrupt detector
+    /// would switch off with it.
     fn handle(&self) -> ThreadedIrqReturn {
         let regs = &self.0.regs;
         let irqs = regs.read(regs::IRQS);
@@ -84,10 +89,8 @@ impl ThreadedHandler for IrqHandler {
             self.0.irq_seq.store(self.0.started.load(Relaxed), Relaxed);
             self.0.irqs.store(irqs.into_raw(), Release);
             ThreadedIrqReturn::WakeThread
-        } else if irqs.if_int() {
-            ThreadedIrqReturn::Handled
         } else {
-            ThreadedIrqReturn::None
+            ThreadedIrqReturn::Handled
         }
     }
 

@@ -32,7 +32,10 @@ use kernel::{
         DriverLayout,
         RegistrationOps, //
     },
-    error::from_result,
+    error::{
+        from_result,
+        to_result, //
+    },
     platform,
     prelude::*,
     sync::{
@@ -190,14 +193,24 @@ impl<P: PmOps> Runtime<P> {
     /// find `pm` in the device's devres. When `dev` is unbound, runtime PM is disabled, the
     /// device resumed (`P::runtime_resume`) if it was suspended, and `pm` dropped; what `dev`'s
     /// devres holds from before this call is released after that, with the device active.
+    /// Returns `EBUSY` if this binding enabled it already, or the error of
+    /// `pm_runtime_set_active()` (a parent or supplier that is not active).
     pub fn enable(dev: &Device<Bound>, pm: Arc<P>, autosuspend_ms: i32) -> Result {
         let raw = dev.as_raw();
+        // SAFETY: `raw` is the valid, bound device.
+        if unsafe { Self::find_node(raw) }.is_some() {
+            return Err(EBUSY);
+        }
+        // SAFETY: `raw` is the valid, bound device. Runtime PM is not enabled for it by this
+        // function before in this binding (`EBUSY` above); were it enabled otherwise,
+        // `__pm_runtime_set_status()` would refuse (`-EAGAIN`) and change nothing, and
+        // `pm_runtime_enable()` below warn of the imbalance: nothing this call relies on.
+        to_result(unsafe {
+            bindings::__pm_runtime_set_status(raw, bindings::rpm_status_RPM_ACTIVE as u32)
+        })?;
         let node = Self::new_node(pm, Some(Self::release))?;
-        // SAFETY: `raw` is the valid, bound device; runtime PM is not enabled for it (only this
-        // function enables it, once per binding: its devres disables it again), so setting its
-        // status cannot fail on a parent's state that changes.
+        // SAFETY: `raw` is the valid, bound device, its runtime PM not enabled by this function.
         unsafe {
-            bindings::__pm_runtime_set_status(raw, bindings::rpm_status_RPM_ACTIVE as u32);
             bindings::pm_runtime_set_autosuspend_delay(raw, autosuspend_ms);
             bindings::__pm_runtime_use_autosuspend(raw, true);
         }
@@ -247,9 +260,27 @@ impl<P: PmOps> Runtime<P> {
     /// of `pm_runtime_force_suspend()`/`pm_runtime_force_resume()` included, which run with the
     /// device locked, so never during an unbind).
     unsafe fn find<'a>(dev: *mut bindings::device) -> Option<&'a P> {
+        // SAFETY: `dev` is valid (the caller's guarantee).
+        let node = unsafe { Self::find_node(dev) }?;
+        // SAFETY: The node was made by `enable` of the type whose `TypeId` it holds (`same_key`),
+        // `P`: it holds a `Node<P>`. A node found by the address of `release` is a `Node` of some
+        // type even if two monomorphisations of `release` share one address (identical code
+        // folding), so its key may be read. It is dropped by `release` only after
+        // `__pm_runtime_disable()` has waited for the runtime PM callback running, the caller's,
+        // to return; a system sleep callback runs with the device locked, which an unbind (the
+        // only caller of `release`) holds throughout.
+        Some(unsafe { &*(*node.as_ptr()).pm })
+    }
+
+    /// Returns the devres node of `P`'s state in `dev`'s devres, if there is one.
+    ///
+    /// # Safety
+    ///
+    /// `dev` must be a valid device.
+    unsafe fn find_node(dev: *mut bindings::device) -> Option<NonNull<Node<P>>> {
         let mut key = TypeId::of::<P>();
         // SAFETY: `dev` is valid; `same_key` reads the key at the start of a node of a
-        // `release` of this type, every such node being a `Node` (below), and `key` lives
+        // `release` of this type, every such node being a `Node` (`new_node`), and `key` lives
         // during the call.
         let node = unsafe {
             bindings::devres_find(
@@ -259,15 +290,7 @@ impl<P: PmOps> Runtime<P> {
                 (&raw mut key).cast(),
             )
         };
-        let node = NonNull::new(node.cast::<Node<P>>())?;
-        // SAFETY: The node was made by `enable` of the type whose `TypeId` it holds (`same_key`),
-        // `P`: it holds a `Node<P>`. A node found by the address of `release` is a `Node` of some
-        // type even if two monomorphisations of `release` share one address (identical code
-        // folding), so its key may be read. It is dropped by `release` only after
-        // `__pm_runtime_disable()` has waited for the runtime PM callback running, the caller's,
-        // to return; a system sleep callback runs with the device locked, which an unbind (the
-        // only caller of `release`) holds throughout.
-        Some(unsafe { &*(*node.as_ptr()).pm })
+        NonNull::new(node.cast::<Node<P>>())
     }
 
     /// Disables runtime PM of `dev` and drops the state `node`, with the device resumed.

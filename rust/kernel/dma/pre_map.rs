@@ -43,13 +43,15 @@ const SKIP_CPU_SYNC: c_ulong = bindings::DMA_ATTR_SKIP_CPU_SYNC as c_ulong;
 ///
 /// # Invariants
 ///
-/// For `'a`: `dev` is a bound device; `sg` points to `nents` valid, chained scatterlist
-/// entries, of which no mapping exists but one made by [`PreMap::map`] (the caller of
-/// [`PreMap::from_raw`] guarantees it), so no device uses them but through such a mapping;
-/// `cookie` points to a valid `int` that is [`COOKIE_PRE_MAPPED`] exactly while `sg` is mapped
-/// on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a negative value
-/// into it; nothing else accesses the cookie while `self` does (the subsystem serializes the
-/// callbacks that do).
+/// For `'a`: `dev` is a device the DMA API maps on, bound or registered as the child of a bound
+/// device (an MMC slot's, as `meson-mx-sdio.c` creates it, which no driver binds: its DMA
+/// configuration is `of_platform_device_create()`'s, without `of_dma_configure()`); `sg` points to
+/// `nents` valid, chained scatterlist entries, of which no mapping exists but one made by
+/// [`PreMap::map`] (the caller of [`PreMap::from_raw`] guarantees it), so no device uses them but
+/// through such a mapping; `cookie` points to a valid `int` that is [`COOKIE_PRE_MAPPED`] exactly
+/// while `sg` is mapped on `dev` for `dir` by [`PreMap::map`], and nothing but this module writes a
+/// negative value into it; nothing else accesses the cookie while `self` does (the subsystem
+/// serializes the callbacks that do).
 pub struct PreMap<'a> {
     dev: NonNull<bindings::device>,
     sg: NonNull<bindings::scatterlist>,
@@ -64,7 +66,8 @@ impl PreMap<'_> {
     ///
     /// # Safety
     ///
-    /// For `'a`: `dev` must be a bound device; `sg` must point to `nents` valid, chained
+    /// For `'a`: `dev` must be a device the DMA API maps on, bound or registered as the child of a
+    /// bound device (see the type's invariants); `sg` must point to `nents` valid, chained
     /// scatterlist entries, of which no mapping exists but one made by a [`PreMap`] of the same
     /// list, device, direction and cookie, and nothing else maps or unmaps them; `cookie` must
     /// point to a valid `int` into which nothing but this module writes a negative value, and
@@ -106,9 +109,9 @@ impl PreMap<'_> {
             return false;
         }
         let (dev, sg, dir) = (self.dev.as_ptr(), self.sg.as_ptr(), self.dir.into());
-        // SAFETY: `dev` is bound; `sg` is a valid list of one entry that nothing maps: its
-        // cookie is 0, so `map` did not map it, and the caller of `from_raw` guarantees that no
-        // other mapping exists (type invariant).
+        // SAFETY: `dev` is a device to map on (type invariant); `sg` is a valid list of one
+        // entry that nothing maps: its cookie is 0, so `map` did not map it, and the caller of
+        // `from_raw` guarantees that no other mapping exists (type invariant).
         let count = unsafe { bindings::dma_map_sg_attrs(dev, sg, 1, dir, 0) };
         match count {
             1 => {

@@ -67,8 +67,8 @@ pub(super) fn is_pre_mapped(data: &Data) -> bool {
 unsafe fn pre_map_of(host: NonNull<bindings::mmc_host>, data: &Data) -> Option<PreMap<'_>> {
     let sg = NonNull::new(data.sg_list().as_raw())?;
     let dir = dma_dir(Some(data))?;
-    // SAFETY: The parent of a host whose callback runs, or with a request in flight, is bound
-    // (safety requirements).
+    // SAFETY: The parent of a host whose callback runs, or with a request in flight, is bound,
+    // or registered for a host on a child device (safety requirements, `host_dma_dev`).
     let dev = unsafe { host_dma_dev(host) };
     // The cookie is the host driver's: only `PreMap` writes a negative value into it
     // (`set_host_cookie` refuses them), and the C core writes it only by zeroing the structure
@@ -184,13 +184,14 @@ pub fn dma_merge_boundary(dev: &Device<Bound>) -> usize {
 ///
 /// # Invariants
 ///
-/// `dev` is the DMA device of the host `mrq` is in flight on (`mmc_dev()`), bound until
-/// `mrq` is completed (the host is removed, which waits for its requests, before its parent
-/// unbinds). If `mapped` is `Some(m)`, the data scatterlist of `mrq` is DMA-mapped on `dev` for
-/// the direction in `m`: with `Mapping::Counted` or `Mapping::ForDevice` by this object, with
-/// `DMA_ATTR_SKIP_CPU_SYNC`, and with `Mapping::ForDevice` it has also been synchronized for the
-/// device since; with `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it
-/// while this object holds it (the request is not idle).
+/// `dev` is the DMA device of the host `mrq` is in flight on (`mmc_dev()`), bound (registered, for
+/// a host on a child device) until `mrq` is completed (the host is removed, which waits for its
+/// requests, before its parent unbinds or the child is destroyed). If `mapped` is `Some(m)`, the
+/// data scatterlist of `mrq` is DMA-mapped on `dev` for the direction in `m`: with
+/// `Mapping::Counted` or `Mapping::ForDevice` by this object, with `DMA_ATTR_SKIP_CPU_SYNC`, and
+/// with `Mapping::ForDevice` it has also been synchronized for the device since; with
+/// `Mapping::PreMapped` in `pre_req`, and `post_req` will not unmap it while this object holds it
+/// (the request is not idle).
 pub struct DmaRequest {
     mrq: ManuallyDrop<Request>,
     dev: NonNull<bindings::device>,
@@ -262,8 +263,9 @@ impl DmaRequest {
         }
         let sg = data.sg_list();
         let nents = c_int::try_from(sg.len()).map_err(|_| DmaMapError::MapFailed)?;
-        // SAFETY: `dev` is bound; `sg` is the request's valid scatterlist of `nents` entries
-        // (it lives as long as `mrq`, which we own), not mapped yet.
+        // SAFETY: `dev` is bound, or registered (type invariant); `sg` is the request's valid
+        // scatterlist of `nents` entries (it lives as long as `mrq`, which we own), not mapped
+        // yet.
         let count = unsafe {
             bindings::dma_map_sg_attrs(
                 self.dev.as_ptr(),

@@ -229,6 +229,12 @@ pub struct UnregisteredHost<'a, T: HostOps> {
 }
 
 impl<'a, T: HostOps> UnregisteredHost<'a, T> {
+    /// Returns the host's parent device: the child it was allocated for, or else the bound
+    /// device.
+    pub(super) fn host_parent(&self) -> &Device {
+        self.child.as_deref().unwrap_or(self.parent)
+    }
+
     /// Allocates a host for `dev` (`mmc_alloc_host()`) with `data` in its private area.
     ///
     /// `dev` becomes the host's parent; the driver data stays pinned until the host is freed.
@@ -373,10 +379,7 @@ impl<'a, T: HostOps> UnregisteredHost<'a, T> {
         // SAFETY: The host is valid and not added, so nothing reads `ops` concurrently; the
         // table is a `'static` constant.
         unsafe { (*h).ops = &Adapter::<T>::VTABLE };
-        let parent = self
-            .child
-            .as_ref()
-            .map_or(self.parent.as_raw(), |c| c.as_raw());
+        let parent = self.host_parent().as_raw();
         // SAFETY: `parent` is the parent device of the host, bound or held (type invariant), so
         // it is valid; `dma_parms` is set when the device is created and not changed after.
         if !unsafe { (*parent).dma_parms }.is_null() {

@@ -195,8 +195,9 @@ impl<T: HostOps> UnregisteredHost<'_, T> {
             ));
         }
         // SAFETY: By the type invariant the host was allocated with `mmc_alloc_host()` with
-        // `self.parent` as parent.
-        unsafe { SdioIrqSignal::new(self.host, self.parent) }
+        // `self.host_parent()` as parent (the child of a `new_for_child` host, the bound device
+        // otherwise).
+        unsafe { SdioIrqSignal::new(self.host, self.host_parent()) }
     }
 
     /// Makes the SDIO interrupt capabilities consistent before the host is added.

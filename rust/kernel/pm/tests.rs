@@ -86,4 +86,21 @@ mod suite {
         assert!(second_ok);
         Ok(())
     }
+
+    /// A second enable in one binding is refused, and the first one's state stays found.
+    #[test]
+    fn a_second_enable_in_one_binding_is_refused() -> Result {
+        let reg = faux::Registration::new(c_str!("rust-pm-test-twice"), None)?;
+        let faux_dev: &faux::Device<Bound> = reg.as_ref();
+        let dev: &Device<Bound> = faux_dev.as_ref();
+        let first = Arc::new(First, GFP_KERNEL)?;
+        Runtime::<First>::enable(dev, first.clone(), 60_000)?;
+        let again = Runtime::<First>::enable(dev, Arc::new(First, GFP_KERNEL)?, 60_000);
+        // SAFETY: Nothing releases the node while the state found is used: the device stays
+        // bound until `reg` is dropped.
+        let found = unsafe { Runtime::<First>::find(dev.as_raw()) };
+        assert!(again == Err(EBUSY));
+        assert!(found.is_some_and(|p| core::ptr::eq(p, &*first)));
+        Ok(())
+    }
 }
