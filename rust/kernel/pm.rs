@@ -262,13 +262,13 @@ impl<P: PmOps> Runtime<P> {
     unsafe fn find<'a>(dev: *mut bindings::device) -> Option<&'a P> {
         // SAFETY: `dev` is valid (the caller's guarantee).
         let node = unsafe { Self::find_node(dev) }?;
+        // A node found by the address of `release` is a `Node` of some type even if two
+        // monomorphisations of `release` share one address (identical code folding), so its key
+        // may be read. `release` drops it only after `__pm_runtime_disable()` has waited for the
+        // runtime PM callback running, the caller's, to return; a system sleep callback runs with
+        // the device locked, which an unbind (the only caller of `release`) holds throughout.
         // SAFETY: The node was made by `enable` of the type whose `TypeId` it holds (`same_key`),
-        // `P`: it holds a `Node<P>`. A node found by the address of `release` is a `Node` of some
-        // type even if two monomorphisations of `release` share one address (identical code
-        // folding), so its key may be read. It is dropped by `release` only after
-        // `__pm_runtime_disable()` has waited for the runtime PM callback running, the caller's,
-        // to return; a system sleep callback runs with the device locked, which an unbind (the
-        // only caller of `release`) holds throughout.
+        // `P`, so it holds a `Node<P>`, alive while the caller's callback runs (above).
         Some(unsafe { &*(*node.as_ptr()).pm })
     }
 
