@@ -218,8 +218,7 @@ impl SdioIrqs {
         // signalled with DAT1 left masked, rather than raising an interrupt whose handler finds
         // the latch cleared.
         if enable && st.signal.is_some() && Self::dat1_low(regs) {
-            Self::mask_and_clear(&mut st, regs);
-            Self::signal(&st);
+            Self::mask_and_signal(&mut st, regs);
             return;
         }
         Self::write_enables(&st, regs, regs.read(regs::ICTL).into_raw());
@@ -229,8 +228,7 @@ impl SdioIrqs {
         // show latched); DAT1 low and latched raises the interrupt by itself.
         let held_low = enable && st.signal.is_some() && Self::dat1_low(regs);
         if held_low && !Self::dat1_latched(&st, regs) {
-            Self::mask_and_clear(&mut st, regs);
-            Self::signal(&st);
+            Self::mask_and_signal(&mut st, regs);
         }
     }
 
@@ -304,8 +302,7 @@ impl SdioIrqs {
         if !Self::dat1_latched(&st, regs) && !Self::dat1_low(regs) {
             return false;
         }
-        Self::mask_and_clear(&mut st, regs);
-        Self::signal(&st);
+        Self::mask_and_signal(&mut st, regs);
         true
     }
 
@@ -333,8 +330,7 @@ impl SdioIrqs {
         if !latched && !low {
             return false;
         }
-        Self::mask_and_clear(&mut st, regs);
-        Self::signal(&st);
+        Self::mask_and_signal(&mut st, regs);
         true
     }
 
@@ -353,6 +349,12 @@ impl SdioIrqs {
         Self::write_enables(st, regs, regs.read(regs::ICTL).into_raw());
         regs.write_reg(regs::ISTA::from_raw(DAT1_IRQS));
         Self::check_dat1_cleared(st, regs);
+    }
+
+    /// Masks and clears DAT1 ([`Self::mask_and_clear`]) and signals the interrupt to the core.
+    fn mask_and_signal(st: &mut State, regs: &Regs) {
+        Self::mask_and_clear(st, regs);
+        Self::signal(st);
     }
 
     /// Signals the MMC core.
